@@ -1,0 +1,67 @@
+#!/usr/bin/python3
+"""Writes the scikit-learn / numpy reference fixtures that paratrain's tests compare against.
+
+Run with Debian's python3 after `apt-get install python3-sklearn`:
+    /usr/bin/python3 scripts/make_fixtures.py src/test/resources/fixtures
+Numbers are written with repr(), the shortest text that reads back to the same bits.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import sklearn
+from sklearn.datasets import make_regression
+
+REGRESSION_CASES = [
+    dict(n_samples=500, n_features=1, noise=0.0, random_state=42),
+    dict(n_samples=500, n_features=1, noise=20.0, bias=3.5, random_state=0),
+    dict(n_samples=101, n_features=5, n_informative=3, noise=1.0, random_state=7),
+    dict(n_samples=50, n_features=10, n_informative=10, noise=0.5, bias=-2.0,
+         random_state=123, shuffle=False),
+    dict(n_samples=37, n_features=3, noise=10.0, random_state=2**32 - 1),
+    dict(n_samples=1, n_features=1, noise=1.0, random_state=5),
+    dict(n_samples=64, n_features=4, n_informative=0, noise=2.0, random_state=11),
+]
+
+
+def floats(a):
+    return [float(v) for v in np.ravel(a)]
+
+
+def regression(out):
+    cases = []
+    for args in REGRESSION_CASES:
+        X, y, coef = make_regression(coef=True, **args)
+        cases.append(dict(args=args, X=floats(X), y=floats(y), coef=floats(np.atleast_1d(coef))))
+    write(out, "make_regression.json", dict(sklearn=sklearn.__version__,
+                                            numpy=np.__version__, cases=cases))
+
+
+def random_state(out):
+    seeds = []
+    for seed in [0, 1, 42, 2**32 - 1, [1, 2, 3], [0], [2**32 - 1] * 700]:
+        rs = np.random.RandomState(seed)
+        sample = floats(rs.random_sample(700))
+        gauss = floats(rs.standard_normal(1001))
+        normal = floats(rs.normal(3.0, 2.5, size=5))
+        perm = np.arange(1000)
+        rs.shuffle(perm)
+        small = np.arange(3)
+        rs.shuffle(small)
+        seeds.append(dict(seed=seed, random_sample=sample, gauss=gauss, normal=normal,
+                          shuffle1000=[int(v) for v in perm], shuffle3=[int(v) for v in small]))
+    write(out, "random_state.json", dict(numpy=np.__version__, seeds=seeds))
+
+
+def write(out, name, obj):
+    path = os.path.join(out, name)
+    with open(path + ".tmp", "w") as f:
+        json.dump(obj, f)
+    os.replace(path + ".tmp", path)
+
+
+if __name__ == "__main__":
+    target = sys.argv[1] if len(sys.argv) > 1 else "src/test/resources/fixtures"
+    regression(target)
+    random_state(target)

@@ -1,0 +1,2 @@
+package org.paratrain.cli;
+public final class Main { public static void main(String[] a) { System.out.println("hi " + Runtime.version()); } }

@@ -1,0 +1,41 @@
+package org.paratrain.data;
+
+import java.util.Objects;
+
+/**
+ * Samples for supervised learning: features in one flat row-major array (sample {@code i},
+ * feature {@code j} at {@code i * features + j}) and one target per sample.
+ *
+ * <p>Flat arrays keep a rank's shard contiguous in memory, so a gradient pass streams
+ * through it once. The arrays are shared, not copied: treat a data set as read-only once
+ * built, since every rank of the local backend reads the same instance.
+ *
+ * @param x        features, {@code samples * features} values, row-major
+ * @param y        targets, one per sample
+ * @param samples  number of samples
+ * @param features number of features per sample
+ */
+public record Dataset(double[] x, double[] y, int samples, int features) {
+
+    /** Checks that the arrays match the declared shape and hold only finite numbers. */
+    public Dataset {
+        Objects.requireNonNull(x, "x");
+        Objects.requireNonNull(y, "y");
+        if (samples < 1 || features < 1) {
+            throw new IllegalArgumentException(
+                "a data set needs at least 1 sample and 1 feature, got " + samples + " x " + features);
+        }
+        if ((long) samples * features != x.length) {
+            throw new IllegalArgumentException("x holds " + x.length + " values, expected "
+                + samples + " samples x " + features + " features");
+        }
+        if (y.length != samples) {
+            throw new IllegalArgumentException("y holds " + y.length + " values, expected " + samples);
+        }
+    }
+
+    /** Feature {@code j} of sample {@code i}. */
+    public double x(int i, int j) {
+        return x[i * features + j];
+    }
+}

@@ -1,0 +1,55 @@
+package org.paratrain.data;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Optional;
+
+/**
+ * The C library's {@code log}, called through the FFM API, with {@link StrictMath#log} where
+ * no C library is found.
+ *
+ * <p>Why not {@code Math.log}: numpy's Box-Muller calls glibc's {@code log}, which is not
+ * correctly rounded (it differs from the exact logarithm's rounding on about one input in
+ * 1,200), and neither {@code Math.log} nor {@code StrictMath.log} makes the same errors. To
+ * draw numpy's normal deviates bit for bit we call the very function numpy calls. The
+ * handle is made on first use, since building a downcall costs tens of milliseconds.
+ */
+final class LibmLog {
+    private LibmLog() { }
+
+    private static final class Holder {
+        static final MethodHandle LOG = lookup();
+
+        private static MethodHandle lookup() {
+            try {
+                Linker linker = Linker.nativeLinker();
+                Optional<java.lang.foreign.MemorySegment> symbol = linker.defaultLookup().find("log");
+                return symbol.map(s -> linker.downcallHandle(s,
+                        FunctionDescriptor.of(ValueLayout.JAVA_DOUBLE, ValueLayout.JAVA_DOUBLE),
+                        Linker.Option.critical(false)))
+                    .orElse(null);
+            } catch (RuntimeException | LinkageError e) {
+                return null;
+            }
+        }
+    }
+
+    /** True when the C library's log is in use (and numpy's normal draws are reproduced). */
+    static boolean isNative() {
+        return Holder.LOG != null;
+    }
+
+    static double log(double x) {
+        MethodHandle h = Holder.LOG;
+        if (h == null) {
+            return StrictMath.log(x);
+        }
+        try {
+            return (double) h.invokeExact(x);
+        } catch (Throwable t) {
+            throw new IllegalStateException("calling the C library's log failed", t);
+        }
+    }
+}
