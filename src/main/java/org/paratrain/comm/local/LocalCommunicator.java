@@ -1,0 +1,79 @@
+package org.paratrain.comm.local;
+
+import org.paratrain.comm.Communicator;
+import org.paratrain.comm.MessageTooLongException;
+
+/** One rank of a {@link LocalCluster}: messages are copied between threads of one JVM. */
+final class LocalCommunicator implements Communicator {
+    /** Tags below zero are the backend's own; user tags are never negative. */
+    private static final int BARRIER_TAG = -1;
+    private static final double[] EMPTY = new double[0];
+    private final LocalFabric fabric;
+    private final int rank;
+
+    LocalCommunicator(LocalFabric fabric, int rank) {
+        this.fabric = fabric;
+        this.rank = rank;
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return fabric.size();
+    }
+
+    @Override
+    public void send(double[] buf, int offset, int length, int dest, int tag) {
+        Communicator.checkArgs(this, buf, offset, length, dest, tag);
+        rawSend(buf, offset, length, dest, tag);
+    }
+
+    @Override
+    public int recv(double[] buf, int offset, int length, int source, int tag) {
+        Communicator.checkArgs(this, buf, offset, length, source, tag);
+        return rawRecv(buf, offset, length, source, tag);
+    }
+
+    private void rawSend(double[] buf, int offset, int length, int dest, int tag) {
+        fabric.checkFailure();
+        Channel ch = fabric.channel(rank, dest);
+        ch.put(buf, offset, length, tag);
+        fabric.notifyReceiver(ch);
+    }
+
+    private int rawRecv(double[] buf, int offset, int length, int source, int tag) {
+        int n = fabric.await(fabric.channel(source, rank), tag, buf, offset, length);
+        if (n < -1) {
+            throw new MessageTooLongException(source, tag, -2 - n, length);
+        }
+        return n;
+    }
+
+    /**
+     * Dissemination barrier: in round k each rank signals rank + 2^k and waits for rank - 2^k,
+     * so after ceil(log2 p) rounds every rank has heard, indirectly, from every other.
+     */
+    @Override
+    public void barrier() {
+        int p = size();
+        for (int step = 1; step < p; step <<= 1) {
+            rawSend(EMPTY, 0, 0, (rank + step) % p, BARRIER_TAG);
+            rawRecv(EMPTY, 0, 0, (rank - step + p) % p, BARRIER_TAG);
+        }
+        fabric.checkFailure();
+    }
+
+    @Override
+    public double wtime() {
+        return System.nanoTime() * 1e-9;
+    }
+
+    @Override
+    public String backend() {
+        return "local";
+    }
+}

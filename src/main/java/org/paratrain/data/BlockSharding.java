@@ -1,0 +1,59 @@
+package org.paratrain.data;
+
+/**
+ * Splits samples into fixed blocks and gives each rank a contiguous run of whole blocks.
+ *
+ * <p>Block boundaries depend on the number of samples and the block size only, never on
+ * the number of ranks. Gradients are summed per block and the block sums are added in
+ * block order, so the arithmetic, and with it every bit of the result, is the same at any
+ * node count. Ranks get {@code floor} or {@code ceil} of {@code blocks / ranks} blocks;
+ * with more ranks than blocks some ranks get none and only take part in communication.
+ *
+ * @param samples   number of samples, at least 1
+ * @param blockSize samples per block (the last block may be shorter), at least 1
+ */
+public record BlockSharding(int samples, int blockSize) {
+
+    /** The default number of blocks a data set is cut into when no block size is given. */
+    public static final int DEFAULT_BLOCKS = 256;
+
+    /** Validates the shape. */
+    public BlockSharding {
+        if (samples < 1) {
+            throw new IllegalArgumentException("cannot shard " + samples + " samples");
+        }
+        if (blockSize < 1) {
+            throw new IllegalArgumentException("--block-size must be at least 1, got " + blockSize);
+        }
+    }
+
+    /** Blocks of {@code ceil(samples / DEFAULT_BLOCKS)} samples: at most 256 blocks. */
+    public static BlockSharding byDefault(int samples) {
+        return new BlockSharding(samples, Math.max(1, (samples + DEFAULT_BLOCKS - 1) / DEFAULT_BLOCKS));
+    }
+
+    /** Number of blocks. */
+    public int blocks() {
+        return (int) (((long) samples + blockSize - 1) / blockSize);
+    }
+
+    /** First sample of block {@code b}. */
+    public int blockStart(int b) {
+        return (int) Math.min((long) b * blockSize, samples);
+    }
+
+    /** One past the last sample of block {@code b}. */
+    public int blockEnd(int b) {
+        return (int) Math.min((long) (b + 1) * blockSize, samples);
+    }
+
+    /** First block of {@code rank} among {@code ranks}. */
+    public int firstBlock(int rank, int ranks) {
+        return (int) ((long) blocks() * rank / ranks);
+    }
+
+    /** One past the last block of {@code rank} among {@code ranks}. */
+    public int endBlock(int rank, int ranks) {
+        return firstBlock(rank + 1, ranks);
+    }
+}

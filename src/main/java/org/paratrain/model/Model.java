@@ -1,0 +1,29 @@
+package org.paratrain.model;
+
+import org.paratrain.data.Dataset;
+
+/**
+ * A differentiable model whose parameters are one flat {@code double[]}.
+ *
+ * <p>The caller owns every array: the model reads the parameters and adds the gradient of
+ * the loss over a range of samples into the caller's buffer, so a training step allocates
+ * nothing. Losses are sums over samples (not means); the trainer scales when asked to.
+ * A model knows nothing of ranks.
+ */
+public interface Model {
+
+    /** Number of parameters. */
+    int parameterCount();
+
+    /** Short name, as in results ({@code linear}). */
+    String name();
+
+    /**
+     * Adds the gradient of the summed loss over samples {@code [from, to)} of {@code data}
+     * at {@code params} to {@code grad[offset, offset + parameterCount())}, and returns that loss.
+     */
+    double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset);
+
+    /** The summed loss over samples {@code [from, to)} at {@code params}. */
+    double loss(Dataset data, int from, int to, double[] params);
+}

@@ -1,0 +1,11 @@
+package org.paratrain.train;
+
+/** Training stopped because the loss became NaN or infinite, or kept growing. */
+public final class DivergenceException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** @param message what happened and what to try instead */
+    public DivergenceException(String message) {
+        super(message);
+    }
+}

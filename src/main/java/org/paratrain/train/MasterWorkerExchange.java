@@ -1,0 +1,126 @@
+package org.paratrain.train;
+
+import java.util.Arrays;
+import org.paratrain.comm.Communicator;
+import org.paratrain.data.BlockSharding;
+import org.paratrain.optim.Optimizer;
+
+/**
+ * The paper's exchange: workers send their losses and gradients to rank 0 under two tags,
+ * rank 0 adds them to its own, updates the weights and sends them back to every worker.
+ *
+ * <p>Per epoch that is {@code 2(p-1)} messages into rank 0 and {@code p-1} out of it, all
+ * handled by rank 0 one after another: the time grows linearly with p, which is what the
+ * paper measures. What travels is per block, not per rank: each rank sends the loss and
+ * gradient of every block it owns, and rank 0 adds the blocks in block order. That order
+ * does not depend on p, so neither do the bits of the result. Rank 0 sends the loss of the
+ * epoch along with the new weights, so every rank can tell, identically, when to stop.
+ *
+ * <p>Buffers are allocated once. Rank 0 owns blocks {@code [0, b0)}, so its local block
+ * buffers are the first part of the global ones and its own partials need no copy.
+ */
+final class MasterWorkerExchange {
+    static final int TAG_LOSS = 1;
+    static final int TAG_GRADIENT = 2;
+    static final int TAG_WEIGHTS = 3;
+    private final Communicator comm;
+    private final BlockSharding sharding;
+    private final int params;
+    private final double[] blockLoss;
+    private final double[] blockGrad;
+    private final double[] total;
+    private final double[] message;
+
+    MasterWorkerExchange(Communicator comm, BlockSharding sharding, int params) {
+        this.comm = comm;
+        this.sharding = sharding;
+        this.params = params;
+        boolean root = comm.rank() == 0;
+        int blocks = root ? sharding.blocks() : localBlocks(comm.rank());
+        this.blockLoss = new double[blocks];
+        this.blockGrad = new double[blocks * params];
+        this.total = new double[params];
+        this.message = new double[params + 1];
+    }
+
+    int localBlocks(int rank) {
+        return sharding.endBlock(rank, comm.size()) - sharding.firstBlock(rank, comm.size());
+    }
+
+    /** Where this rank writes the loss of its k-th block. */
+    double[] blockLoss() {
+        return blockLoss;
+    }
+
+    /** Where this rank adds the gradient of its k-th block, at {@code k * params}. */
+    double[] blockGrad() {
+        return blockGrad;
+    }
+
+    /**
+     * Combines every rank's block partials, applies {@code optimizer} with the gradient times
+     * {@code scale} on rank 0 and leaves the new weights in {@code weights} on every rank.
+     * Returns the loss of the epoch (times {@code scale}), the same on every rank.
+     */
+    double step(double[] weights, Optimizer optimizer, double scale) {
+        int n = localBlocks(comm.rank());
+        if (comm.rank() != 0) {
+            comm.send(blockLoss, 0, n, 0, TAG_LOSS);
+            comm.send(blockGrad, 0, n * params, 0, TAG_GRADIENT);
+            comm.recv(message, 0, params + 1, 0, TAG_WEIGHTS);
+            System.arraycopy(message, 0, weights, 0, params);
+            return message[params];
+        }
+        gather(TAG_LOSS, blockLoss, 1);
+        gather(TAG_GRADIENT, blockGrad, params);
+        double loss = sumInBlockOrder() * scale;
+        for (int j = 0; j < params; j++) {
+            total[j] *= scale;
+        }
+        optimizer.step(weights, total);
+        System.arraycopy(weights, 0, message, 0, params);
+        message[params] = loss;
+        for (int r = 1; r < comm.size(); r++) {
+            comm.send(message, 0, params + 1, r, TAG_WEIGHTS);
+        }
+        return loss;
+    }
+
+    /** Sums the block losses on rank 0 (times {@code scale}); other ranks send theirs and get NaN. */
+    double reduceLoss(double scale) {
+        if (comm.rank() != 0) {
+            comm.send(blockLoss, 0, localBlocks(comm.rank()), 0, TAG_LOSS);
+            return Double.NaN;
+        }
+        gather(TAG_LOSS, blockLoss, 1);
+        double loss = 0.0;
+        for (double l : blockLoss) {
+            loss += l;
+        }
+        return loss * scale;
+    }
+
+    /** Rank 0 receives each worker's blocks into their place in the global buffer. */
+    private void gather(int tag, double[] into, int width) {
+        for (int r = 1; r < comm.size(); r++) {
+            int first = sharding.firstBlock(r, comm.size());
+            int n = localBlocks(r);
+            comm.recv(into, first * width, n * width, r, tag);
+        }
+    }
+
+    /** Adds block losses and gradients in block order (the order that fixes the bits). */
+    private double sumInBlockOrder() {
+        Arrays.fill(total, 0.0);
+        double loss = 0.0;
+        int blocks = blockLoss.length;
+        for (int b = 0; b < blocks; b++) {
+            loss += blockLoss[b];
+            int base = b * params;
+            for (int j = 0; j < params; j++) {
+                total[j] += blockGrad[base + j];
+            }
+        }
+        return loss;
+    }
+}

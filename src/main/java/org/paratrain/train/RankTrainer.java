@@ -1,0 +1,113 @@
+package org.paratrain.train;
+
+import org.paratrain.comm.Communicator;
+import org.paratrain.comm.PeerFailedException;
+import org.paratrain.data.BlockSharding;
+import org.paratrain.data.Dataset;
+import org.paratrain.model.Model;
+import org.paratrain.optim.Optimizer;
+
+/**
+ * The data-parallel loop on one rank: compute the loss and gradient of each owned block,
+ * exchange, update, repeat. Weights start at zero on every rank.
+ *
+ * <p>Timing follows the paper: the loop's wall time on rank 0, data loading excluded,
+ * with the time computing gradients kept apart from the time exchanging them.
+ */
+public final class RankTrainer {
+    private final Communicator comm;
+    private final Dataset data;
+    private final Model model;
+    private final Optimizer optimizer;
+    private final TrainConfig config;
+    private final BlockSharding sharding;
+
+    /** Prepares one rank's part of a run; {@code optimizer} must be this rank's own instance. */
+    public RankTrainer(Communicator comm, Dataset data, Model model, Optimizer optimizer, TrainConfig config) {
+        this.comm = comm;
+        this.data = data;
+        this.model = model;
+        this.optimizer = optimizer;
+        this.config = config;
+        this.sharding = config.blockSize() == 0
+            ? BlockSharding.byDefault(data.samples())
+            : new BlockSharding(data.samples(), config.blockSize());
+    }
+
+    /** Runs the loop; rank 0 returns the result, other ranks return null. */
+    public TrainingResult train() {
+        int p = model.parameterCount();
+        MasterWorkerExchange exchange = new MasterWorkerExchange(comm, sharding, p);
+        double scale = config.lossReduction() == LossReduction.MEAN ? 1.0 / data.samples() : 1.0;
+        double[] weights = new double[p];
+        int epochs = config.epochs();
+        double[] loss = new double[epochs];
+        double[] seconds = new double[epochs];
+        double[] compute = new double[epochs];
+        double[] exchangeTime = new double[epochs];
+        DivergenceMonitor monitor = new DivergenceMonitor(config.learningRate());
+        comm.barrier();
+        double start = comm.wtime();
+        for (int e = 0; e < epochs; e++) {
+            double t0 = comm.wtime();
+            try {
+                computeBlocks(exchange, weights, true);
+                double t1 = comm.wtime();
+                loss[e] = exchange.step(weights, optimizer, scale);
+                double t2 = comm.wtime();
+                compute[e] = t1 - t0;
+                exchangeTime[e] = t2 - t1;
+                seconds[e] = t2 - start;
+            } catch (PeerFailedException ex) {
+                throw ex;
+            } catch (RuntimeException ex) {
+                throw new TrainingException("epoch " + (e + 1) + ": " + message(ex), ex);
+            }
+            String diverged = monitor.check(e + 1, loss[e]);
+            if (diverged != null) {
+                throw new DivergenceException(diverged);
+            }
+        }
+        double trainSeconds = comm.wtime() - start;
+        computeBlocks(exchange, weights, false);
+        double finalLoss = exchange.reduceLoss(scale);
+        if (comm.rank() != 0) {
+            return null;
+        }
+        return new TrainingResult(weights, finalLoss, epochs, comm.size(), comm.backend(), "master-worker",
+            sharding.blockSize(), trainSeconds, sum(compute), sum(exchangeTime),
+            new TrainingResult.History(loss, seconds, compute, exchangeTime));
+    }
+
+    /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */
+    private void computeBlocks(MasterWorkerExchange exchange, double[] weights, boolean gradients) {
+        int first = sharding.firstBlock(comm.rank(), comm.size());
+        int end = sharding.endBlock(comm.rank(), comm.size());
+        double[] blockLoss = exchange.blockLoss();
+        double[] blockGrad = exchange.blockGrad();
+        int p = model.parameterCount();
+        for (int b = first; b < end; b++) {
+            int k = b - first;
+            int from = sharding.blockStart(b);
+            int to = sharding.blockEnd(b);
+            if (gradients) {
+                java.util.Arrays.fill(blockGrad, k * p, (k + 1) * p, 0.0);
+                blockLoss[k] = model.lossAndGradient(data, from, to, weights, blockGrad, k * p);
+            } else {
+                blockLoss[k] = model.loss(data, from, to, weights);
+            }
+        }
+    }
+
+    private static double sum(double[] a) {
+        double s = 0;
+        for (double v : a) {
+            s += v;
+        }
+        return s;
+    }
+
+    private static String message(Throwable t) {
+        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    }
+}

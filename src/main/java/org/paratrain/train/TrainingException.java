@@ -1,0 +1,11 @@
+package org.paratrain.train;
+
+/** A failure inside the training loop; the message starts with the epoch it happened in. */
+public final class TrainingException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** @param message where and what @param cause the original failure */
+    public TrainingException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,31 @@
+package org.paratrain.train;
+
+/**
+ * What a training run produced, as seen by rank 0.
+ *
+ * @param params         final parameters (weights, then the intercept if any)
+ * @param finalLoss      loss at the final parameters (after the last update)
+ * @param epochs         epochs run
+ * @param nodes          number of ranks
+ * @param backend        communicator backend ({@code local}, {@code mpi})
+ * @param algorithm      gradient exchange ({@code master-worker}: the paper's)
+ * @param blockSize      samples per shard block
+ * @param trainSeconds   wall time of the training loop on rank 0, data loading excluded
+ * @param computeSeconds time rank 0 spent computing its gradients
+ * @param commSeconds    time rank 0 spent exchanging (and updating)
+ * @param history        loss and timing of every epoch
+ */
+public record TrainingResult(double[] params, double finalLoss, int epochs, int nodes, String backend,
+                             String algorithm, int blockSize, double trainSeconds, double computeSeconds,
+                             double commSeconds, History history) {
+
+    /**
+     * Per-epoch records, one array entry per epoch.
+     *
+     * @param loss    loss at the parameters the epoch started from
+     * @param seconds wall time since the start of training at the end of the epoch
+     * @param compute time computing gradients in the epoch (rank 0)
+     * @param comm    time exchanging in the epoch (rank 0)
+     */
+    public record History(double[] loss, double[] seconds, double[] compute, double[] comm) { }
+}

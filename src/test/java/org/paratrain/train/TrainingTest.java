@@ -1,0 +1,115 @@
+package org.paratrain.train;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.paratrain.comm.RankFailedException;
+import org.paratrain.comm.local.LocalCluster;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.MakeRegression;
+import org.paratrain.data.NumpyRandomState;
+import org.paratrain.model.LinearRegression;
+import org.paratrain.optim.GradientDescent;
+
+class TrainingTest {
+    static final Dataset PAPER = new MakeRegression(500, 1, 1, 0.0, 10.0, true)
+        .generate(new NumpyRandomState(42)).data();
+
+    @Test
+    void convergesToTheLeastSquaresSolution() {
+        TrainingResult r = Training.local(PAPER, TrainConfig.paper());
+        double sxy = 0;
+        double sxx = 0;
+        for (int i = 0; i < PAPER.samples(); i++) {
+            sxy += PAPER.x()[i] * PAPER.y()[i];
+            sxx += PAPER.x()[i] * PAPER.x()[i];
+        }
+        double w = sxy / sxx;
+        assertEquals(w, r.params()[0], 1e-9 * Math.abs(w));
+        double sse = 0;
+        for (int i = 0; i < PAPER.samples(); i++) {
+            double e = w * PAPER.x()[i] - PAPER.y()[i];
+            sse += e * e;
+        }
+        assertEquals(sse, r.finalLoss(), 1e-9 * sse);
+        assertEquals(300, r.history().loss().length);
+        assertTrue(r.history().loss()[0] > r.history().loss()[299]);
+    }
+
+    @Test
+    void interceptAndMeanLossReachTheNormalEquations() {
+        Dataset data = new MakeRegression(200, 3, 3, 4.0, 1.0, true).generate(new NumpyRandomState(1)).data();
+        TrainConfig cfg = TrainConfig.paper().withIntercept(true).withLossReduction(LossReduction.MEAN)
+            .withLearningRate(0.1).withEpochs(2000).withNodes(3);
+        double[] expected = LeastSquares.solve(data, true);
+        double[] got = Training.local(data, cfg).params();
+        for (int j = 0; j < expected.length; j++) {
+            assertEquals(expected[j], got[j], 1e-8 * Math.max(1, Math.abs(expected[j])), "parameter " + j);
+        }
+    }
+
+    /** Same data, same block size: the same bits at every node count from 1 to 33. */
+    @Test
+    void identicalBitsAtEveryNodeCount() {
+        TrainingResult one = Training.local(PAPER, TrainConfig.paper());
+        for (int p = 2; p <= 33; p++) {
+            TrainingResult r = Training.local(PAPER, TrainConfig.paper().withNodes(p));
+            assertEquals(Double.doubleToRawLongBits(one.params()[0]), Double.doubleToRawLongBits(r.params()[0]),
+                "weight at " + p + " nodes");
+            assertEquals(Double.doubleToRawLongBits(one.finalLoss()), Double.doubleToRawLongBits(r.finalLoss()),
+                "loss at " + p + " nodes");
+            assertArrayEquals(one.history().loss(), r.history().loss(), 0.0, "history at " + p + " nodes");
+            assertEquals(p, r.nodes());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 7, 500})
+    void identicalBitsForAnyBlockSizeAcrossNodeCounts(int blockSize) {
+        Dataset data = new MakeRegression(500, 5, 3, 1.0, 2.0, true).generate(new NumpyRandomState(9)).data();
+        TrainConfig cfg = TrainConfig.paper().withIntercept(true).withBlockSize(blockSize).withEpochs(50);
+        double[] one = Training.local(data, cfg).params();
+        for (int p : new int[] {2, 3, 8, 13}) {
+            assertArrayEquals(one, Training.local(data, cfg.withNodes(p)).params(), 0.0, p + " nodes");
+        }
+    }
+
+    @Test
+    void divergenceStopsWithAdviceToLowerTheLearningRate() {
+        DivergenceException e = assertThrows(DivergenceException.class,
+            () -> Training.local(PAPER, TrainConfig.paper().withLearningRate(0.01).withNodes(4)));
+        assertTrue(e.getMessage().contains("smaller learning rate") && e.getMessage().contains("--lr 0.001"),
+            e.getMessage());
+    }
+
+    @Test
+    void aFailingRankEndsTheRunNamingRankAndEpoch() {
+        LinearRegression linear = new LinearRegression(1, false);
+        RankFailedException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () ->
+            assertThrows(RankFailedException.class, () -> LocalCluster.run(8, comm -> {
+                FailingModel model = new FailingModel(linear, comm.rank() == 5 ? 3 : Integer.MAX_VALUE);
+                return new RankTrainer(comm, PAPER, model, new GradientDescent(1e-4),
+                    TrainConfig.paper().withNodes(8)).train();
+            })));
+        assertEquals(5, e.rank());
+        assertTrue(e.getMessage().contains("rank 5") && e.getMessage().contains("epoch 3"), e.getMessage());
+    }
+
+    @Test
+    void configurationNamesTheBadOption() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> TrainConfig.paper().withNodes(0));
+        assertTrue(e.getMessage().startsWith("--nodes"), e.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TrainConfig.paper().withLearningRate(Double.NaN))
+            .getMessage().startsWith("--lr"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TrainConfig.paper().withEpochs(0))
+            .getMessage().startsWith("--epochs"));
+    }
+}
