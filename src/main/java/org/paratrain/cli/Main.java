@@ -1,2 +1,75 @@
 package org.paratrain.cli;
-public final class Main { public static void main(String[] a) { System.out.println("hi " + Runtime.version()); } }
+
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import org.paratrain.comm.RankFailedException;
+import org.paratrain.data.DataFormatException;
+import org.paratrain.experiment.Provenance;
+import org.paratrain.train.DivergenceException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * paratrain's command line: a thin layer over the Java API. Every error a user can cause
+ * ends as one line on standard error and a non-zero exit status: 2 for a bad command line
+ * or option value, 1 for bad input data or a failed run.
+ */
+@Command(name = "paratrain", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    description = "Data-parallel training of machine-learning models on the JVM.",
+    subcommands = {GenerateCommand.class, TrainCommand.class, BenchCommand.class,
+        CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required, e.g. paratrain train");
+    }
+
+    /** Runs the command line and exits with its status. */
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns the exit status (for tests and embedding). */
+    public static int execute(String... args) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setExecutionExceptionHandler(Main::handle);
+        cli.setParameterExceptionHandler(Main::handleParameter);
+        return cli.execute(args);
+    }
+
+    private static int handleParameter(CommandLine.ParameterException e, String[] args) {
+        PrintWriter err = e.getCommandLine().getErr();
+        err.println(e.getCommandLine().getCommandName() + ": error: " + e.getMessage());
+        err.println("Try '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help' for more information.");
+        return 2;
+    }
+
+    private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
+        PrintWriter err = cli.getErr();
+        Throwable t = e instanceof RankFailedException rf && rf.getCause() instanceof DivergenceException d ? d : e;
+        if (t instanceof IllegalArgumentException) {
+            err.println("paratrain " + cli.getCommandName() + ": error: " + t.getMessage());
+            return 2;
+        }
+        if (t instanceof DataFormatException || t instanceof DivergenceException
+            || t instanceof RankFailedException || t instanceof UncheckedIOException) {
+            err.println("paratrain " + cli.getCommandName() + ": error: " + t.getMessage());
+            return 1;
+        }
+        err.println("paratrain " + cli.getCommandName() + ": internal error: " + t);
+        t.printStackTrace(err);
+        return 3;
+    }
+
+    /** Version from the jar's manifest and the source tree's commit. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"paratrain " + Provenance.codeVersion(), "Java " + Runtime.version()};
+        }
+    }
+}

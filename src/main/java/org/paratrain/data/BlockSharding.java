@@ -14,8 +14,12 @@ package org.paratrain.data;
  */
 public record BlockSharding(int samples, int blockSize) {
 
-    /** The default number of blocks a data set is cut into when no block size is given. */
-    public static final int DEFAULT_BLOCKS = 256;
+    /** The most blocks the default cuts a data set into. */
+    public static final int MAX_DEFAULT_BLOCKS = 256;
+    /** The default aims at this many blocks at least, so that 32 ranks all get work. */
+    public static final int MIN_DEFAULT_BLOCKS = 32;
+    /** Blocks smaller than this cost more in per-block overhead than they give in balance. */
+    public static final int MIN_DEFAULT_BLOCK_SIZE = 64;
 
     /** Validates the shape. */
     public BlockSharding {
@@ -27,9 +31,19 @@ public record BlockSharding(int samples, int blockSize) {
         }
     }
 
-    /** Blocks of {@code ceil(samples / DEFAULT_BLOCKS)} samples: at most 256 blocks. */
+    /**
+     * The default block size: at most 256 blocks (the per-block messages and sums stay
+     * small), blocks of at least 64 samples unless that would leave fewer than 32 blocks.
+     * The paper's 500 samples give 32 blocks of 16, one per rank at 32 nodes.
+     */
     public static BlockSharding byDefault(int samples) {
-        return new BlockSharding(samples, Math.max(1, (samples + DEFAULT_BLOCKS - 1) / DEFAULT_BLOCKS));
+        int forMax = ceilDiv(samples, MAX_DEFAULT_BLOCKS);
+        int forMin = Math.min(MIN_DEFAULT_BLOCK_SIZE, ceilDiv(samples, MIN_DEFAULT_BLOCKS));
+        return new BlockSharding(samples, Math.max(1, Math.max(forMax, forMin)));
+    }
+
+    private static int ceilDiv(int a, int b) {
+        return (int) (((long) a + b - 1) / b);
     }
 
     /** Number of blocks. */

@@ -9,7 +9,7 @@ package org.paratrain.train;
  * @param learningRate  gradient-descent step size, positive and finite
  * @param intercept     whether the model learns a bias term
  * @param lossReduction sum (the paper's) or mean of per-sample losses
- * @param blockSize     samples per shard block, or 0 for the default (at most 256 blocks);
+ * @param blockSize     samples per shard block, or 0 for the default (32 to 256 blocks);
  *                      results are identical at any node count for one block size
  */
 public record TrainConfig(int nodes, int epochs, double learningRate, boolean intercept,

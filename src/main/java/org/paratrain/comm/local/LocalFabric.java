@@ -7,16 +7,18 @@ import org.paratrain.comm.PeerFailedException;
  * What the ranks of one local job share: a channel per ordered pair of ranks and the
  * job's failure state.
  *
- * <p>Waiting spins briefly, then parks. The spin budget depends on whether every rank can
- * have a core: with more ranks than cores a spinning rank would hold a core its peer needs
- * to make progress, so it parks almost at once and costs nothing while it waits.
+ * <p>Waiting polls for up to 50 microseconds, then parks. When there are more ranks than
+ * cores a polling rank would hold a core its peer needs to make progress, so it parks at
+ * once and costs nothing while it waits.
  */
 final class LocalFabric {
     private static final long PARK_NANOS = 50_000_000L;
+    /** How long a rank that has a core of its own polls before it parks. */
+    private static final long SPIN_NANOS = 50_000L;
     private final int size;
     private final Channel[] channels;
     private final Thread[] threads;
-    private final int spinLimit;
+    private final long spinNanos;
     private volatile Failure failure;
 
     private record Failure(int rank, Throwable cause) { }
@@ -28,7 +30,7 @@ final class LocalFabric {
             channels[i] = new Channel();
         }
         this.threads = new Thread[size];
-        this.spinLimit = size <= Runtime.getRuntime().availableProcessors() ? 20_000 : 64;
+        this.spinNanos = size <= Runtime.getRuntime().availableProcessors() ? SPIN_NANOS : 0;
     }
 
     int size() {
@@ -53,6 +55,7 @@ final class LocalFabric {
 
     /** Blocks until a message with {@code tag} arrives on the channel; returns take()'s result. */
     int await(Channel ch, int tag, double[] buf, int offset, int capacity) {
+        long spinUntil = spinNanos == 0 ? 0 : System.nanoTime() + spinNanos;
         int spins = 0;
         while (true) {
             if (ch.pending > 0) {
@@ -62,7 +65,8 @@ final class LocalFabric {
                 }
             }
             checkFailure();
-            if (spins++ < spinLimit) {
+            // A PAUSE costs up to ~140 cycles: read the clock only every 64 of them.
+            if (spinUntil != 0 && ((++spins & 63) != 0 || System.nanoTime() < spinUntil)) {
                 Thread.onSpinWait();
                 continue;
             }

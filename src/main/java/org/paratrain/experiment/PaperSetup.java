@@ -1,0 +1,37 @@
+package org.paratrain.experiment;
+
+import org.paratrain.data.Dataset;
+import org.paratrain.data.MakeRegression;
+import org.paratrain.data.NumpyRandomState;
+import org.paratrain.train.TrainConfig;
+
+/**
+ * The paper's experiment: make_regression with 500 samples and 1 feature, no noise, a fixed
+ * random_state; linear regression without intercept, summed squared error, weights from 0,
+ * 300 epochs of full-batch gradient descent; node counts 1 to 32.
+ */
+public final class PaperSetup {
+    /** Samples in the paper's data set. */
+    public static final int SAMPLES = 500;
+    /** The random_state paratrain fixes for the paper's data. */
+    public static final long RANDOM_STATE = 42;
+    /** The paper's node counts. */
+    public static final int[] NODES = {1, 2, 4, 8, 16, 32};
+
+    private PaperSetup() { }
+
+    /** How the paper's data is generated. */
+    public static MakeRegression generator() {
+        return new MakeRegression(SAMPLES, 1, 1, 0.0, 0.0, true);
+    }
+
+    /** The paper's data set. */
+    public static Dataset data() {
+        return generator().generate(new NumpyRandomState(RANDOM_STATE)).data();
+    }
+
+    /** The paper's training settings at one node. */
+    public static TrainConfig config() {
+        return TrainConfig.paper();
+    }
+}

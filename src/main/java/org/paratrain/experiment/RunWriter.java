@@ -1,0 +1,69 @@
+package org.paratrain.experiment;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import org.paratrain.io.AtomicFiles;
+import org.paratrain.train.TrainConfig;
+import org.paratrain.train.TrainingResult;
+
+/**
+ * Writes a training run's files: {@code history.csv} (one row an epoch) and
+ * {@code result.json} (parameters, final loss, timings, configuration, provenance).
+ * Each is written atomically, result.json last, so its presence means the run is complete.
+ */
+public final class RunWriter {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private RunWriter() { }
+
+    /** The mapper every JSON output of paratrain goes through. */
+    public static ObjectMapper json() {
+        return JSON;
+    }
+
+    /** Writes both files into {@code dir}; {@code data} describes the input for the record. */
+    public static void write(Path dir, TrainingResult r, TrainConfig config, ObjectNode data, Provenance provenance) {
+        AtomicFiles.writeText(dir.resolve("history.csv"), out -> {
+            out.write("epoch,loss,seconds,compute_seconds,comm_seconds\n");
+            TrainingResult.History h = r.history();
+            for (int e = 0; e < h.loss().length; e++) {
+                out.write((e + 1) + "," + h.loss()[e] + "," + h.seconds()[e] + "," + h.compute()[e] + ","
+                    + h.comm()[e] + "\n");
+            }
+        });
+        ObjectNode root = resultJson(r, config);
+        root.set("data", data);
+        root.set("provenance", provenance.toJson());
+        AtomicFiles.writeBytes(dir.resolve("result.json"), out -> JSON.writeValue(out, root));
+    }
+
+    /** The result and its configuration as JSON. */
+    public static ObjectNode resultJson(TrainingResult r, TrainConfig config) {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode params = root.putArray("params");
+        for (double v : r.params()) {
+            params.add(v);
+        }
+        root.put("final_loss", r.finalLoss());
+        root.put("epochs", r.epochs());
+        root.put("nodes", r.nodes());
+        root.put("backend", r.backend());
+        root.put("algorithm", r.algorithm());
+        root.put("model", "linear");
+        root.put("train_seconds", r.trainSeconds());
+        root.put("compute_seconds", r.computeSeconds());
+        root.put("comm_seconds", r.commSeconds());
+        root.put("seconds_per_epoch", r.trainSeconds() / r.epochs());
+        ObjectNode cfg = root.putObject("config");
+        cfg.put("learning_rate", config.learningRate());
+        cfg.put("intercept", config.intercept());
+        cfg.put("loss_reduction", config.lossReduction().name().toLowerCase(java.util.Locale.ROOT));
+        cfg.put("block_size", r.blockSize());
+        cfg.put("optimizer", "gd");
+        cfg.put("initial_weights", "zeros");
+        return root;
+    }
+}
