@@ -26,6 +26,13 @@ final class BenchCommand implements Runnable {
         description = {"Time the paper's training at each node count on the local backend, after warm-up,",
             "next to the paper's scheme in C with Open MPI on this kind of machine."})
     static final class Paper implements Runnable {
+        @picocli.CommandLine.Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        private java.io.PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+
         /** The paper's scheme in C with Open MPI, ms per 300-epoch run, measured on this kind of machine. */
         private static final double[] C_MPI_MS = {0.14, 0.26, 2.7, 5.0, 14, 25};
 
@@ -67,20 +74,20 @@ final class BenchCommand implements Runnable {
         }
 
         private void print(double[][] ms, double[][] commShare) {
-            System.out.printf(Locale.ROOT, "paper's run: %d samples x 1 feature, 300 epochs, local backend, "
+            out().printf(Locale.ROOT, "paper's run: %d samples x 1 feature, 300 epochs, local backend, "
                 + "%d warm-up + %d timed runs per count, %d cores%n", PaperSetup.SAMPLES, warmup, repeats,
                 Runtime.getRuntime().availableProcessors());
-            System.out.println("| nodes | median ms | min ms | us/epoch | comm share | C+Open MPI ms (ref) | C / paratrain |");
-            System.out.println("|------:|----------:|-------:|---------:|-----------:|--------------------:|--------------:|");
+            out().println("| nodes | median ms | min ms | us/epoch | comm share | C+Open MPI ms (ref) | C / paratrain |");
+            out().println("|------:|----------:|-------:|---------:|-----------:|--------------------:|--------------:|");
             for (int i = 0; i < nodes.length; i++) {
                 double med = median(ms[i]);
                 double ref = reference(nodes[i]);
-                System.out.printf(Locale.ROOT, "| %5d | %9.3f | %6.3f | %8.2f | %9.0f%% | %19s | %13s |%n",
+                out().printf(Locale.ROOT, "| %5d | %9.3f | %6.3f | %8.2f | %9.0f%% | %19s | %13s |%n",
                     nodes[i], med, Arrays.stream(ms[i]).min().orElse(0), med * 1e3 / 300,
                     100 * median(commShare[i]), Double.isNaN(ref) ? "-" : String.valueOf(ref),
                     Double.isNaN(ref) ? "-" : String.format(Locale.ROOT, "%.1fx", ref / med));
             }
-            System.out.println("C+Open MPI: the paper's scheme in C, measured on this kind of machine (reference "
+            out().println("C+Open MPI: the paper's scheme in C, measured on this kind of machine (reference "
                 + "figures, not measured in this run).");
         }
 

@@ -27,6 +27,13 @@ final class GenerateCommand implements Runnable {
         description = {"Write X.in, y.in and coef.txt as scikit-learn's make_regression makes them",
             "(same arguments and random_state give the same numbers)."})
     static final class Regression implements Runnable {
+        @picocli.CommandLine.Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        private java.io.PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+
         @Option(names = "--samples", required = true, description = "Number of samples (n_samples).")
         int samples;
 
@@ -63,7 +70,7 @@ final class GenerateCommand implements Runnable {
             MakeRegression.Result r = spec.generate(new NumpyRandomState(randomState));
             PaperFormat.write(r.data(), out);
             PaperFormat.writeColumn(r.coef(), out.resolve("coef.txt"));
-            System.out.println("wrote " + samples + " samples x " + features + " features to "
+            out().println("wrote " + samples + " samples x " + features + " features to "
                 + out.resolve("X.in") + ", " + out.resolve("y.in") + " and " + out.resolve("coef.txt"));
         }
     }

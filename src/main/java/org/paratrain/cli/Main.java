@@ -35,7 +35,14 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns the exit status (for tests and embedding). */
     public static int execute(String... args) {
+        return execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+    }
+
+    /** Runs the command line with the given output and error streams; returns the exit status. */
+    public static int execute(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(new Main());
+        cli.setOut(out);
+        cli.setErr(err);
         cli.setExecutionExceptionHandler(Main::handle);
         cli.setParameterExceptionHandler(Main::handleParameter);
         return cli.execute(args);
@@ -43,7 +50,7 @@ public final class Main implements Runnable {
 
     private static int handleParameter(CommandLine.ParameterException e, String[] args) {
         PrintWriter err = e.getCommandLine().getErr();
-        err.println(e.getCommandLine().getCommandName() + ": error: " + e.getMessage());
+        err.println(e.getCommandLine().getCommandSpec().qualifiedName() + ": error: " + e.getMessage());
         err.println("Try '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help' for more information.");
         return 2;
     }
@@ -52,15 +59,15 @@ public final class Main implements Runnable {
         PrintWriter err = cli.getErr();
         Throwable t = e instanceof RankFailedException rf && rf.getCause() instanceof DivergenceException d ? d : e;
         if (t instanceof IllegalArgumentException) {
-            err.println("paratrain " + cli.getCommandName() + ": error: " + t.getMessage());
+            err.println(cli.getCommandSpec().qualifiedName() + ": error: " + t.getMessage());
             return 2;
         }
         if (t instanceof DataFormatException || t instanceof DivergenceException
             || t instanceof RankFailedException || t instanceof UncheckedIOException) {
-            err.println("paratrain " + cli.getCommandName() + ": error: " + t.getMessage());
+            err.println(cli.getCommandSpec().qualifiedName() + ": error: " + t.getMessage());
             return 1;
         }
-        err.println("paratrain " + cli.getCommandName() + ": internal error: " + t);
+        err.println(cli.getCommandSpec().qualifiedName() + ": internal error: " + t);
         t.printStackTrace(err);
         return 3;
     }

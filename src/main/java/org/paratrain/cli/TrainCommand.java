@@ -76,8 +76,12 @@ final class TrainCommand implements Runnable {
             d.put("samples", data.samples());
             d.put("features", data.features());
             RunWriter.write(out, r, config, d, provenance);
-            System.out.println("wrote " + out.resolve("result.json") + " and " + out.resolve("history.csv"));
+            out().println("wrote " + out.resolve("result.json") + " and " + out.resolve("history.csv"));
         }
+    }
+
+    private java.io.PrintWriter out() {
+        return spec.commandLine().getOut();
     }
 
     static LossReduction reduction(String s) {
@@ -88,12 +92,12 @@ final class TrainCommand implements Runnable {
         };
     }
 
-    private static void printSummary(Dataset data, TrainingResult r) {
-        System.out.printf(Locale.ROOT, "trained linear regression on %d samples x %d features: %d nodes (%s), "
+    private void printSummary(Dataset data, TrainingResult r) {
+        out().printf(Locale.ROOT, "trained linear regression on %d samples x %d features: %d nodes (%s), "
             + "%d epochs%n", data.samples(), data.features(), r.nodes(), r.backend(), r.epochs());
-        System.out.println("  params     " + format(r.params()));
-        System.out.printf(Locale.ROOT, "  final loss %.10g%n", r.finalLoss());
-        System.out.printf(Locale.ROOT, "  time       %.3f ms (%.2f us/epoch: compute %.2f, communication %.2f)%n",
+        out().println("  params     " + format(r.params()));
+        out().printf(Locale.ROOT, "  final loss %.10g%n", r.finalLoss());
+        out().printf(Locale.ROOT, "  time       %.3f ms (%.2f us/epoch: compute %.2f, communication %.2f)%n",
             r.trainSeconds() * 1e3, r.trainSeconds() / r.epochs() * 1e6, r.computeSeconds() / r.epochs() * 1e6,
             r.commSeconds() / r.epochs() * 1e6);
     }

@@ -1,0 +1,161 @@
+package org.paratrain.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.MakeRegression;
+import org.paratrain.data.NumpyRandomState;
+import org.paratrain.data.PaperFormat;
+import org.paratrain.train.TrainConfig;
+import org.paratrain.train.Training;
+import org.paratrain.train.TrainingResult;
+
+/** The command line end to end, in process: files written, exit codes, one-line errors. */
+class CliTest {
+    @TempDir
+    Path dir;
+
+    record Run(int status, String out, String err) { }
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int status = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Run(status, out.toString(), err.toString());
+    }
+
+    @Test
+    void generateWritesScikitLearnsNumbers() {
+        Path data = dir.resolve("data");
+        Run r = run("generate", "regression", "--samples", "101", "--features", "5", "--informative", "3",
+            "--noise", "1.0", "--random-state", "7", "--out", data.toString());
+        assertEquals(0, r.status(), r.err());
+        Dataset d = PaperFormat.read(data.resolve("X.in"), data.resolve("y.in"));
+        MakeRegression.Result ref = new MakeRegression(101, 5, 3, 0.0, 1.0, true).generate(new NumpyRandomState(7));
+        assertArrayEquals(ref.data().x(), d.x(), 0.0);
+        assertArrayEquals(ref.data().y(), d.y(), 0.0);
+        assertEquals(5, d.features());
+        assertTrue(Files.exists(data.resolve("coef.txt")));
+    }
+
+    @Test
+    void trainWritesResultAndHistoryEqualToTheApi() throws IOException {
+        Path data = dir.resolve("data");
+        assertEquals(0, run("generate", "regression", "--samples", "500", "--features", "1", "--noise", "5",
+            "--random-state", "3", "--out", data.toString()).status());
+        Path out = dir.resolve("run");
+        Run r = run("train", "--x", data.resolve("X.in").toString(), "--y", data.resolve("y.in").toString(),
+            "--nodes", "4", "--epochs", "300", "--lr", "1e-4", "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("final loss"), r.out());
+        JsonNode json = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        TrainingResult api = Training.local(PaperFormat.read(data.resolve("X.in"), data.resolve("y.in")),
+            TrainConfig.paper().withNodes(4));
+        assertEquals(api.params()[0], json.get("params").get(0).asDouble(), 0.0);
+        assertEquals(api.finalLoss(), json.get("final_loss").asDouble(), 0.0);
+        for (String field : List.of("epochs", "nodes", "backend", "algorithm", "train_seconds", "compute_seconds",
+            "comm_seconds", "config", "provenance")) {
+            assertTrue(json.has(field), "result.json lacks " + field);
+        }
+        assertEquals(4, json.get("nodes").asInt());
+        List<String> history = Files.readAllLines(out.resolve("history.csv"));
+        assertEquals("epoch,loss,seconds,compute_seconds,comm_seconds", history.get(0));
+        assertEquals(301, history.size());
+        assertEquals(api.history().loss()[299], Double.parseDouble(history.get(300).split(",")[1]), 0.0);
+    }
+
+    @Test
+    void badDataIsOneLineNamingFileAndLineAndWritesNothing() throws IOException {
+        Files.writeString(dir.resolve("X.in"), "1\n2\nabc\n");
+        Files.writeString(dir.resolve("y.in"), "1\n2\n3\n");
+        Path out = dir.resolve("run");
+        Run r = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(),
+            "--out", out.toString());
+        assertEquals(1, r.status());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("X.in:3: value 1 is 'abc', expected a number"), r.err());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void divergenceExitsNonZeroWithAdviceAndWritesNothing() throws IOException {
+        PaperFormat.write(new MakeRegression(500, 1, 1, 0, 0, true).generate(new NumpyRandomState(1)).data(), dir);
+        Path out = dir.resolve("run");
+        Run r = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(),
+            "--lr", "0.01", "--nodes", "3", "--out", out.toString());
+        assertEquals(1, r.status());
+        assertTrue(r.err().contains("diverged") && r.err().contains("smaller learning rate"), r.err());
+        assertFalse(Files.exists(out));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--nodes=0", "--nodes=5000", "--epochs=0", "--lr=-1", "--lr=NaN",
+        "--loss-reduction=median", "--block-size=-2", "--backend=gpu"})
+    void impossibleOptionsAreNamed(String option) throws IOException {
+        Files.writeString(dir.resolve("X.in"), "1\n");
+        Files.writeString(dir.resolve("y.in"), "1\n");
+        Run r = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(), option);
+        assertEquals(2, r.status(), r.err());
+        String name = option.substring(0, option.indexOf('='));
+        assertTrue(r.err().contains(name), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+    }
+
+    @Test
+    void generateRejectsImpossibleArguments() {
+        for (String[] bad : List.of(new String[] {"--samples", "0"}, new String[] {"--noise", "-1"},
+            new String[] {"--random-state", "-5"}, new String[] {"--random-state", "4294967296"})) {
+            String[] args = {"generate", "regression", "--samples", "5", "--features", "1", "--out",
+                dir.resolve("g").toString(), bad[0], bad[1]};
+            Run r = run(args);
+            assertEquals(2, r.status(), String.join(" ", bad) + ": " + r.err());
+            assertTrue(r.err().contains(bad[0]), r.err());
+        }
+        assertFalse(Files.exists(dir.resolve("g")));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "generate", "generate regression", "train", "bench", "bench paper"})
+    void everyCommandHasHelp(String command) {
+        String[] words = command.isEmpty() ? new String[0] : command.split(" ");
+        String[] args = java.util.Arrays.copyOf(words, words.length + 1);
+        args[words.length] = "--help";
+        Run r = run(args);
+        assertEquals(0, r.status());
+        assertTrue(r.out().contains("Usage:"), r.out());
+    }
+
+    @Test
+    void versionAndUsageErrors() {
+        Run v = run("--version");
+        assertEquals(0, v.status());
+        assertTrue(v.out().startsWith("paratrain "), v.out());
+        Run none = run();
+        assertEquals(2, none.status());
+        Run unknown = run("train", "--bogus");
+        assertEquals(2, unknown.status());
+        assertTrue(unknown.err().startsWith("paratrain train: error:"), unknown.err());
+    }
+
+    @Test
+    void benchPaperPrintsATableForEachNodeCount() {
+        Run r = run("bench", "paper", "--nodes", "1,3", "--repeats", "2", "--warmup", "1");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("|     1 |") && r.out().contains("|     3 |"), r.out());
+    }
+}
