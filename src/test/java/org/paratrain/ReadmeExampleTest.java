@@ -1,0 +1,54 @@
+package org.paratrain;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.paratrain.data.MakeRegression;
+import org.paratrain.data.NumpyRandomState;
+
+/** The README's Java example is examples/Example.java verbatim, and it compiles, runs and is right. */
+class ReadmeExampleTest {
+    @TempDir
+    Path classes;
+
+    @Test
+    void readmeShowsTheExampleVerbatim() throws Exception {
+        String readme = Files.readString(Path.of("README.md"));
+        String example = Files.readString(Path.of("examples/Example.java"));
+        assertTrue(readme.contains(example.strip()), "README.md must show examples/Example.java verbatim");
+    }
+
+    @Test
+    void exampleCompilesRunsAndFindsTheTrueWeight() throws Exception {
+        int status = ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", classes.toString(),
+            "-cp", System.getProperty("java.class.path"), "examples/Example.java");
+        assertEquals(0, status, "examples/Example.java does not compile");
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream old = System.out;
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()},
+            getClass().getClassLoader())) {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            loader.loadClass("Example").getMethod("main", String[].class).invoke(null, (Object) new String[0]);
+        } finally {
+            System.setOut(old);
+        }
+        String out = captured.toString(StandardCharsets.UTF_8);
+        Matcher m = Pattern.compile("w = ([0-9.]+), final loss = (\\S+), .* on 4 ranks").matcher(out);
+        assertTrue(m.find(), out);
+        double trueCoef = new MakeRegression(500, 1, 1, 0.0, 0.0, true).generate(new NumpyRandomState(42)).coef()[0];
+        assertEquals(trueCoef, Double.parseDouble(m.group(1)), 1e-6);
+        assertTrue(Double.parseDouble(m.group(2)) < 1e-12, out);
+    }
+}
