@@ -58,7 +58,7 @@ final class LocalFabric {
         long spinUntil = spinNanos == 0 ? 0 : System.nanoTime() + spinNanos;
         int spins = 0;
         while (true) {
-            if (ch.pending > 0) {
+            if (ch.mayHaveMessages()) {
                 int n = ch.take(tag, buf, offset, capacity);
                 if (n != -1) {
                     return n;
@@ -72,7 +72,7 @@ final class LocalFabric {
             }
             ch.waiter = Thread.currentThread();
             // Re-check after publishing the waiter: a sender that missed it has enqueued already.
-            int n = ch.pending > 0 ? ch.take(tag, buf, offset, capacity) : -1;
+            int n = ch.mayHaveMessages() ? ch.take(tag, buf, offset, capacity) : -1;
             if (n == -1 && failure == null) {
                 LockSupport.parkNanos(ch, PARK_NANOS);
             }

@@ -59,6 +59,42 @@ class LocalClusterTest {
         }
     }
 
+    /** More messages than the ring holds, two tags interleaved, received tag by tag. */
+    @Test
+    void aFullRingOverflowsWithoutBlockingAndKeepsPerTagOrder() {
+        int n = 5 * 64 + 3;
+        List<double[]> got = LocalCluster.run(2, comm -> {
+            if (comm.rank() == 0) {
+                double[] buf = new double[3];
+                for (int i = 0; i < n; i++) {
+                    buf[0] = i;
+                    comm.send(buf, 0, 1 + i % 3, 1, 1 + i % 2);   // tags 1 and 2, lengths 1..3
+                }
+                comm.barrier();   // the receiver reads only after every send has returned
+                return null;
+            }
+            comm.barrier();
+            double[] seen = new double[n];
+            double[] in = new double[3];
+            int k = 0;
+            for (int tag = 2; tag >= 1; tag--) {
+                for (int i = tag == 1 ? 0 : 1; i < n; i += 2) {
+                    assertEquals(1 + i % 3, comm.recv(in, 0, 3, 0, tag));
+                    seen[k++] = in[0];
+                }
+            }
+            return seen;
+        });
+        double[] seen = got.get(1);
+        int k = 0;
+        for (int i = 1; i < n; i += 2) {
+            assertEquals(i, seen[k++]);
+        }
+        for (int i = 0; i < n; i += 2) {
+            assertEquals(i, seen[k++]);
+        }
+    }
+
     @Test
     void sendCopiesSoTheBufferCanBeReusedAtOnce() {
         List<double[]> got = LocalCluster.run(2, comm -> {
