@@ -48,6 +48,7 @@ public final class AtomicFiles {
         try {
             Files.createDirectories(dir);
             tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
+            readableByAll(tmp);
             try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
                 content.write(out);
             }
@@ -67,6 +68,59 @@ public final class AtomicFiles {
                     // The write already failed; that is the error to report.
                 }
             }
+        }
+    }
+
+    /** Temporary files are created private (0600); results are meant to be read by others too. */
+    private static void readableByAll(Path file) throws IOException {
+        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        }
+    }
+
+    /** A new empty directory beside {@code target}, for files to be moved into it later. */
+    public static Path stagingDirectory(Path target) {
+        Path parent = target.toAbsolutePath().getParent();
+        try {
+            Files.createDirectories(parent);
+            return Files.createTempDirectory(parent, "." + target.getFileName() + ".partial-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a directory beside " + target + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Moves {@code names} from {@code from} into {@code to}, each by an atomic rename. */
+    public static void moveAll(Path from, Path to, java.util.List<String> names) {
+        try {
+            Files.createDirectories(to);
+            for (String name : names) {
+                try {
+                    Files.move(from.resolve(name), to.resolve(name), StandardCopyOption.ATOMIC_MOVE,
+                        StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(from.resolve(name), to.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write into " + to + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Deletes a directory tree, ignoring failures (used to clean up after an error). */
+    public static void deleteQuietly(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // Best effort: a leftover staging file is harmless.
+                }
+            });
+        } catch (IOException ignored) {
+            // Best effort, as above.
         }
     }
 }

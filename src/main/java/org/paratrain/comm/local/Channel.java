@@ -69,12 +69,6 @@ final class Channel {
     private final ArrayDeque<Message> overflow = new ArrayDeque<>();
     private final ArrayDeque<Message> unexpected = new ArrayDeque<>();
 
-    Channel() {
-        for (int i = 0; i < CAPACITY; i++) {
-            slots[i] = new double[HEADER];
-        }
-    }
-
     private static final int HEADER = 2;
 
     /** Producer: copies the payload into the ring (or the overflow list when it is full). */
@@ -87,7 +81,7 @@ final class Channel {
             if (t - cachedHead < CAPACITY) {
                 int s = (int) (t & (CAPACITY - 1));
                 double[] slot = slots[s];
-                if (slot.length < length + HEADER) {
+                if (slot == null || slot.length < length + HEADER) {   // slots are made on first use
                     slot = new double[length + HEADER];
                     slots[s] = slot;
                 }

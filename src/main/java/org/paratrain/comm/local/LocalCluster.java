@@ -8,10 +8,14 @@ import org.paratrain.comm.PeerFailedException;
 import org.paratrain.comm.RankFailedException;
 
 /**
- * Runs a job as {@code size} ranks inside this JVM, one virtual thread each.
+ * Runs a job as {@code size} ranks inside this JVM, one thread each.
  *
- * <p>Virtual threads let 64 ranks share 2 cores: a rank that waits for a message parks and
- * gives its carrier to a rank that can run. If a rank throws, the others are woken and end
+ * <p>When every rank can have a core, ranks are platform threads that poll briefly while
+ * they wait, which keeps message latency low; the operating system spreads them over the
+ * cores. With more ranks than cores they are virtual threads: a rank that waits parks at
+ * once and gives its carrier to a rank that can run, so 64 ranks share 2 cores. (Polling
+ * virtual threads would be wrong here: two of them queued on one carrier can hold up
+ * each other for the whole polling time.) If a rank throws, the others are woken and end
  * with a {@link PeerFailedException}; {@link #run} then throws a {@link RankFailedException}
  * that names the first rank to fail and carries what it threw.
  */
@@ -36,12 +40,21 @@ public final class LocalCluster {
         }
         LocalFabric fabric = new LocalFabric(size);
         List<T> results = new ArrayList<>(Collections.nCopies(size, null));
-        if (size == 1) {
-            // No thread to hand over to: the one rank runs on the caller's thread.
+        boolean coreEach = size <= Runtime.getRuntime().availableProcessors();
+        if (coreEach) {
+            // Rank 0 runs on the caller's thread, each rank bound to its own CPU (CpuAffinity says
+            // why); the caller's own binding is restored afterwards.
+            long[] allowed = CpuAffinity.current();
             fabric.register(0, Thread.currentThread());
-            runRank(fabric, 0, task, results);
+            Thread[] threads = start(fabric, bound(task, allowed), results, 1, () -> Thread.ofPlatform().daemon());
+            try {
+                runRank(fabric, 0, bound(task, allowed), results);
+            } finally {
+                CpuAffinity.set(allowed);
+            }
+            joinAll(threads);
         } else {
-            startAndJoin(fabric, task, results);
+            joinAll(start(fabric, task, results, 0, Thread::ofVirtual));
         }
         int failed = fabric.failedRank();
         if (failed >= 0) {
@@ -50,16 +63,30 @@ public final class LocalCluster {
         return results;
     }
 
-    private static <T> void startAndJoin(LocalFabric fabric, RankTask<T> task, List<T> results) {
-        Thread[] threads = new Thread[fabric.size()];
-        for (int r = 0; r < threads.length; r++) {
+    private static <T> Thread[] start(LocalFabric fabric, RankTask<T> task, List<T> results, int firstRank,
+                                      java.util.function.Supplier<Thread.Builder> builders) {
+        Thread[] threads = new Thread[fabric.size() - firstRank];
+        for (int r = firstRank; r < fabric.size(); r++) {
             int rank = r;
-            threads[r] = Thread.ofVirtual().name("rank-" + r).unstarted(() -> runRank(fabric, rank, task, results));
-            fabric.register(r, threads[r]);
+            Thread t = builders.get().name("rank-" + r).unstarted(() -> runRank(fabric, rank, task, results));
+            fabric.register(r, t);
+            threads[r - firstRank] = t;
         }
         for (Thread t : threads) {
             t.start();
         }
+        return threads;
+    }
+
+    /** The task, run after binding the calling thread to the rank's own CPU. */
+    private static <T> RankTask<T> bound(RankTask<T> task, long[] allowed) {
+        return comm -> {
+            CpuAffinity.set(CpuAffinity.nth(allowed, comm.rank()));
+            return task.run(comm);
+        };
+    }
+
+    private static void joinAll(Thread[] threads) {
         for (Thread t : threads) {
             joinUninterruptibly(t);
         }

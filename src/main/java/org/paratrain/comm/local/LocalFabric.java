@@ -15,6 +15,8 @@ final class LocalFabric {
     private static final long PARK_NANOS = 50_000_000L;
     /** How long a rank that has a core of its own polls before it parks. */
     private static final long SPIN_NANOS = 50_000L;
+    /** After this long a polling rank yields its core between polls. */
+    private static final long YIELD_AFTER_NANOS = 5_000L;
     private final int size;
     private final Channel[] channels;
     private final Thread[] threads;
@@ -55,7 +57,7 @@ final class LocalFabric {
 
     /** Blocks until a message with {@code tag} arrives on the channel; returns take()'s result. */
     int await(Channel ch, int tag, double[] buf, int offset, int capacity) {
-        long spinUntil = spinNanos == 0 ? 0 : System.nanoTime() + spinNanos;
+        long start = spinNanos == 0 ? 0 : System.nanoTime();
         int spins = 0;
         while (true) {
             if (ch.mayHaveMessages()) {
@@ -65,9 +67,7 @@ final class LocalFabric {
                 }
             }
             checkFailure();
-            // A PAUSE costs up to ~140 cycles: read the clock only every 64 of them.
-            if (spinUntil != 0 && ((++spins & 63) != 0 || System.nanoTime() < spinUntil)) {
-                Thread.onSpinWait();
+            if (spinNanos != 0 && keepPolling(start, ++spins)) {
                 continue;
             }
             ch.waiter = Thread.currentThread();
@@ -81,6 +81,27 @@ final class LocalFabric {
                 return n;
             }
         }
+    }
+
+    /**
+     * Pauses once and says whether to go on polling. A PAUSE costs up to ~140 cycles, so the
+     * clock is read every 64th time. After {@link #YIELD_AFTER_NANOS} the poller also yields
+     * its core: the operating system sometimes starts two ranks on one core, and then the
+     * peer it waits for can only run if it steps aside.
+     */
+    private boolean keepPolling(long start, int spins) {
+        if ((spins & 63) != 0) {
+            Thread.onSpinWait();
+            return true;
+        }
+        long waited = System.nanoTime() - start;
+        if (waited >= spinNanos) {
+            return false;
+        }
+        if (waited >= YIELD_AFTER_NANOS) {
+            Thread.yield();
+        }
+        return true;
     }
 
     /** Records the first failure and wakes every rank so that each sees it. */

@@ -1,0 +1,122 @@
+package org.paratrain.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.MakeRegression;
+import org.paratrain.data.NumpyRandomState;
+import org.paratrain.data.PaperFormat;
+import org.paratrain.experiment.BreakEven;
+import org.paratrain.experiment.Provenance;
+import org.paratrain.experiment.Report;
+import org.paratrain.experiment.RunWriter;
+import org.paratrain.experiment.SweepSpec;
+import org.paratrain.train.TrainConfig;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code paratrain scale}: the paper's sweep on any data, model settings and node counts. */
+@Command(name = "scale", mixinStandardHelpOptions = true,
+    description = {"Run the paper's sweep on any workload: data from files (--x/--y) or generated",
+        "(--samples/--features), any node counts; writes the same table, figures and analysis as paper."})
+final class ScaleCommand implements Runnable {
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Mixin
+    SweepOptions options;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Source source;
+
+    /** Where the data comes from: files or the generator. */
+    static final class Source {
+        @ArgGroup(exclusive = false)
+        Files files;
+
+        @ArgGroup(exclusive = false)
+        Generated generated;
+    }
+
+    /** The paper's X.in and y.in. */
+    static final class Files {
+        @Option(names = "--x", required = true, description = "Features file (the paper's X.in).")
+        Path x;
+
+        @Option(names = "--y", required = true, description = "Targets file (the paper's y.in).")
+        Path y;
+    }
+
+    /** make_regression's arguments. */
+    static final class Generated {
+        @Option(names = "--samples", required = true, description = "Samples to generate.")
+        int samples;
+
+        @Option(names = "--features", required = true, description = "Features to generate.")
+        int features;
+
+        @Option(names = "--informative", defaultValue = "10", description = "Informative features (default ${DEFAULT-VALUE}).")
+        int informative;
+
+        @Option(names = "--noise", defaultValue = "0.0", description = "Noise standard deviation (default ${DEFAULT-VALUE}).")
+        double noise;
+
+        @Option(names = "--random-state", defaultValue = "42", description = "Generator seed (default ${DEFAULT-VALUE}).")
+        long randomState;
+    }
+
+    @Option(names = "--intercept", description = "Also learn a bias term.")
+    boolean intercept;
+
+    @Option(names = "--loss-reduction", defaultValue = "mean",
+        description = "sum or mean of squared errors (default ${DEFAULT-VALUE}, so one learning rate fits any size).")
+    String lossReduction;
+
+    @Option(names = "--break-even", description = "Also measure from what work per rank 2 ranks beat 1.")
+    boolean breakEven;
+
+    @Override
+    public void run() {
+        TrainConfig defaults = new TrainConfig(1, 20, 0.1, intercept, TrainCommand.reduction(lossReduction), 0);
+        SweepSpec sweep = options.spec(defaults, new int[] {1, 2, 4}, 3, 1);
+        Path out = options.out(Path.of("results", "scale"));
+        Provenance provenance = Provenance.capture(List.of(spec.commandLine().getParseResult().originalArgs()
+            .toArray(String[]::new)));
+        ObjectNode info = RunWriter.json().createObjectNode();
+        Dataset data = load(info);
+        String title = String.format(Locale.ROOT, "scaling on %d samples x %d features", data.samples(),
+            data.features());
+        Report.Inputs inputs = new Report.Inputs(title, data, info, sweep,
+            breakEven ? BreakEven.DEFAULT_SAMPLES : null);
+        List<String> files;
+        try (ConsoleProgress progress = new ConsoleProgress(options.quiet)) {
+            files = Report.run(out, inputs, provenance, progress);
+        }
+        Outputs.print(spec.commandLine().getOut(), out, files);
+    }
+
+    private Dataset load(ObjectNode info) {
+        if (source.files != null) {
+            info.put("x", source.files.x.toString());
+            info.put("y", source.files.y.toString());
+            return PaperFormat.read(source.files.x, source.files.y);
+        }
+        Generated g = source.generated;
+        if (g.randomState < 0 || g.randomState > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("--random-state must be in [0, 4294967295], got " + g.randomState);
+        }
+        MakeRegression gen = new MakeRegression(g.samples, g.features, g.informative, 0.0, g.noise, true);
+        info.put("generator", "make_regression");
+        info.put("n_samples", g.samples);
+        info.put("n_features", g.features);
+        info.put("n_informative", g.informative);
+        info.put("noise", g.noise);
+        info.put("random_state", g.randomState);
+        return gen.generate(new NumpyRandomState(g.randomState)).data();
+    }
+}

@@ -1,0 +1,56 @@
+package org.paratrain.cli;
+
+import java.nio.file.Path;
+import org.paratrain.experiment.SweepSpec;
+import org.paratrain.train.TrainConfig;
+import picocli.CommandLine.Option;
+
+/** Options shared by {@code paper} and {@code scale}: what to sweep and where to write. */
+final class SweepOptions {
+    @Option(names = "--nodes", split = ",", description = "Node counts to run, comma-separated.")
+    int[] nodes;
+
+    @Option(names = "--repeats", description = "Timed runs per node count.")
+    Integer repeats;
+
+    @Option(names = "--warmup", description = "Untimed warm-up runs per node count, before timing.")
+    Integer warmup;
+
+    @Option(names = "--epochs", description = "Epochs per run.")
+    Integer epochs;
+
+    @Option(names = "--lr", description = "Learning rate.")
+    Double lr;
+
+    @Option(names = "--block-size", defaultValue = "0", description = "Samples per shard block (0: default).")
+    int blockSize;
+
+    @Option(names = "--backend", defaultValue = "local", description = "Where ranks run: local (default).")
+    String backend;
+
+    @Option(names = "--out", description = "Directory for the results.")
+    Path out;
+
+    @Option(names = "--quiet", description = "No progress bar.")
+    boolean quiet;
+
+    /** The sweep, with the command's defaults where an option was not given. */
+    SweepSpec spec(TrainConfig defaults, int[] defaultNodes, int defaultRepeats, int defaultWarmup) {
+        if (!backend.equals("local")) {
+            throw new IllegalArgumentException("--backend must be local, got '" + backend + "'");
+        }
+        TrainConfig base = defaults.withBlockSize(blockSize);
+        if (epochs != null) {
+            base = base.withEpochs(epochs);
+        }
+        if (lr != null) {
+            base = base.withLearningRate(lr);
+        }
+        return new SweepSpec(nodes == null ? defaultNodes : nodes, repeats == null ? defaultRepeats : repeats,
+            warmup == null ? defaultWarmup : warmup, base);
+    }
+
+    Path out(Path defaultOut) {
+        return out == null ? defaultOut : out;
+    }
+}

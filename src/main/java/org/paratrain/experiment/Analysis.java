@@ -1,0 +1,97 @@
+package org.paratrain.experiment;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * analysis.md: what the measurements say, in numbers: where the time goes at each node
+ * count, how communication grows with ranks, and from what work per rank two ranks beat
+ * one on this machine.
+ */
+final class Analysis {
+    private Analysis() { }
+
+    static String markdown(String title, String setup, ScalingTable table, List<BreakEven.Point> breakEven,
+                           int cores) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("# Analysis: ").append(title).append("\n\n").append(setup).append("\n\n");
+        timeSection(sb, table, cores);
+        if (breakEven != null && !breakEven.isEmpty()) {
+            breakEvenSection(sb, breakEven);
+        }
+        boolean same = table.rows().stream().allMatch(ScalingTable.Row::identicalBits);
+        sb.append("## Reproducibility\n\n").append(same
+            ? "Every run at every node count gave bit-identical final weights and loss (blocks are summed in a "
+                + "fixed order, whatever the node count).\n"
+            : "Not every run gave bit-identical results; see the 'same bits' column of the table.\n");
+        return sb.toString();
+    }
+
+    private static void timeSection(StringBuilder sb, ScalingTable table, int cores) {
+        List<ScalingTable.Row> rows = table.rows();
+        sb.append("## Where the time goes\n\n");
+        sb.append("| nodes | time/epoch (us) | compute (us) | communication (us) | communication share |\n");
+        sb.append("|---:|---:|---:|---:|---:|\n");
+        ScalingTable.Row best = rows.get(0);
+        for (ScalingTable.Row r : rows) {
+            double total = r.computeUs() + r.commUs();
+            sb.append(String.format(Locale.ROOT, "| %d | %.2f | %.2f | %.2f | %.0f%% |%n", r.nodes(), total,
+                r.computeUs(), r.commUs(), 100 * r.commUs() / total));
+            if (r.seconds().mean() < best.seconds().mean()) {
+                best = r;
+            }
+        }
+        ScalingTable.Row first = rows.stream().min((a, b) -> Integer.compare(a.nodes(), b.nodes())).orElseThrow();
+        ScalingTable.Row last = rows.stream().max((a, b) -> Integer.compare(a.nodes(), b.nodes())).orElseThrow();
+        sb.append('\n');
+        sb.append(String.format(Locale.ROOT, "- From %d to %d nodes, compute per epoch on rank 0 goes from %.2f to "
+                + "%.2f us, while communication goes from %.2f to %.2f us.%n", first.nodes(), last.nodes(),
+            first.computeUs(), last.computeUs(), first.commUs(), last.commUs()));
+        if (rows.size() >= 2) {
+            sb.append(String.format(Locale.ROOT, "- Each extra rank adds about %.2f us of communication per epoch "
+                + "(least-squares slope of communication time against node count): rank 0 handles 2(p-1) "
+                + "incoming and p-1 outgoing messages one after another.%n", slope(rows)));
+        }
+        sb.append(String.format(Locale.ROOT, "- The fastest node count is %d (%.4f ms per run, speedup %.2f over "
+            + "%d node(s)).%n", best.nodes(), best.seconds().mean() * 1e3, best.speedup(), first.nodes()));
+        sb.append(String.format(Locale.ROOT, "- This machine has %d cores: beyond %d ranks, ranks take turns on "
+            + "the cores, so a rank's message waits until its receiver is scheduled.%n%n", cores, cores));
+    }
+
+    private static void breakEvenSection(StringBuilder sb, List<BreakEven.Point> points) {
+        sb.append("## When parallelism pays (measured)\n\n");
+        sb.append("The same model and data generator at growing sample counts, time per epoch at 1 and 2 ranks "
+            + "(best of 5 runs after a warm-up, since single runs on a shared machine are sometimes slowed by neighbours):\n\n");
+        sb.append("| samples | samples per rank at 2 | 1 rank (us/epoch) | 2 ranks (us/epoch) | compute per rank at 2 "
+            + "(us/epoch) | speedup |\n|---:|---:|---:|---:|---:|---:|\n");
+        for (BreakEven.Point p : points) {
+            sb.append(String.format(Locale.ROOT, "| %d | %d | %.2f | %.2f | %.2f | %.2f |%n", p.samples(),
+                p.samples() / 2, p.oneRankUs(), p.twoRanksUs(), p.computePerRankUs(), p.speedup()));
+        }
+        BreakEven.Point pay = BreakEven.firstPaying(points);
+        sb.append('\n');
+        if (pay == null) {
+            sb.append("Two ranks did not beat one at any size measured.\n\n");
+        } else {
+            sb.append(String.format(Locale.ROOT, "On this machine two ranks beat one from %d samples on (%d per "
+                    + "rank, about %.1f us of computation per rank per epoch), with a speedup of %.2f there and "
+                    + "%.2f at %d samples. Below that, the fixed cost of the exchange outweighs the halved "
+                    + "computation.%n%n", pay.samples(), pay.samples() / 2, pay.computePerRankUs(), pay.speedup(),
+                points.get(points.size() - 1).speedup(), points.get(points.size() - 1).samples()));
+        }
+    }
+
+    /** Least-squares slope of communication time per epoch against node count. */
+    static double slope(List<ScalingTable.Row> rows) {
+        double n = rows.size();
+        double mx = rows.stream().mapToDouble(ScalingTable.Row::nodes).sum() / n;
+        double my = rows.stream().mapToDouble(ScalingTable.Row::commUs).sum() / n;
+        double sxy = 0;
+        double sxx = 0;
+        for (ScalingTable.Row r : rows) {
+            sxy += (r.nodes() - mx) * (r.commUs() - my);
+            sxx += (r.nodes() - mx) * (r.nodes() - mx);
+        }
+        return sxx == 0 ? 0 : sxy / sxx;
+    }
+}

@@ -1,0 +1,171 @@
+package org.paratrain.experiment;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.VectorGraphicsEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.AxesChartStyler;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+import org.paratrain.data.Dataset;
+import org.paratrain.io.AtomicFiles;
+
+/**
+ * The figures of a report, drawn with XChart and saved as PNG and SVG. Every axis says
+ * what it shows and in which unit; fonts are sized to be read at a glance.
+ */
+public final class Plots {
+    private static final int WIDTH = 900;
+    private static final int HEIGHT = 560;
+
+    static {
+        System.setProperty("java.awt.headless", "true");
+    }
+
+    private Plots() { }
+
+    /** A line y = w x + b, labelled, for {@link #fits}. */
+    public record Line(String label, double w, double b) { }
+
+    /** The data set: y against x (one feature). */
+    public static XYChart data(Dataset d, String title) {
+        XYChart c = xy(title, "x (feature value)", "y (target value)");
+        scatter(c, d);
+        return c;
+    }
+
+    /** The data set with one or more fitted lines over it. */
+    public static XYChart fits(Dataset d, String title, List<Line> lines) {
+        XYChart c = xy(title, "x (feature value)", "y (target value)");
+        scatter(c, d);
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = Double.NEGATIVE_INFINITY;
+        for (double v : d.x()) {
+            lo = Math.min(lo, v);
+            hi = Math.max(hi, v);
+        }
+        for (Line l : lines) {
+            XYSeries s = c.addSeries(l.label(), new double[] {lo, hi}, new double[] {l.w() * lo + l.b(), l.w() * hi + l.b()});
+            s.setMarker(SeriesMarkers.NONE);
+            s.setLineWidth(3f);
+        }
+        return c;
+    }
+
+    /** Run time against node count (log2 axis), mean with standard-deviation bars, beside ideal scaling. */
+    public static XYChart scaling(List<ScalingTable.Row> rows, String title) {
+        XYChart c = xy(title, "nodes (ranks)", "run time (ms, log scale)");
+        int n = rows.size();
+        double[] x = new double[n];
+        double[] t = new double[n];
+        double[] err = new double[n];
+        double[] ideal = new double[n];
+        ScalingTable.Row base = rows.stream().min((a, b) -> Integer.compare(a.nodes(), b.nodes())).orElseThrow();
+        for (int i = 0; i < n; i++) {
+            ScalingTable.Row r = rows.get(i);
+            x[i] = log2(r.nodes());
+            t[i] = r.seconds().mean() * 1e3;
+            // A log axis cannot show a bar that reaches zero; such a bar is clipped at 90% below the mean.
+            err[i] = Math.min(r.seconds().stddev() * 1e3, 0.9 * t[i]);
+            ideal[i] = base.seconds().mean() * 1e3 * base.nodes() / r.nodes();
+        }
+        XYSeries m = c.addSeries("measured (mean, bars: 1 std. dev.)", x, t, err);
+        m.setLineWidth(2.5f);
+        XYSeries i = c.addSeries("ideal scaling (time at " + base.nodes() + " node(s) / nodes)", x, ideal);
+        i.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {8f, 6f}, 0f));
+        i.setMarker(SeriesMarkers.NONE);
+        c.getStyler().setYAxisLogarithmic(true);
+        c.getStyler().setxAxisTickLabelsFormattingFunction(Plots::powerOfTwoLabel);
+        return c;
+    }
+
+    /** Compute and communication time per epoch at each node count, stacked. */
+    public static CategoryChart breakdown(List<ScalingTable.Row> rows, String title) {
+        CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
+            .xAxisTitle("nodes (ranks)").yAxisTitle("time per epoch on rank 0 (microseconds)").build();
+        style(c.getStyler());
+        c.getStyler().setStacked(true);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        List<String> labels = rows.stream().map(r -> Integer.toString(r.nodes())).toList();
+        c.addSeries("compute (local gradient)", labels, rows.stream().map(r -> (Number) r.computeUs()).toList());
+        c.addSeries("communication (exchange + update)", labels, rows.stream().map(r -> (Number) r.commUs()).toList());
+        return c;
+    }
+
+    /** Loss against epoch (log scale). */
+    public static XYChart loss(double[] loss, String title) {
+        XYChart c = xy(title, "epoch", "loss (log scale)");
+        double[] x = new double[loss.length];
+        double[] y = new double[loss.length];
+        int k = 0;
+        for (int e = 0; e < loss.length; e++) {
+            if (loss[e] > 0) {       // a log axis cannot show an exact zero
+                x[k] = e + 1;
+                y[k++] = loss[e];
+            }
+        }
+        XYSeries s = c.addSeries("training loss", java.util.Arrays.copyOf(x, k), java.util.Arrays.copyOf(y, k));
+        s.setMarker(SeriesMarkers.NONE);
+        s.setLineWidth(2.5f);
+        c.getStyler().setYAxisLogarithmic(true);
+        return c;
+    }
+
+    /** Writes {@code dir/name.png} and {@code dir/name.svg}, each atomically. */
+    public static void save(Chart<?, ?> chart, Path dir, String name) {
+        AtomicFiles.writeBytes(dir.resolve(name + ".png"), out -> out.write(BitmapEncoder.getBitmapBytes(chart,
+            BitmapEncoder.BitmapFormat.PNG)));
+        AtomicFiles.writeBytes(dir.resolve(name + ".svg"), out ->
+            VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG));
+    }
+
+    private static XYChart xy(String title, String xTitle, String yTitle) {
+        XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle)
+            .yAxisTitle(yTitle).build();
+        style(c.getStyler());
+        return c;
+    }
+
+    private static void scatter(XYChart c, Dataset d) {
+        double[] x = new double[d.samples()];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = d.x(i, 0);
+        }
+        XYSeries s = c.addSeries("samples (" + d.samples() + ")", x, d.y());
+        s.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+        s.setMarker(SeriesMarkers.CIRCLE);
+        s.setMarkerColor(new Color(70, 110, 180, 150));
+    }
+
+    private static void style(AxesChartStyler s) {
+        s.setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 20));
+        s.setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 17));
+        s.setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
+        s.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
+        s.setLegendPosition(Styler.LegendPosition.InsideNW);
+        s.setChartBackgroundColor(Color.WHITE);
+        s.setPlotBackgroundColor(Color.WHITE);
+        s.setPlotGridLinesColor(new Color(220, 220, 220));
+        s.setMarkerSize(7);
+        s.setLocale(Locale.ROOT);
+    }
+
+    private static double log2(int p) {
+        return Math.log(p) / Math.log(2);
+    }
+
+    private static String powerOfTwoLabel(double v) {
+        double p = Math.pow(2, v);
+        return Math.abs(p - Math.rint(p)) < 1e-6 ? Long.toString(Math.round(p)) : "";
+    }
+}

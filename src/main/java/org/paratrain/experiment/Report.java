@@ -1,0 +1,149 @@
+package org.paratrain.experiment;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.paratrain.data.Dataset;
+import org.paratrain.io.AtomicFiles;
+import org.paratrain.train.TrainConfig;
+import org.paratrain.train.Training;
+import org.paratrain.train.TrainingResult;
+
+/**
+ * A scaling experiment from sweep to files: the table (Markdown, CSV, JSON), the figures
+ * (PNG and SVG), analysis.md and run.json with the provenance. Used by both
+ * {@code paratrain paper} and {@code paratrain scale}.
+ */
+public final class Report {
+    private Report() { }
+
+    /**
+     * What to run and how to describe it.
+     *
+     * @param title       a line that names the experiment
+     * @param data        the training data
+     * @param dataInfo    how the data was made or where it came from (for run.json)
+     * @param spec        the sweep
+     * @param breakEven   sample counts for the break-even measurement, or null to skip it
+     */
+    public record Inputs(String title, Dataset data, ObjectNode dataInfo, SweepSpec spec, int[] breakEven) { }
+
+    /** Receives progress: a phase name, work done and work in all. */
+    public interface Progress {
+        /** Called as work is done. */
+        void update(String phase, int done, int total);
+    }
+
+    /**
+     * Runs everything and writes into {@code out}; returns the files written, relative to it.
+     * Files are made in a staging directory beside {@code out} and moved in only when all of
+     * them exist, so a failed run leaves {@code out} as it was.
+     */
+    public static List<String> run(Path out, Inputs in, Provenance provenance, Progress progress) {
+        Path stage = AtomicFiles.stagingDirectory(out);
+        try {
+            List<String> files = runInto(stage, in, provenance, progress);
+            AtomicFiles.moveAll(stage, out, files);
+            return files;
+        } finally {
+            AtomicFiles.deleteQuietly(stage);
+        }
+    }
+
+    private static List<String> runInto(Path out, Inputs in, Provenance provenance, Progress progress) {
+        SweepSpec spec = in.spec();
+        List<Sweep.Point> points = Sweep.run(in.data(), spec,
+            done -> progress.update("sweep", done, spec.totalRuns()));
+        ScalingTable table = ScalingTable.of(points, spec.warmup());
+        List<BreakEven.Point> breakEven = in.breakEven() == null ? null
+            : BreakEven.measure(in.breakEven(), spec.base().withNodes(1),
+                done -> progress.update("break-even", done, in.breakEven().length));
+        List<String> files = new ArrayList<>();
+        table.write(out, "table1");
+        files.addAll(List.of("table1.md", "table1.csv", "table1.json"));
+        figures(out, in, points, table, files);
+        String setup = setup(in);
+        AtomicFiles.writeText(out.resolve("analysis.md"), w -> w.write(Analysis.markdown(in.title(), setup, table,
+            breakEven, provenance.cores())));
+        files.add("analysis.md");
+        files.add("run.json");
+        ObjectNode run = RunWriter.json().createObjectNode();
+        run.put("title", in.title());
+        run.set("data", in.dataInfo());
+        ObjectNode sweep = run.putObject("sweep");
+        ArrayNode nodes = sweep.putArray("nodes");
+        for (int p : spec.nodes()) {
+            nodes.add(p);
+        }
+        sweep.put("repeats", spec.repeats());
+        sweep.put("warmup", spec.warmup());
+        sweep.put("backend", "local");
+        sweep.set("training", RunWriter.resultJson(points.get(0).runs().get(0), spec.base()).get("config"));
+        sweep.put("epochs", spec.base().epochs());
+        run.set("provenance", provenance.toJson());
+        ArrayNode fileList = run.putArray("files");
+        files.forEach(fileList::add);
+        AtomicFiles.writeBytes(out.resolve("run.json"), o -> RunWriter.json().writeValue(o, run));
+        return files;
+    }
+
+    private static void figures(Path out, Inputs in, List<Sweep.Point> points, ScalingTable table,
+                                List<String> files) {
+        Dataset d = in.data();
+        TrainConfig base = in.spec().base();
+        TrainingResult last = points.get(0).runs().get(0);
+        if (d.features() == 1) {
+            save(Plots.data(d, "Figure 1: the data set (" + d.samples() + " samples, 1 feature)"), out,
+                "figure1_data", files);
+            List<Plots.Line> lines = new ArrayList<>();
+            for (int e : fitEpochs(base.epochs())) {
+                double[] w = Training.local(d, base.withNodes(1).withEpochs(e)).params();
+                String quality = e == base.epochs() ? "well fitted" : e <= 1 ? "under-trained" : "badly fitted";
+                lines.add(line(String.format(Locale.ROOT, "after %d epoch%s (%s): w = %.4g", e, e == 1 ? "" : "s",
+                    quality, w[0]), w));
+            }
+            save(Plots.fits(d, "Figure 2: fits of different quality", lines), out, "figure2_fits", files);
+            save(Plots.fits(d, "Figure 3: the trained line over the data", List.of(line(String.format(Locale.ROOT,
+                "trained, %d epochs: w = %.6g", base.epochs(), last.params()[0]), last.params()))), out,
+                "figure3_fit", files);
+        }
+        save(Plots.scaling(table.rows(), "Run time against node count (" + base.epochs() + " epochs)"), out,
+            "scaling", files);
+        save(Plots.breakdown(table.rows(), "Where an epoch's time goes"), out, "breakdown", files);
+        save(Plots.loss(last.history().loss(), "Training loss (the same bits at every node count)"), out,
+            "loss", files);
+    }
+
+    /** Epochs at which to show fits: the first, an early one, and the last. */
+    static int[] fitEpochs(int epochs) {
+        if (epochs <= 2) {
+            return epochs == 1 ? new int[] {1} : new int[] {1, 2};
+        }
+        return new int[] {1, Math.max(2, Math.min(10, epochs / 3)), epochs};
+    }
+
+    private static Plots.Line line(String label, double[] params) {
+        return new Plots.Line(label, params[0], params.length > 1 ? params[1] : 0.0);
+    }
+
+    private static void save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, Path out, String name,
+                             List<String> files) {
+        Plots.save(chart, out, name);
+        files.add(name + ".png");
+        files.add(name + ".svg");
+    }
+
+    private static String setup(Inputs in) {
+        SweepSpec s = in.spec();
+        TrainConfig c = s.base();
+        return String.format(Locale.ROOT, "Setup: %s. %d samples x %d features; linear regression%s, %s of squared "
+                + "errors, full-batch gradient descent (lr %s) from zero weights, %d epochs; node counts %s; %d timed "
+                + "runs per count after %d warm-up runs; local backend (ranks are threads of one JVM).",
+            in.title(), in.data().samples(), in.data().features(), c.intercept() ? " with intercept" : "",
+            c.lossReduction().name().toLowerCase(Locale.ROOT), c.learningRate(), c.epochs(),
+            java.util.Arrays.toString(s.nodes()), s.repeats(), s.warmup());
+    }
+}

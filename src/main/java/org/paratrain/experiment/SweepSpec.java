@@ -1,0 +1,47 @@
+package org.paratrain.experiment;
+
+import java.util.Arrays;
+import org.paratrain.train.TrainConfig;
+
+/**
+ * A sweep over node counts: the same training at each count, repeated.
+ *
+ * @param nodes   node counts, each valid for {@link TrainConfig}, no duplicates
+ * @param repeats timed runs per node count, 1..1000
+ * @param warmup  untimed runs per node count before timing, 0..1000 (so JIT compilation
+ *                does not land on the first count measured)
+ * @param base    training settings; its node count is replaced by each of {@code nodes}
+ */
+public record SweepSpec(int[] nodes, int repeats, int warmup, TrainConfig base) {
+
+    /** Validates, naming the option. */
+    public SweepSpec {
+        if (nodes == null || nodes.length == 0) {
+            throw new IllegalArgumentException("--nodes needs at least one node count");
+        }
+        nodes = nodes.clone();
+        for (int p : nodes) {
+            base.withNodes(p);
+        }
+        if (Arrays.stream(nodes).distinct().count() != nodes.length) {
+            throw new IllegalArgumentException("--nodes lists a node count twice: " + Arrays.toString(nodes));
+        }
+        if (repeats < 1 || repeats > 1000) {
+            throw new IllegalArgumentException("--repeats must be in [1, 1000], got " + repeats);
+        }
+        if (warmup < 0 || warmup > 1000) {
+            throw new IllegalArgumentException("--warmup must be in [0, 1000], got " + warmup);
+        }
+    }
+
+    /** Node counts in the order given. */
+    @Override
+    public int[] nodes() {
+        return nodes.clone();
+    }
+
+    /** Runs in all, warm-up included. */
+    public int totalRuns() {
+        return nodes.length * (repeats + warmup);
+    }
+}
