@@ -31,7 +31,7 @@ final class PaperCommand implements Runnable {
 
     @Override
     public void run() {
-        SweepSpec sweep = options.spec(PaperSetup.config(), PaperSetup.NODES, 5, 10);
+        SweepSpec sweep = options.spec(PaperSetup.config(), PaperSetup.NODES, 5, 20);
         Path out = options.out(Path.of("results", "paper"));
         Provenance provenance = Provenance.capture(List.of(spec.commandLine().getParseResult().originalArgs()
             .toArray(String[]::new)));

@@ -95,6 +95,10 @@ public final class Plots {
             .xAxisTitle("nodes (ranks)").yAxisTitle("time per epoch on rank 0 (microseconds)").build();
         style(c.getStyler());
         c.getStyler().setStacked(true);
+        c.getStyler().setLabelsVisible(true);
+        c.getStyler().setShowStackSum(true);     // the epoch's total above each bar
+        c.getStyler().setLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
+        c.getStyler().setDecimalPattern("#,##0.0");
         c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         List<String> labels = rows.stream().map(r -> Integer.toString(r.nodes())).toList();
         c.addSeries("compute (local gradient)", labels, rows.stream().map(r -> (Number) r.computeUs()).toList());
@@ -102,22 +106,30 @@ public final class Plots {
         return c;
     }
 
-    /** Loss against epoch (log scale). */
+    /**
+     * Loss against epoch. The loss is drawn as its base-10 logarithm on a linear axis: a
+     * converging run spans twenty decades or more, and a logarithmic axis labels every one.
+     */
     public static XYChart loss(double[] loss, String title) {
-        XYChart c = xy(title, "epoch", "loss (log scale)");
+        XYChart c = xy(title, "epoch", "loss (log10)");
         double[] x = new double[loss.length];
         double[] y = new double[loss.length];
         int k = 0;
         for (int e = 0; e < loss.length; e++) {
-            if (loss[e] > 0) {       // a log axis cannot show an exact zero
+            if (loss[e] > 0) {       // a logarithm cannot show an exact zero
                 x[k] = e + 1;
-                y[k++] = loss[e];
+                y[k++] = Math.log10(loss[e]);
             }
         }
         XYSeries s = c.addSeries("training loss", java.util.Arrays.copyOf(x, k), java.util.Arrays.copyOf(y, k));
         s.setMarker(SeriesMarkers.NONE);
         s.setLineWidth(2.5f);
-        c.getStyler().setYAxisLogarithmic(true);
+        c.getStyler().setXAxisMin(0.0);
+        c.getStyler().setXAxisMax((double) loss.length);
+        c.getStyler().setXAxisDecimalPattern("#");
+        c.getStyler().setXAxisTickMarkSpacingHint(90);
+        c.getStyler().setYAxisDecimalPattern("#");
+        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
         return c;
     }
 

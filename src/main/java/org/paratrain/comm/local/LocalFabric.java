@@ -12,7 +12,6 @@ import org.paratrain.comm.PeerFailedException;
  * once and costs nothing while it waits.
  */
 final class LocalFabric {
-    private static final long PARK_NANOS = 50_000_000L;
     /** How long a rank that has a core of its own polls before it parks. */
     private static final long SPIN_NANOS = 50_000L;
     /** After this long a polling rank yields its core between polls. */
@@ -74,7 +73,7 @@ final class LocalFabric {
             // Re-check after publishing the waiter: a sender that missed it has enqueued already.
             int n = ch.mayHaveMessages() ? ch.take(tag, buf, offset, capacity) : -1;
             if (n == -1 && failure == null) {
-                LockSupport.parkNanos(ch, PARK_NANOS);
+                LockSupport.park(ch);
             }
             ch.waiter = null;
             if (n != -1) {
