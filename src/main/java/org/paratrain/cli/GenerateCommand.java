@@ -2,7 +2,6 @@ package org.paratrain.cli;
 
 import java.nio.file.Path;
 import org.paratrain.data.MakeRegression;
-import org.paratrain.data.NumpyRandomState;
 import org.paratrain.data.PaperFormat;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -34,43 +33,18 @@ final class GenerateCommand implements Runnable {
             return spec.commandLine().getOut();
         }
 
-        @Option(names = "--samples", required = true, description = "Number of samples (n_samples).")
-        int samples;
-
-        @Option(names = "--features", required = true, description = "Number of features (n_features).")
-        int features;
-
-        @Option(names = "--informative", defaultValue = "10",
-            description = "Features with a non-zero coefficient (n_informative, default ${DEFAULT-VALUE}).")
-        int informative;
-
-        @Option(names = "--noise", defaultValue = "0.0",
-            description = "Standard deviation of Gaussian noise on y (default ${DEFAULT-VALUE}).")
-        double noise;
-
-        @Option(names = "--bias", defaultValue = "0.0", description = "Added to every y (default ${DEFAULT-VALUE}).")
-        double bias;
-
-        @Option(names = "--random-state", defaultValue = "0",
-            description = "Seed of numpy's RandomState, 0..4294967295 (default ${DEFAULT-VALUE}).")
-        long randomState;
-
-        @Option(names = "--no-shuffle", description = "Do not shuffle samples and features.")
-        boolean noShuffle;
+        @picocli.CommandLine.Mixin
+        RegressionOptions args;
 
         @Option(names = "--out", required = true, description = "Directory to write X.in, y.in and coef.txt into.")
         Path out;
 
         @Override
         public void run() {
-            MakeRegression spec = new MakeRegression(samples, features, informative, bias, noise, !noShuffle);
-            if (randomState < 0 || randomState > 0xFFFF_FFFFL) {
-                throw new IllegalArgumentException("--random-state must be in [0, 4294967295], got " + randomState);
-            }
-            MakeRegression.Result r = spec.generate(new NumpyRandomState(randomState));
+            MakeRegression.Result r = args.generate();
             PaperFormat.write(r.data(), out);
             PaperFormat.writeColumn(r.coef(), out.resolve("coef.txt"));
-            out().println("wrote " + samples + " samples x " + features + " features to "
+            out().println("wrote " + args.samples + " samples x " + args.features + " features to "
                 + out.resolve("X.in") + ", " + out.resolve("y.in") + " and " + out.resolve("coef.txt"));
         }
     }

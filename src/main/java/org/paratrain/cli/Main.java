@@ -51,7 +51,8 @@ public final class Main implements Runnable {
 
     private static int handleParameter(CommandLine.ParameterException e, String[] args) {
         PrintWriter err = e.getCommandLine().getErr();
-        err.println(e.getCommandLine().getCommandSpec().qualifiedName() + ": error: " + e.getMessage());
+        String message = e.getMessage().startsWith("Error: ") ? e.getMessage().substring(7) : e.getMessage();
+        err.println(e.getCommandLine().getCommandSpec().qualifiedName() + ": error: " + message);
         err.println("Try '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help' for more information.");
         return 2;
     }

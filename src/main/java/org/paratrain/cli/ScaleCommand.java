@@ -5,8 +5,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import org.paratrain.data.Dataset;
-import org.paratrain.data.MakeRegression;
-import org.paratrain.data.NumpyRandomState;
 import org.paratrain.data.PaperFormat;
 import org.paratrain.experiment.BreakEven;
 import org.paratrain.experiment.Provenance;
@@ -40,7 +38,7 @@ final class ScaleCommand implements Runnable {
         Files files;
 
         @ArgGroup(exclusive = false)
-        Generated generated;
+        RegressionOptions generated;
     }
 
     /** The paper's X.in and y.in. */
@@ -50,24 +48,6 @@ final class ScaleCommand implements Runnable {
 
         @Option(names = "--y", required = true, description = "Targets file (the paper's y.in).")
         Path y;
-    }
-
-    /** make_regression's arguments. */
-    static final class Generated {
-        @Option(names = "--samples", required = true, description = "Samples to generate.")
-        int samples;
-
-        @Option(names = "--features", required = true, description = "Features to generate.")
-        int features;
-
-        @Option(names = "--informative", defaultValue = "10", description = "Informative features (default ${DEFAULT-VALUE}).")
-        int informative;
-
-        @Option(names = "--noise", defaultValue = "0.0", description = "Noise standard deviation (default ${DEFAULT-VALUE}).")
-        double noise;
-
-        @Option(names = "--random-state", defaultValue = "42", description = "Generator seed (default ${DEFAULT-VALUE}).")
-        long randomState;
     }
 
     @Option(names = "--intercept", description = "Also learn a bias term.")
@@ -106,17 +86,7 @@ final class ScaleCommand implements Runnable {
             info.put("y", source.files.y.toString());
             return PaperFormat.read(source.files.x, source.files.y);
         }
-        Generated g = source.generated;
-        if (g.randomState < 0 || g.randomState > 0xFFFF_FFFFL) {
-            throw new IllegalArgumentException("--random-state must be in [0, 4294967295], got " + g.randomState);
-        }
-        MakeRegression gen = new MakeRegression(g.samples, g.features, g.informative, 0.0, g.noise, true);
-        info.put("generator", "make_regression");
-        info.put("n_samples", g.samples);
-        info.put("n_features", g.features);
-        info.put("n_informative", g.informative);
-        info.put("noise", g.noise);
-        info.put("random_state", g.randomState);
-        return gen.generate(new NumpyRandomState(g.randomState)).data();
+        source.generated.describe(info);
+        return source.generated.generate().data();
     }
 }

@@ -153,6 +153,44 @@ class CliTest {
     }
 
     @Test
+    void paperWritesTheTableTheFiguresAndTheAnalysis() throws IOException {
+        Path out = dir.resolve("paper");
+        Run r = run("paper", "--nodes", "1,2", "--repeats", "2", "--warmup", "1", "--epochs", "30",
+            "--no-break-even", "--quiet", "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        for (String f : List.of("table1.md", "table1.csv", "table1.json", "figure1_data.png", "figure2_fits.svg",
+            "figure3_fit.png", "scaling.png", "breakdown.svg", "loss.png", "analysis.md", "run.json")) {
+            assertTrue(Files.exists(out.resolve(f)), f);
+            assertTrue(r.out().contains(f), "the summary names " + f);
+        }
+        assertEquals("", r.err());
+    }
+
+    @Test
+    void scaleRunsOnGeneratedDataOrFilesButNotBoth() throws IOException {
+        Path out = dir.resolve("scale");
+        Run r = run("scale", "--samples", "3000", "--features", "3", "--nodes", "1,3", "--repeats", "1",
+            "--quiet", "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(Files.exists(out.resolve("table1.csv")));
+        assertFalse(Files.exists(out.resolve("figure1_data.png")), "data figures need one feature");
+        JsonNode run = new ObjectMapper().readTree(out.resolve("run.json").toFile());
+        assertEquals(3000, run.get("data").get("n_samples").asInt());
+
+        PaperFormat.write(new MakeRegression(400, 1, 1, 0, 1, true).generate(new NumpyRandomState(2)).data(), dir);
+        Run files = run("scale", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(),
+            "--nodes", "1,2", "--repeats", "1", "--quiet", "--out", dir.resolve("scale2").toString());
+        assertEquals(0, files.status(), files.err());
+        assertTrue(Files.exists(dir.resolve("scale2").resolve("figure3_fit.svg")));
+
+        Run both = run("scale", "--samples", "10", "--features", "1", "--x", "a", "--y", "b");
+        assertEquals(2, both.status());
+        Run dup = run("scale", "--samples", "10", "--features", "1", "--nodes", "2,2");
+        assertEquals(2, dup.status());
+        assertTrue(dup.err().contains("--nodes"), dup.err());
+    }
+
+    @Test
     void benchPaperPrintsATableForEachNodeCount() {
         Run r = run("bench", "paper", "--nodes", "1,3", "--repeats", "2", "--warmup", "1");
         assertEquals(0, r.status(), r.err());
