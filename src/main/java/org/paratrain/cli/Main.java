@@ -3,6 +3,9 @@ package org.paratrain.cli;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import org.paratrain.comm.RankFailedException;
+import org.paratrain.comm.mpi.MpiCommunicator;
+import org.paratrain.comm.mpi.MpiException;
+import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.train.DivergenceException;
@@ -46,11 +49,19 @@ public final class Main implements Runnable {
         cli.setErr(err);
         cli.setExecutionExceptionHandler(Main::handle);
         cli.setParameterExceptionHandler(Main::handleParameter);
-        return cli.execute(args);
+        try {
+            return cli.execute(args);
+        } finally {
+            // Every rank of an MPI job must finalize, whether its command succeeded or not.
+            MpiCommunicator.finalizeIfInitialized();
+        }
     }
 
     private static int handleParameter(CommandLine.ParameterException e, String[] args) {
         PrintWriter err = e.getCommandLine().getErr();
+        if (MpiJob.insideMpirun() && MpiJob.rankFromEnvironment() != 0) {
+            return 2;   // every rank sees the same mistake; rank 0 says it
+        }
         String message = e.getMessage().startsWith("Error: ") ? e.getMessage().substring(7) : e.getMessage();
         err.println(e.getCommandLine().getCommandSpec().qualifiedName() + ": error: " + message);
         err.println("Try '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help' for more information.");
@@ -59,13 +70,19 @@ public final class Main implements Runnable {
 
     private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
         PrintWriter err = cli.getErr();
+        if (e instanceof JobFailedException jf) {
+            return jf.status();   // the ranks have printed why
+        }
+        if (MpiJob.insideMpirun() && MpiJob.rankFromEnvironment() != 0) {
+            err = new PrintWriter(java.io.Writer.nullWriter());   // every rank fails alike; rank 0 says it
+        }
         Throwable t = e instanceof RankFailedException rf && rf.getCause() instanceof DivergenceException d ? d : e;
         if (t instanceof IllegalArgumentException) {
             err.println(cli.getCommandSpec().qualifiedName() + ": error: " + t.getMessage());
             return 2;
         }
         if (t instanceof DataFormatException || t instanceof DivergenceException
-            || t instanceof RankFailedException || t instanceof UncheckedIOException) {
+            || t instanceof RankFailedException || t instanceof UncheckedIOException || t instanceof MpiException) {
             err.println(cli.getCommandSpec().qualifiedName() + ": error: " + t.getMessage());
             return 1;
         }

@@ -8,6 +8,8 @@ import org.paratrain.data.Dataset;
 import org.paratrain.data.PaperFormat;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
+import org.paratrain.comm.mpi.MpiJob;
+import org.paratrain.train.FailureInjection;
 import org.paratrain.train.LossReduction;
 import org.paratrain.train.TrainConfig;
 import org.paratrain.train.Training;
@@ -52,22 +54,34 @@ final class TrainCommand implements Runnable {
             + "at any node count for one block size.")
     int blockSize;
 
-    @Option(names = "--backend", defaultValue = "local", description = "Where ranks run: local (default).")
-    String backend;
+    @picocli.CommandLine.Mixin
+    BackendOptions backendOptions;
+
+    @Option(names = "--inject-failure", hidden = true, description = "RANK:EPOCH: make a rank fail, for tests.")
+    String injectFailure;
 
     @Option(names = "--out", description = "Directory for result.json and history.csv.")
     Path out;
 
     @Override
     public void run() {
-        if (!backend.equals("local")) {
-            throw new IllegalArgumentException("--backend must be local, got '" + backend + "'");
-        }
-        TrainConfig config = new TrainConfig(nodes, epochs, lr, intercept, reduction(lossReduction), blockSize);
-        Provenance provenance = Provenance.capture(List.of(spec.commandLine().getParseResult().originalArgs()
-            .toArray(String[]::new)));
+        boolean mpi = backendOptions.isMpi();
+        boolean child = mpi && MpiJob.insideMpirun();
+        int n = child && !spec.commandLine().getParseResult().hasMatchedOption("--nodes")
+            ? org.paratrain.comm.mpi.MpiCommunicator.world().size() : nodes;
+        TrainConfig config = new TrainConfig(n, epochs, lr, intercept, reduction(lossReduction), blockSize);
+        FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
+        List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
+        Provenance provenance = Provenance.capture(args);
         Dataset data = PaperFormat.read(xFile, yFile);
-        TrainingResult r = Training.local(data, config);
+        if (mpi && !child) {
+            backendOptions.launch(n, args);   // every rank runs this command again, under mpirun
+            return;
+        }
+        TrainingResult r = mpi ? Training.mpi(data, config, failure) : Training.local(data, config, failure);
+        if (r == null) {
+            return;   // an MPI rank other than 0: rank 0 reports
+        }
         printSummary(data, r);
         if (out != null) {
             ObjectNode d = RunWriter.json().createObjectNode();

@@ -3,6 +3,7 @@ package org.paratrain.train;
 import java.util.List;
 import org.paratrain.comm.RankFailedException;
 import org.paratrain.comm.local.LocalCluster;
+import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.data.Dataset;
 import org.paratrain.model.LinearRegression;
 import org.paratrain.model.Model;
@@ -28,11 +29,17 @@ public final class Training {
      * @throws RankFailedException if a rank failed; the message names it and the epoch
      */
     public static TrainingResult local(Dataset data, TrainConfig config) {
-        Model model = new LinearRegression(data.features(), config.intercept());
+        return local(data, config, null);
+    }
+
+    /** As {@link #local(Dataset, TrainConfig)}, with one rank made to fail if {@code failure} says so. */
+    public static TrainingResult local(Dataset data, TrainConfig config, FailureInjection failure) {
+        Model linear = new LinearRegression(data.features(), config.intercept());
         List<TrainingResult> results;
         try {
-            results = LocalCluster.run(config.nodes(), comm ->
-                new RankTrainer(comm, data, model, new GradientDescent(config.learningRate()), config).train());
+            results = LocalCluster.run(config.nodes(), comm -> new RankTrainer(comm, data,
+                failure == null ? linear : failure.wrap(linear, comm.rank()),
+                new GradientDescent(config.learningRate()), config).train());
         } catch (RankFailedException e) {
             if (e.getCause() instanceof DivergenceException d) {
                 throw d;
@@ -40,5 +47,33 @@ public final class Training {
             throw e;
         }
         return results.get(0);
+    }
+
+    /**
+     * Trains on this process's rank of an MPI job (the process was started by mpirun).
+     * Rank 0 returns the result, other ranks null. A rank that fails prints what happened,
+     * naming itself, and ends the whole job ({@code MPI_Abort}); divergence is seen by every
+     * rank at the same epoch and thrown on each.
+     *
+     * @throws IllegalArgumentException if {@code config.nodes()} differs from the job's size
+     */
+    public static TrainingResult mpi(Dataset data, TrainConfig config, FailureInjection failure) {
+        MpiCommunicator comm = MpiCommunicator.world();
+        if (comm.size() != config.nodes()) {
+            throw new IllegalArgumentException("--nodes is " + config.nodes() + " but the MPI job has " + comm.size()
+                + " processes");
+        }
+        Model linear = new LinearRegression(data.features(), config.intercept());
+        Model model = failure == null ? linear : failure.wrap(linear, comm.rank());
+        try {
+            return new RankTrainer(comm, data, model, new GradientDescent(config.learningRate()), config).train();
+        } catch (DivergenceException e) {
+            throw e;
+        } catch (RuntimeException | Error e) {
+            System.err.println("paratrain: rank " + comm.rank() + " failed: " + e.getMessage());
+            System.err.flush();
+            comm.abort(1);
+            throw e;
+        }
     }
 }

@@ -1,0 +1,43 @@
+package org.paratrain.cli;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.paratrain.comm.mpi.MpiJob;
+import picocli.CommandLine.Option;
+
+/** Where ranks run, and how an MPI job is started. */
+final class BackendOptions {
+    @Option(names = "--backend", defaultValue = "local",
+        description = "Where ranks run: local (threads of this JVM, default) or mpi (MPI processes, started "
+            + "with mpirun unless this command already runs under mpirun).")
+    String backend;
+
+    @Option(names = "--hostfile", description = "With --backend mpi: mpirun's hostfile, to run on several machines.")
+    Path hostfile;
+
+    @Option(names = "--mpirun-args", description = "With --backend mpi: extra arguments for mpirun, e.g. "
+        + "\"--mca btl_vader_single_copy_mechanism none\".")
+    String mpirunArgs;
+
+    /** True for the MPI backend; checks the name. */
+    boolean isMpi() {
+        return switch (backend) {
+            case "local" -> false;
+            case "mpi" -> true;
+            default -> throw new IllegalArgumentException("--backend must be local or mpi, got '" + backend + "'");
+        };
+    }
+
+    /** Runs this command on {@code processes} MPI ranks; returns if the job succeeded. */
+    void launch(int processes, List<String> args) {
+        List<String> extra = mpirunArgs == null || mpirunArgs.isBlank() ? List.of()
+            : Arrays.asList(mpirunArgs.strip().split("\\\\s+"));
+        String opts = System.getenv("PARATRAIN_JAVA_OPTS");
+        List<String> jvm = opts == null || opts.isBlank() ? List.of() : Arrays.asList(opts.strip().split("\\\\s+"));
+        int status = MpiJob.run(new MpiJob.Launch(processes, hostfile, extra, jvm), Main.class.getName(), args);
+        if (status != 0) {
+            throw new JobFailedException(status);
+        }
+    }
+}

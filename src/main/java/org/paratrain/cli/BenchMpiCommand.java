@@ -1,0 +1,154 @@
+package org.paratrain.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.paratrain.comm.mpi.MpiBenchmark;
+import org.paratrain.comm.mpi.MpiCommunicator;
+import org.paratrain.comm.mpi.MpiException;
+import org.paratrain.comm.mpi.MpiJob;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code paratrain bench mpi}: MPI latency and bandwidth from paratrain and from a C program
+ * built with mpicc, measured alternately in one run on 2 processes.
+ */
+@Command(name = "mpi", mixinStandardHelpOptions = true,
+    description = {"Measure, side by side with a C program built with mpicc: the one-way time of an 8-byte",
+        "message, a 1-double allreduce and a 1,000,000-double allreduce, on 2 MPI processes."})
+final class BenchMpiCommand implements Runnable {
+    private static final double LATENCY_TARGET = 1.25;
+    private static final double BANDWIDTH_TARGET = 1.1;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "Alternating C and Java runs (default ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Override
+    public void run() {
+        if (rounds < 1 || rounds > 20) {
+            throw new IllegalArgumentException("--rounds must be in [1, 20], got " + rounds);
+        }
+        Path exe = buildReference();
+        Map<String, Double> c = new LinkedHashMap<>();
+        Map<String, Double> java = new LinkedHashMap<>();
+        MpiJob.Launch two = new MpiJob.Launch(2, null, List.of(), List.of());
+        for (int r = 0; r < rounds; r++) {
+            best(c, capture(exe.toString(), two, null));
+            best(java, capture(null, two, List.of("bench", "mpi-worker")));
+        }
+        var out = spec.commandLine().getOut();
+        out.printf(Locale.ROOT, "MPI on 2 processes, best of %d alternating runs (each the best of 5 repetitions)%n",
+            rounds);
+        out.println("| measurement | C (mpicc) | paratrain (Java, FFM) | paratrain / C | target |");
+        out.println("|---|---:|---:|---:|---:|");
+        row(out, "8-byte ping-pong, one way (us)", "pingpong_us", c, java, LATENCY_TARGET);
+        row(out, "allreduce, 1 double (us)", "allreduce8_us", c, java, LATENCY_TARGET);
+        row(out, "allreduce, 1,000,000 doubles (ms)", "allreduce1m_ms", c, java, BANDWIDTH_TARGET);
+    }
+
+    private static void row(java.io.PrintWriter out, String what, String key, Map<String, Double> c,
+                            Map<String, Double> java, double target) {
+        double ratio = java.get(key) / c.get(key);
+        out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.2f | %s %.2f |%n", what, c.get(key), java.get(key), ratio,
+            ratio <= target ? "met, <=" : "missed, <=", target);
+    }
+
+    private static void best(Map<String, Double> into, Map<String, Double> figures) {
+        figures.forEach((k, v) -> into.merge(k, v, Math::min));
+    }
+
+    /** Runs the C program ({@code exe}) or paratrain ({@code args}) under mpirun; parses its figures. */
+    private static Map<String, Double> capture(String exe, MpiJob.Launch launch, List<String> args) {
+        List<String> cmd;
+        if (exe == null) {
+            cmd = MpiJob.command(launch, Main.class.getName(), args);
+        } else {
+            cmd = new ArrayList<>(MpiJob.mpirunPrefix(launch));
+            cmd.add(exe);
+        }
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String text = new String(p.getInputStream().readAllBytes());
+            if (p.waitFor() != 0) {
+                throw new MpiException("benchmark run failed: " + String.join(" ", cmd) + "\n" + text.strip());
+            }
+            Map<String, Double> figures = new LinkedHashMap<>();
+            for (String line : text.split("\n")) {
+                String[] kv = line.strip().split(" ");
+                if (kv.length == 2 && kv[0].matches("[a-z0-9_]+")) {
+                    figures.put(kv[0], Double.parseDouble(kv[1]));
+                }
+            }
+            return figures;
+        } catch (IOException e) {
+            throw new MpiException("cannot run " + cmd.get(0) + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MpiException("interrupted");
+        }
+    }
+
+    /** Compiles the C reference from the jar's copy of its source, into a temporary directory. */
+    static Path buildReference() {
+        try {
+            Path dir = Files.createTempDirectory("paratrain-c");
+            dir.toFile().deleteOnExit();
+            Path src = dir.resolve("mpi_bench.c");
+            try (InputStream in = BenchMpiCommand.class.getResourceAsStream("/c/mpi_bench.c")) {
+                Files.copy(in, src);
+            }
+            Path exe = dir.resolve("mpi_bench");
+            Process p = new ProcessBuilder("mpicc", "-O2", "-o", exe.toString(), src.toString())
+                .redirectErrorStream(true).start();
+            String text = new String(p.getInputStream().readAllBytes());
+            if (p.waitFor() != 0) {
+                throw new MpiException("mpicc failed: " + text.strip());
+            }
+            src.toFile().deleteOnExit();
+            exe.toFile().deleteOnExit();
+            return exe;
+        } catch (IOException e) {
+            throw new MpiException("cannot build the C reference (is mpicc installed? apt-get install "
+                + "libopenmpi-dev): " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MpiException("interrupted");
+        }
+    }
+
+    /** The Java side, run on each MPI rank by {@code bench mpi}. */
+    @Command(name = "mpi-worker", hidden = true)
+    static final class Worker implements Runnable {
+        @Override
+        public void run() {
+            String figures = MpiBenchmark.run(MpiCommunicator.world());
+            if (figures != null) {
+                System.out.print(figures);
+                System.out.flush();
+            }
+        }
+    }
+
+    /** Checks the MPI binding on every rank of a job: {@code mpirun -np 3 paratrain bench mpi-selftest}. */
+    @Command(name = "mpi-selftest", hidden = true)
+    static final class SelfTest implements Runnable {
+        @Override
+        public void run() {
+            MpiCommunicator c = MpiCommunicator.world();
+            MpiBenchmark.selfTest(c);
+            if (c.rank() == 0) {
+                System.out.println("mpi self-test passed on " + c.size() + " ranks (" + c.implementation() + ")");
+            }
+        }
+    }
+}

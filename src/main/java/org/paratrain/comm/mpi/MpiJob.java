@@ -1,0 +1,157 @@
+package org.paratrain.comm.mpi;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Starting paratrain as an MPI job: the {@code mpirun} command line for this machine and
+ * this MPI, and whether the current process was itself started by {@code mpirun}.
+ *
+ * <p>As root Open MPI refuses to run without {@code --allow-run-as-root}; with more
+ * processes than cores it needs {@code --oversubscribe}, and binding every process to a
+ * core would then stack several on one, so processes are bound to cores only when each
+ * can have its own. Every rank is a JVM: it gets a share of the memory as its heap
+ * ({@code -Xmx}), no perf-data file, and the serial collector (one GC thread, not one per
+ * core, when 32 JVMs share 2 cores).
+ */
+public final class MpiJob {
+    private MpiJob() { }
+
+    /**
+     * How to launch.
+     *
+     * @param processes   number of MPI processes
+     * @param hostfile    an mpirun hostfile, or null for this machine only
+     * @param mpirunArgs  extra arguments for mpirun, passed as they are
+     * @param jvmArgs     extra JVM options for every rank
+     */
+    public record Launch(int processes, Path hostfile, List<String> mpirunArgs, List<String> jvmArgs) {
+        /** Validates. */
+        public Launch {
+            if (processes < 1) {
+                throw new IllegalArgumentException("--nodes must be at least 1, got " + processes);
+            }
+            if (hostfile != null && !Files.isReadable(hostfile)) {
+                throw new IllegalArgumentException("--hostfile " + hostfile + " does not exist or cannot be read");
+            }
+            mpirunArgs = List.copyOf(mpirunArgs);
+            jvmArgs = List.copyOf(jvmArgs);
+        }
+    }
+
+    /** True when this process is a rank of an MPI job (started by mpirun or mpiexec). */
+    public static boolean insideMpirun() {
+        Map<String, String> env = System.getenv();
+        return env.containsKey("OMPI_COMM_WORLD_SIZE") || env.containsKey("PMI_SIZE")
+            || env.containsKey("PMIX_RANK") || env.containsKey("MPI_LOCALNRANKS");
+    }
+
+    /** This process's rank from the launcher's environment, or 0 outside an MPI job. */
+    public static int rankFromEnvironment() {
+        for (String key : List.of("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")) {
+            String v = System.getenv(key);
+            if (v != null) {
+                try {
+                    return Integer.parseInt(v.strip());
+                } catch (NumberFormatException e) {
+                    return 0;
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** Runs {@code mainClass args} on every rank under mpirun, with this JVM's class path; returns the exit status. */
+    public static int run(Launch launch, String mainClass, List<String> args) {
+        List<String> command = command(launch, mainClass, args);
+        try {
+            Process p = new ProcessBuilder(command).inheritIO().start();
+            return p.waitFor();
+        } catch (IOException e) {
+            throw new MpiException("cannot start " + command.get(0) + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MpiException("interrupted while waiting for mpirun");
+        }
+    }
+
+    /** The full command line: mpirun, its options, the JVM and its options, the program. */
+    public static List<String> command(Launch launch, String mainClass, List<String> args) {
+        List<String> cmd = new ArrayList<>(mpirunPrefix(launch));
+        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
+            "java").toString()));
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-XX:-UsePerfData", "-XX:+UseSerialGC",
+            "-Xmx" + heapPerRankMb(launch.processes()) + "m"));
+        cmd.addAll(launch.jvmArgs());
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    /** mpirun and its options, without the program to run. */
+    public static List<String> mpirunPrefix(Launch launch) {
+        String mpirun = findMpirun();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(mpirun);
+        boolean openMpi = isOpenMpi(mpirun);
+        int cores = Runtime.getRuntime().availableProcessors();
+        if (openMpi) {
+            cmd.addAll(List.of("-np", Integer.toString(launch.processes())));
+            if ("root".equals(System.getProperty("user.name"))) {
+                cmd.add("--allow-run-as-root");
+            }
+            cmd.add("--oversubscribe");
+            cmd.add("--quiet");   // no banners: a failing rank prints its own one-line reason
+            cmd.addAll(List.of("--bind-to", launch.processes() <= cores && launch.hostfile() == null ? "core" : "none"));
+            if (launch.hostfile() != null) {
+                cmd.addAll(List.of("--hostfile", launch.hostfile().toString()));
+            }
+        } else {
+            cmd.addAll(List.of("-n", Integer.toString(launch.processes())));
+            if (launch.hostfile() != null) {
+                cmd.addAll(List.of("-f", launch.hostfile().toString()));
+            }
+        }
+        cmd.addAll(launch.mpirunArgs());
+        return cmd;
+    }
+
+    /** Half the machine's memory shared among the ranks, between 256 MB and 8 GB each. */
+    static long heapPerRankMb(int processes) {
+        long total = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+            .getTotalMemorySize() / (1024 * 1024);
+        return Math.max(256, Math.min(8192, total / 2 / processes));
+    }
+
+    private static String findMpirun() {
+        for (String name : List.of("mpirun", "mpiexec")) {
+            for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(java.io.File.pathSeparator)) {
+                Path p = Path.of(dir, name);
+                if (Files.isExecutable(p)) {
+                    return p.toString();
+                }
+            }
+        }
+        throw new MpiException("no mpirun on the PATH; install Open MPI (apt-get install openmpi-bin "
+            + "libopenmpi-dev) or MPICH");
+    }
+
+    private static boolean isOpenMpi(String mpirun) {
+        try {
+            Process p = new ProcessBuilder(mpirun, "--version").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            p.waitFor();
+            return out.contains("Open MPI") || out.contains("OpenRTE");
+        } catch (IOException e) {
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+    }
+}

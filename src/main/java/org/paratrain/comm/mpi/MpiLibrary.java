@@ -1,0 +1,112 @@
+package org.paratrain.comm.mpi;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The MPI shared library of this process, loaded once, and downcall handles into it.
+ *
+ * <p>The library is opened with {@code dlopen(RTLD_NOW | RTLD_GLOBAL)} before the FFM
+ * lookup: Open MPI loads its transports as plug-ins that expect libmpi's symbols in the
+ * global namespace, which {@link SymbolLookup#libraryLookup} alone (RTLD_LOCAL) does not
+ * give. Which library: {@code PARATRAIN_MPI_LIB} if set (a file name or path), else Open
+ * MPI's {@code libmpi.so.40}, else MPICH's {@code libmpich.so.12}; the ABI follows from
+ * whether the library defines Open MPI's {@code ompi_mpi_comm_world}.
+ *
+ * <p>Handles are made on first use of each function, since each costs milliseconds.
+ */
+final class MpiLibrary {
+    private static final int RTLD_NOW = 2;
+    private static final int RTLD_GLOBAL = 0x100;
+    private static final List<String> CANDIDATES = List.of("libmpi.so.40", "libmpich.so.12", "libmpi.so.12",
+        "libmpi.so");
+
+    private final SymbolLookup lookup;
+    private final MpiAbi abi;
+    private final String file;
+
+    private MpiLibrary(SymbolLookup lookup, MpiAbi abi, String file) {
+        this.lookup = lookup;
+        this.abi = abi;
+        this.file = file;
+    }
+
+    /** Loads the library named by PARATRAIN_MPI_LIB or the first that is installed. */
+    static MpiLibrary load() {
+        String named = System.getenv("PARATRAIN_MPI_LIB");
+        List<String> tried = new ArrayList<>();
+        for (String candidate : named != null && !named.isBlank() ? List.of(named) : CANDIDATES) {
+            tried.add(candidate);
+            if (dlopenGlobal(candidate)) {
+                SymbolLookup lib = SymbolLookup.libraryLookup(candidate, Arena.global());
+                MpiAbi abi = lib.find("ompi_mpi_comm_world").isPresent() ? MpiAbi.openMpi(lib) : MpiAbi.mpich();
+                return new MpiLibrary(lib, abi, candidate);
+            }
+        }
+        throw new MpiException("no MPI library found (tried " + String.join(", ", tried) + "); install Open MPI "
+            + "(apt-get install openmpi-bin libopenmpi-dev) or MPICH, or set PARATRAIN_MPI_LIB to the library");
+    }
+
+    private static boolean dlopenGlobal(String name) {
+        Linker linker = Linker.nativeLinker();
+        MemorySegment dlopen = linker.defaultLookup().find("dlopen")
+            .orElseThrow(() -> new MpiException("this C library has no dlopen; MPI needs Linux or macOS"));
+        MethodHandle h = linker.downcallHandle(dlopen,
+            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment handle = (MemorySegment) h.invokeExact(arena.allocateFrom(name), RTLD_NOW | RTLD_GLOBAL);
+            return handle.address() != 0;
+        } catch (Throwable t) {
+            throw new MpiException("dlopen(" + name + ") failed: " + t);
+        }
+    }
+
+    MpiAbi abi() {
+        return abi;
+    }
+
+    String file() {
+        return file;
+    }
+
+    /**
+     * A downcall to {@code function}. In {@code args}, the marker {@link #HANDLE} stands for an
+     * MPI handle argument, whose layout depends on the ABI; {@code handles} are bound to those
+     * positions in order, so the returned handle takes only the remaining arguments.
+     */
+    MethodHandle function(String function, ValueLayout result, List<Object> args, boolean critical,
+                          Object... handles) {
+        MemorySegment symbol = lookup.find(function)
+            .orElseThrow(() -> new MpiException(file + " has no function " + function));
+        List<java.lang.foreign.MemoryLayout> layouts = new ArrayList<>();
+        List<Integer> handlePositions = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            if (args.get(i) == HANDLE) {
+                layouts.add(abi.handleLayout());
+                handlePositions.add(i);
+            } else {
+                layouts.add((java.lang.foreign.MemoryLayout) args.get(i));
+            }
+        }
+        java.lang.foreign.MemoryLayout[] arr = layouts.toArray(java.lang.foreign.MemoryLayout[]::new);
+        FunctionDescriptor fd = result == null ? FunctionDescriptor.ofVoid(arr) : FunctionDescriptor.of(result, arr);
+        MethodHandle h = critical
+            ? Linker.nativeLinker().downcallHandle(symbol, fd, Linker.Option.critical(true))
+            : Linker.nativeLinker().downcallHandle(symbol, fd);
+        for (int k = handlePositions.size() - 1; k >= 0; k--) {
+            h = MethodHandles.insertArguments(h, handlePositions.get(k), handles[k]);
+        }
+        return h;
+    }
+
+    /** Marks a handle argument in {@link #function}'s argument list. */
+    static final Object HANDLE = new Object();
+}

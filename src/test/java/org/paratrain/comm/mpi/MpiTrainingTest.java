@@ -1,0 +1,117 @@
+package org.paratrain.comm.mpi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.paratrain.cli.Main;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.PaperFormat;
+import org.paratrain.experiment.PaperSetup;
+import org.paratrain.train.TrainConfig;
+import org.paratrain.train.Training;
+import org.paratrain.train.TrainingResult;
+
+/**
+ * The MPI backend end to end: real mpirun, real processes. Skipped where mpirun is missing,
+ * unless PARATRAIN_REQUIRE_MPI is set (as CI does), in which case a missing MPI fails.
+ */
+class MpiTrainingTest {
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void needMpi() throws IOException {
+        boolean have = Files.isExecutable(Path.of("/usr/bin/mpirun")) || onPath("mpirun");
+        if (!have && System.getenv("PARATRAIN_REQUIRE_MPI") != null) {
+            fail("PARATRAIN_REQUIRE_MPI is set but mpirun is not installed");
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(have, "mpirun is not installed");
+        PaperFormat.write(PaperSetup.data(), dir);
+    }
+
+    private static boolean onPath(String name) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (Files.isExecutable(Path.of(d, name))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    record Job(int status, String output, double seconds) { }
+
+    /** Runs paratrain's main under mpirun with {@code np} processes, capturing all output. */
+    static Job mpirun(int np, String... args) throws Exception {
+        List<String> cmd = MpiJob.command(new MpiJob.Launch(np, null, List.of(), List.of()), Main.class.getName(),
+            List.of(args));
+        Path log = Files.createTempFile(dir, "mpirun", ".log");
+        long start = System.nanoTime();
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            fail("mpirun did not finish within 120 s: " + Files.readString(log));
+        }
+        return new Job(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8), (System.nanoTime() - start) / 1e9);
+    }
+
+    /** MPI at p processes gives the bits of the local backend (and so of 1 rank). */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 8})
+    void sameBitsAsTheLocalBackend(int p) throws Exception {
+        Path out = dir.resolve("run" + p);
+        Job job = mpirun(p, "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y",
+            dir.resolve("y.in").toString(), "--nodes", Integer.toString(p), "--out", out.toString());
+        assertEquals(0, job.status(), job.output());
+        assertEquals(1, count(job.output(), "final loss"), "only rank 0 reports:\n" + job.output());
+        JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        Dataset data = PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in"));
+        TrainingResult local = Training.local(data, TrainConfig.paper().withNodes(p));
+        assertEquals(Double.doubleToRawLongBits(local.params()[0]),
+            Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
+        assertEquals(Double.doubleToRawLongBits(local.finalLoss()),
+            Double.doubleToRawLongBits(r.get("final_loss").asDouble()));
+        assertEquals("mpi", r.get("backend").asText());
+        assertEquals(p, r.get("nodes").asInt());
+    }
+
+    @Test
+    void aFailingRankEndsTheJobWithItsMessageWithinSeconds() throws Exception {
+        Job job = mpirun(4, "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y",
+            dir.resolve("y.in").toString(), "--nodes", "4", "--epochs", "100000", "--inject-failure", "2:5");
+        assertNotEquals(0, job.status(), job.output());
+        assertTrue(job.output().contains("rank 2 failed: epoch 5: failure injected on purpose"), job.output());
+        assertTrue(job.seconds() < 60, "took " + job.seconds() + " s");
+    }
+
+    @Test
+    void nativeAllreduceAndBroadcastAgreeWithASequentialSum() throws Exception {
+        Job job = mpirun(3, "bench", "mpi-selftest");
+        assertEquals(0, job.status(), job.output());
+        assertTrue(job.output().contains("mpi self-test passed on 3 ranks"), job.output());
+    }
+
+    private static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+}
