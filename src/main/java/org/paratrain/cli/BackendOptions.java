@@ -29,13 +29,18 @@ final class BackendOptions {
         };
     }
 
+    /** How to start a job of {@code processes} ranks with these options. */
+    MpiJob.Launch launchSpec(int processes) {
+        List<String> extra = mpirunArgs == null || mpirunArgs.isBlank() ? List.of()
+            : Arrays.asList(mpirunArgs.strip().split("\\s+"));
+        String opts = System.getenv("PARATRAIN_JAVA_OPTS");
+        List<String> jvm = opts == null || opts.isBlank() ? List.of() : Arrays.asList(opts.strip().split("\\s+"));
+        return new MpiJob.Launch(processes, hostfile, extra, jvm);
+    }
+
     /** Runs this command on {@code processes} MPI ranks; returns if the job succeeded. */
     void launch(int processes, List<String> args) {
-        List<String> extra = mpirunArgs == null || mpirunArgs.isBlank() ? List.of()
-            : Arrays.asList(mpirunArgs.strip().split("\\\\s+"));
-        String opts = System.getenv("PARATRAIN_JAVA_OPTS");
-        List<String> jvm = opts == null || opts.isBlank() ? List.of() : Arrays.asList(opts.strip().split("\\\\s+"));
-        int status = MpiJob.run(new MpiJob.Launch(processes, hostfile, extra, jvm), Main.class.getName(), args);
+        int status = MpiJob.run(launchSpec(processes), Main.class.getName(), args);
         if (status != 0) {
             throw new JobFailedException(status);
         }

@@ -2,10 +2,15 @@ package org.paratrain.cli;
 
 import java.util.Arrays;
 import java.util.Locale;
+import java.nio.file.Path;
+import java.util.List;
 import org.paratrain.data.Dataset;
+import org.paratrain.data.PaperFormat;
 import org.paratrain.experiment.PaperSetup;
-import org.paratrain.train.Training;
-import org.paratrain.train.TrainingResult;
+import org.paratrain.experiment.Statistics;
+import org.paratrain.experiment.Sweep;
+import org.paratrain.experiment.SweepSpec;
+import org.paratrain.io.AtomicFiles;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -22,20 +27,16 @@ final class BenchCommand implements Runnable {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(), "say which benchmark, e.g. bench paper");
     }
 
-    /** The paper's run (500 x 1, 300 epochs) at each node count, after warm-up. */
+    /** The paper's run (500 x 1, 300 epochs) at each node count, after warm-up, beside C. */
     @Command(name = "paper", mixinStandardHelpOptions = true,
-        description = {"Time the paper's training at each node count on the local backend, after warm-up,",
-            "next to the paper's scheme in C with Open MPI on this kind of machine."})
+        description = {"Time the paper's training at each node count after warm-up, next to the paper's scheme",
+            "in C with MPI (built with mpicc and run under mpirun in the same run, when installed)."})
     static final class Paper implements Runnable {
+        /** The paper's scheme in C with Open MPI, ms per run, quoted for this kind of machine when mpicc is absent. */
+        private static final double[] QUOTED_C_MS = {0.14, 0.26, 2.7, 5.0, 14, 25};
+
         @picocli.CommandLine.Spec
         picocli.CommandLine.Model.CommandSpec spec;
-
-        private java.io.PrintWriter out() {
-            return spec.commandLine().getOut();
-        }
-
-        /** The paper's scheme in C with Open MPI, ms per 300-epoch run, measured on this kind of machine. */
-        private static final double[] C_MPI_MS = {0.14, 0.26, 2.7, 5.0, 14, 25};
 
         @Option(names = "--nodes", split = ",", defaultValue = "1,2,4,8,16,32",
             description = "Node counts (default ${DEFAULT-VALUE}).")
@@ -47,62 +48,71 @@ final class BenchCommand implements Runnable {
         @Option(names = "--warmup", defaultValue = "20", description = "Untimed runs per node count first (default ${DEFAULT-VALUE}).")
         int warmup;
 
+        @Option(names = "--no-c", description = "Do not build and run the C reference.")
+        boolean noC;
+
+        @picocli.CommandLine.Mixin
+        BackendOptions backend;
+
         @Override
         public void run() {
-            if (repeats < 1 || warmup < 0) {
-                throw new IllegalArgumentException("--repeats must be at least 1 and --warmup at least 0");
-            }
-            for (int p : nodes) {
-                PaperSetup.config().withNodes(p);   // validates every count before any work
-            }
+            SweepSpec sweep = new SweepSpec(nodes, repeats, warmup, PaperSetup.config());
+            boolean mpi = backend.isMpi();
             Dataset data = PaperSetup.data();
-            double[][] ms = new double[nodes.length][repeats];
-            double[][] commShare = new double[nodes.length][repeats];
-            for (int w = 0; w < warmup; w++) {
-                for (int p : nodes) {
-                    Training.local(data, PaperSetup.config().withNodes(p));
-                }
-            }
-            // Interleave node counts so that a slow moment of the machine does not hit one count only.
-            for (int r = 0; r < repeats; r++) {
+            List<Sweep.Point> points = mpi ? Sweep.runMpi(data, sweep, backend.launchSpec(1), done -> { })
+                : Sweep.run(data, sweep, done -> { });
+            double[] cMs = !noC && CReference.available() ? measureC(data) : null;
+            print(points, cMs, mpi);
+        }
+
+        /** Median ms per run of the paper's scheme in C at each node count, measured now. */
+        private double[] measureC(Dataset data) {
+            Path dir = AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"), "paratrain-c"));
+            try {
+                PaperFormat.write(data, dir);
+                Path exe = CReference.build("paper_mpi");
+                double[] ms = new double[nodes.length];
                 for (int i = 0; i < nodes.length; i++) {
-                    TrainingResult res = Training.local(data, PaperSetup.config().withNodes(nodes[i]));
-                    ms[i][r] = res.trainSeconds() * 1e3;
-                    commShare[i][r] = res.commSeconds() / res.trainSeconds();
+                    String out = CReference.mpirun(backend.launchSpec(nodes[i]), exe, List.of(
+                        dir.resolve("X.in").toString(), dir.resolve("y.in").toString(), "300", "1e-4",
+                        Integer.toString(warmup), Integer.toString(repeats)));
+                    ms[i] = Statistics.median(out.lines().filter(l -> l.startsWith("run_ms "))
+                        .mapToDouble(l -> Double.parseDouble(l.substring(7).strip())).toArray());
                 }
+                return ms;
+            } finally {
+                AtomicFiles.deleteQuietly(dir);
             }
-            print(ms, commShare);
         }
 
-        private void print(double[][] ms, double[][] commShare) {
-            out().printf(Locale.ROOT, "paper's run: %d samples x 1 feature, 300 epochs, local backend, "
-                + "%d warm-up + %d timed runs per count, %d cores%n", PaperSetup.SAMPLES, warmup, repeats,
+        private void print(List<Sweep.Point> points, double[] cMs, boolean mpi) {
+            var out = spec.commandLine().getOut();
+            out.printf(Locale.ROOT, "paper's run: %d samples x 1 feature, 300 epochs, %s backend, %d warm-up + %d timed "
+                + "runs per count, %d cores%n", PaperSetup.SAMPLES, mpi ? "mpi" : "local", warmup, repeats,
                 Runtime.getRuntime().availableProcessors());
-            out().println("| nodes | median ms | min ms | us/epoch | comm share | C+Open MPI ms (ref) | C / paratrain |");
-            out().println("|------:|----------:|-------:|---------:|-----------:|--------------------:|--------------:|");
-            for (int i = 0; i < nodes.length; i++) {
-                double med = median(ms[i]);
-                double ref = reference(nodes[i]);
-                out().printf(Locale.ROOT, "| %5d | %9.3f | %6.3f | %8.2f | %9.0f%% | %19s | %13s |%n",
-                    nodes[i], med, Arrays.stream(ms[i]).min().orElse(0), med * 1e3 / 300,
-                    100 * median(commShare[i]), Double.isNaN(ref) ? "-" : String.valueOf(ref),
-                    Double.isNaN(ref) ? "-" : String.format(Locale.ROOT, "%.1fx", ref / med));
+            String cLabel = cMs != null ? "C+MPI median ms (measured now)" : "C+Open MPI ms (quoted)";
+            out.println("| nodes | paratrain median ms | min ms | us/epoch | comm share | " + cLabel + " | C / paratrain |");
+            out.println("|------:|----------:|-------:|---------:|-----------:|--------------------:|--------------:|");
+            for (int i = 0; i < points.size(); i++) {
+                double[] ms = points.get(i).runs().stream().mapToDouble(r -> r.trainSeconds() * 1e3).toArray();
+                double[] share = points.get(i).runs().stream().mapToDouble(r -> r.commSeconds() / r.trainSeconds())
+                    .toArray();
+                double med = Statistics.median(ms);
+                double ref = cMs != null ? cMs[i] : quoted(nodes[i]);
+                out.printf(Locale.ROOT, "| %5d | %9.3f | %6.3f | %8.2f | %9.0f%% | %19s | %13s |%n", nodes[i], med,
+                    Arrays.stream(ms).min().orElse(0), med * 1e3 / 300, 100 * Statistics.median(share),
+                    Double.isNaN(ref) ? "-" : String.format(Locale.ROOT, "%.3f", ref),
+                    Double.isNaN(ref) ? "-" : String.format(Locale.ROOT, "%.2fx", ref / med));
             }
-            out().println("C+Open MPI: the paper's scheme in C, measured on this kind of machine (reference "
-                + "figures, not measured in this run).");
+            if (cMs == null) {
+                out.println("C+Open MPI: the paper's scheme in C on this kind of machine, quoted (mpicc is not "
+                    + "installed, or --no-c was given).");
+            }
         }
 
-        private static double reference(int p) {
+        private static double quoted(int p) {
             int i = Arrays.binarySearch(PaperSetup.NODES, p);
-            return i >= 0 ? C_MPI_MS[i] : Double.NaN;
-        }
-
-        static double median(double[] v) {
-            double[] s = v.clone();
-            Arrays.sort(s);
-            int n = s.length;
-            return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+            return i >= 0 ? QUOTED_C_MS[i] : Double.NaN;
         }
     }
-
 }

@@ -1,10 +1,7 @@
 package org.paratrain.cli;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -38,7 +35,7 @@ final class BenchMpiCommand implements Runnable {
         if (rounds < 1 || rounds > 20) {
             throw new IllegalArgumentException("--rounds must be in [1, 20], got " + rounds);
         }
-        Path exe = buildReference();
+        Path exe = CReference.build("mpi_bench");
         Map<String, Double> c = new LinkedHashMap<>();
         Map<String, Double> java = new LinkedHashMap<>();
         MpiJob.Launch two = new MpiJob.Launch(2, null, List.of(), List.of());
@@ -69,61 +66,32 @@ final class BenchMpiCommand implements Runnable {
 
     /** Runs the C program ({@code exe}) or paratrain ({@code args}) under mpirun; parses its figures. */
     private static Map<String, Double> capture(String exe, MpiJob.Launch launch, List<String> args) {
-        List<String> cmd;
-        if (exe == null) {
-            cmd = MpiJob.command(launch, Main.class.getName(), args);
+        String text;
+        if (exe != null) {
+            text = CReference.mpirun(launch, Path.of(exe), List.of());
         } else {
-            cmd = new ArrayList<>(MpiJob.mpirunPrefix(launch));
-            cmd.add(exe);
-        }
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String text = new String(p.getInputStream().readAllBytes());
-            if (p.waitFor() != 0) {
-                throw new MpiException("benchmark run failed: " + String.join(" ", cmd) + "\n" + text.strip());
-            }
-            Map<String, Double> figures = new LinkedHashMap<>();
-            for (String line : text.split("\n")) {
-                String[] kv = line.strip().split(" ");
-                if (kv.length == 2 && kv[0].matches("[a-z0-9_]+")) {
-                    figures.put(kv[0], Double.parseDouble(kv[1]));
+            List<String> cmd = MpiJob.command(launch, Main.class.getName(), args);
+            try {
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                text = new String(p.getInputStream().readAllBytes());
+                if (p.waitFor() != 0) {
+                    throw new MpiException("benchmark run failed: " + text.strip());
                 }
+            } catch (IOException e) {
+                throw new MpiException("cannot run mpirun: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MpiException("interrupted");
             }
-            return figures;
-        } catch (IOException e) {
-            throw new MpiException("cannot run " + cmd.get(0) + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MpiException("interrupted");
         }
-    }
-
-    /** Compiles the C reference from the jar's copy of its source, into a temporary directory. */
-    static Path buildReference() {
-        try {
-            Path dir = Files.createTempDirectory("paratrain-c");
-            dir.toFile().deleteOnExit();
-            Path src = dir.resolve("mpi_bench.c");
-            try (InputStream in = BenchMpiCommand.class.getResourceAsStream("/c/mpi_bench.c")) {
-                Files.copy(in, src);
+        Map<String, Double> figures = new LinkedHashMap<>();
+        for (String line : text.split("\n")) {
+            String[] kv = line.strip().split(" ");
+            if (kv.length == 2 && kv[0].matches("[a-z0-9_]+")) {
+                figures.put(kv[0], Double.parseDouble(kv[1]));
             }
-            Path exe = dir.resolve("mpi_bench");
-            Process p = new ProcessBuilder("mpicc", "-O2", "-o", exe.toString(), src.toString())
-                .redirectErrorStream(true).start();
-            String text = new String(p.getInputStream().readAllBytes());
-            if (p.waitFor() != 0) {
-                throw new MpiException("mpicc failed: " + text.strip());
-            }
-            src.toFile().deleteOnExit();
-            exe.toFile().deleteOnExit();
-            return exe;
-        } catch (IOException e) {
-            throw new MpiException("cannot build the C reference (is mpicc installed? apt-get install "
-                + "libopenmpi-dev): " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MpiException("interrupted");
         }
+        return figures;
     }
 
     /** The Java side, run on each MPI rank by {@code bench mpi}. */

@@ -72,7 +72,7 @@ final class ScaleCommand implements Runnable {
         String title = String.format(Locale.ROOT, "scaling on %d samples x %d features", data.samples(),
             data.features());
         Report.Inputs inputs = new Report.Inputs(title, data, info, sweep,
-            breakEven ? BreakEven.DEFAULT_SAMPLES : null);
+            breakEven ? BreakEven.DEFAULT_SAMPLES : null, options.mpi());
         List<String> files;
         try (ConsoleProgress progress = new ConsoleProgress(options.quiet)) {
             files = Report.run(out, inputs, provenance, progress);

@@ -25,8 +25,8 @@ final class SweepOptions {
     @Option(names = "--block-size", defaultValue = "0", description = "Samples per shard block (0: default).")
     int blockSize;
 
-    @Option(names = "--backend", defaultValue = "local", description = "Where ranks run: local (default).")
-    String backend;
+    @picocli.CommandLine.Mixin
+    BackendOptions backend;
 
     @Option(names = "--out", description = "Directory for the results.")
     Path out;
@@ -36,9 +36,7 @@ final class SweepOptions {
 
     /** The sweep, with the command's defaults where an option was not given. */
     SweepSpec spec(TrainConfig defaults, int[] defaultNodes, int defaultRepeats, int defaultWarmup) {
-        if (!backend.equals("local")) {
-            throw new IllegalArgumentException("--backend must be local, got '" + backend + "'");
-        }
+        backend.isMpi();   // checks the name before any work
         TrainConfig base = defaults.withBlockSize(blockSize);
         if (epochs != null) {
             base = base.withEpochs(epochs);
@@ -48,6 +46,11 @@ final class SweepOptions {
         }
         return new SweepSpec(nodes == null ? defaultNodes : nodes, repeats == null ? defaultRepeats : repeats,
             warmup == null ? defaultWarmup : warmup, base);
+    }
+
+    /** How to start MPI jobs, or null for the local backend. */
+    org.paratrain.comm.mpi.MpiJob.Launch mpi() {
+        return backend.isMpi() ? backend.launchSpec(1) : null;
     }
 
     Path out(Path defaultOut) {

@@ -60,7 +60,8 @@ final class Analysis {
 
     private static void breakEvenSection(StringBuilder sb, List<BreakEven.Point> points) {
         sb.append("## When parallelism pays (measured)\n\n");
-        sb.append("The same model and data generator at growing sample counts, time per epoch at 1 and 2 ranks "
+        sb.append("The same model and data generator at growing sample counts, time per epoch at 1 and 2 ranks of the "
+            + "local backend "
             + "(best of 5 runs after a warm-up, since single runs on a shared machine are sometimes slowed by neighbours):\n\n");
         sb.append("| samples | samples per rank at 2 | 1 rank (us/epoch) | 2 ranks (us/epoch) | compute per rank at 2 "
             + "(us/epoch) | speedup |\n|---:|---:|---:|---:|---:|---:|\n");

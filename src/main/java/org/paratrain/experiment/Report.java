@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.data.Dataset;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.train.TrainConfig;
@@ -28,8 +29,10 @@ public final class Report {
      * @param dataInfo    how the data was made or where it came from (for run.json)
      * @param spec        the sweep
      * @param breakEven   sample counts for the break-even measurement, or null to skip it
+     * @param mpi         how to start MPI jobs, or null for the local backend
      */
-    public record Inputs(String title, Dataset data, ObjectNode dataInfo, SweepSpec spec, int[] breakEven) { }
+    public record Inputs(String title, Dataset data, ObjectNode dataInfo, SweepSpec spec, int[] breakEven,
+                         MpiJob.Launch mpi) { }
 
     /** Receives progress: a phase name, work done and work in all. */
     public interface Progress {
@@ -55,8 +58,9 @@ public final class Report {
 
     private static List<String> runInto(Path out, Inputs in, Provenance provenance, Progress progress) {
         SweepSpec spec = in.spec();
-        List<Sweep.Point> points = Sweep.run(in.data(), spec,
-            done -> progress.update("sweep", done, spec.totalRuns()));
+        java.util.function.IntConsumer sweepProgress = done -> progress.update("sweep", done, spec.totalRuns());
+        List<Sweep.Point> points = in.mpi() == null ? Sweep.run(in.data(), spec, sweepProgress)
+            : Sweep.runMpi(in.data(), spec, in.mpi(), sweepProgress);
         ScalingTable table = ScalingTable.of(points, spec.warmup());
         List<BreakEven.Point> breakEven = in.breakEven() == null ? null
             : BreakEven.measure(in.breakEven(), spec.base().withNodes(1),
@@ -80,7 +84,7 @@ public final class Report {
         }
         sweep.put("repeats", spec.repeats());
         sweep.put("warmup", spec.warmup());
-        sweep.put("backend", "local");
+        sweep.put("backend", in.mpi() == null ? "local" : "mpi");
         sweep.set("training", RunWriter.resultJson(points.get(0).runs().get(0), spec.base()).get("config"));
         sweep.put("epochs", spec.base().epochs());
         run.set("provenance", provenance.toJson());
@@ -141,9 +145,11 @@ public final class Report {
         TrainConfig c = s.base();
         return String.format(Locale.ROOT, "Setup: %s. %d samples x %d features; linear regression%s, %s of squared "
                 + "errors, full-batch gradient descent (lr %s) from zero weights, %d epochs; node counts %s; %d timed "
-                + "runs per count after %d warm-up runs; local backend (ranks are threads of one JVM).",
+                + "runs per count after %d warm-up runs; %s.",
             in.title(), in.data().samples(), in.data().features(), c.intercept() ? " with intercept" : "",
             c.lossReduction().name().toLowerCase(Locale.ROOT), c.learningRate(), c.epochs(),
-            java.util.Arrays.toString(s.nodes()), s.repeats(), s.warmup());
+            java.util.Arrays.toString(s.nodes()), s.repeats(), s.warmup(), in.mpi() == null
+                ? "local backend (ranks are threads of one JVM)"
+                : "MPI backend (ranks are processes started by mpirun, one job per node count)");
     }
 }

@@ -3,7 +3,13 @@ package org.paratrain.experiment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntConsumer;
+import java.nio.file.Path;
+import org.paratrain.comm.mpi.MpiException;
+import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.data.Dataset;
+import org.paratrain.data.PaperFormat;
+import org.paratrain.io.AtomicFiles;
+import org.paratrain.train.TrainConfig;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
 
@@ -17,6 +23,52 @@ public final class Sweep {
 
     /** The timed runs of one node count, in repeat order. */
     public record Point(int nodes, List<TrainingResult> runs) { }
+
+    /**
+     * Runs the sweep on the MPI backend: one mpirun per node count, each doing the warm-up
+     * and the timed runs of that count (so counts cannot be interleaved as on the local
+     * backend).
+     *
+     * @param launch   how to start each job; its process count is replaced by each node count
+     * @param progress called with the number of runs finished so far
+     */
+    public static List<Point> runMpi(Dataset data, SweepSpec spec, MpiJob.Launch launch, IntConsumer progress) {
+        Path dir = AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"), "paratrain-mpi"));
+        try {
+            PaperFormat.write(data, dir);
+            List<Point> points = new ArrayList<>();
+            int done = 0;
+            for (int p : spec.nodes()) {
+                Path result = dir.resolve("runs-" + p + ".json");
+                TrainConfig c = spec.base().withNodes(p);
+                List<String> args = List.of(dir.resolve("X.in").toString(), dir.resolve("y.in").toString(),
+                    result.toString(), Integer.toString(p), Integer.toString(c.epochs()),
+                    Double.toString(c.learningRate()), Boolean.toString(c.intercept()), c.lossReduction().name(),
+                    Integer.toString(c.blockSize()), Integer.toString(spec.warmup()), Integer.toString(spec.repeats()));
+                MpiJob.Launch job = new MpiJob.Launch(p, launch.hostfile(), launch.mpirunArgs(), launch.jvmArgs());
+                int status = MpiJob.run(job, MpiSweepWorker.class.getName(), args);
+                if (status != 0) {
+                    throw new MpiException("the MPI job at " + p + " nodes ended with status " + status);
+                }
+                points.add(new Point(p, readRuns(result)));
+                done += spec.warmup() + spec.repeats();
+                progress.accept(done);
+            }
+            return points;
+        } finally {
+            AtomicFiles.deleteQuietly(dir);
+        }
+    }
+
+    private static List<TrainingResult> readRuns(Path file) {
+        try {
+            List<TrainingResult> runs = new ArrayList<>();
+            RunWriter.json().readTree(file.toFile()).forEach(n -> runs.add(ResultCodec.fromJson(n)));
+            return List.copyOf(runs);
+        } catch (java.io.IOException e) {
+            throw new MpiException("cannot read the results of an MPI job from " + file + ": " + e.getMessage());
+        }
+    }
 
     /**
      * Runs the sweep on the local backend.

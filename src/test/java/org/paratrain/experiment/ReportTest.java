@@ -28,7 +28,7 @@ class ReportTest {
     void everyOutputIsValidAndTheTableAgreesWithASingleRun() throws Exception {
         SweepSpec spec = new SweepSpec(new int[] {1, 2, 3}, 3, 1, PaperSetup.config().withEpochs(40));
         Report.Inputs in = new Report.Inputs("test sweep", PaperSetup.data(),
-            RunWriter.json().createObjectNode().put("generator", "make_regression"), spec, new int[] {500, 4000});
+            RunWriter.json().createObjectNode().put("generator", "make_regression"), spec, new int[] {500, 4000}, null);
         Path out = dir.resolve("paper");
         List<String> files = Report.run(out, in, Provenance.capture(List.of("paper")), (p, d, t) -> { });
 
@@ -86,7 +86,7 @@ class ReportTest {
         // Diverges on purpose: the run fails after some files would have been written.
         SweepSpec spec = new SweepSpec(new int[] {1}, 1, 0, PaperSetup.config().withLearningRate(0.05));
         Report.Inputs in = new Report.Inputs("diverging", PaperSetup.data(), RunWriter.json().createObjectNode(),
-            spec, null);
+            spec, null, null);
         assertThrows(RuntimeException.class,
             () -> Report.run(out, in, Provenance.capture(List.of()), (p, d, t) -> { }));
         assertEquals("old", Files.readString(out.resolve("table1.md")));

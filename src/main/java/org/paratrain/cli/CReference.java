@@ -1,0 +1,79 @@
+package org.paratrain.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.paratrain.comm.mpi.MpiException;
+import org.paratrain.comm.mpi.MpiJob;
+
+/**
+ * The C reference programs that benchmarks measure paratrain against, built with mpicc from
+ * the copies of their sources inside the jar (resources/c), and run under mpirun.
+ */
+final class CReference {
+    private CReference() { }
+
+    /** True when mpicc and mpirun are installed, so the references can be built and run. */
+    static boolean available() {
+        return onPath("mpicc") && (onPath("mpirun") || onPath("mpiexec"));
+    }
+
+    private static boolean onPath(String name) {
+        for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(java.io.File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, name))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Compiles {@code name}.c with {@code mpicc -O2} into a temporary directory; returns the program. */
+    static Path build(String name) {
+        try {
+            Path dir = Files.createTempDirectory("paratrain-c");
+            Path src = dir.resolve(name + ".c");
+            try (InputStream in = CReference.class.getResourceAsStream("/c/" + name + ".c")) {
+                Files.copy(in, src);
+            }
+            Path exe = dir.resolve(name);
+            String out = run(List.of("mpicc", "-O2", "-o", exe.toString(), src.toString()));
+            if (!Files.isExecutable(exe)) {
+                throw new MpiException("mpicc failed: " + out.strip());
+            }
+            for (Path p : List.of(exe, src, dir)) {
+                p.toFile().deleteOnExit();
+            }
+            return exe;
+        } catch (IOException e) {
+            throw new MpiException("cannot build the C reference " + name + " (is mpicc installed? apt-get install "
+                + "libopenmpi-dev): " + e.getMessage());
+        }
+    }
+
+    /** Runs {@code exe args} under mpirun as {@code launch} says; returns its output, or throws on failure. */
+    static String mpirun(MpiJob.Launch launch, Path exe, List<String> args) {
+        List<String> cmd = new ArrayList<>(MpiJob.mpirunPrefix(launch));
+        cmd.add(exe.toString());
+        cmd.addAll(args);
+        return run(cmd);
+    }
+
+    private static String run(List<String> cmd) {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String text = new String(p.getInputStream().readAllBytes());
+            if (p.waitFor() != 0) {
+                throw new MpiException(String.join(" ", cmd) + " failed: " + text.strip());
+            }
+            return text;
+        } catch (IOException e) {
+            throw new MpiException("cannot run " + cmd.get(0) + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MpiException("interrupted");
+        }
+    }
+}
