@@ -29,8 +29,9 @@ final class BackendOptions {
         };
     }
 
-    /** How to start a job of {@code processes} ranks with these options. */
+    /** How to start a job of {@code processes} ranks with these options (making the ranks' start-up cache first). */
     MpiJob.Launch launchSpec(int processes) {
+        MpiJob.prepareStartupCache(List.of("bench", "mpi-selftest", "--train"));
         List<String> extra = mpirunArgs == null || mpirunArgs.isBlank() ? List.of()
             : Arrays.asList(mpirunArgs.strip().split("\\s+"));
         String opts = System.getenv("PARATRAIN_JAVA_OPTS");

@@ -30,10 +30,18 @@ final class BenchMpiCommand implements Runnable {
     @Option(names = "--rounds", defaultValue = "3", description = "Alternating C and Java runs (default ${DEFAULT-VALUE}).")
     int rounds;
 
+    @Option(names = "--startup", description = "Instead, time start-up (mpirun to the end of MPI_Init) at 2 and 32 "
+        + "processes, with and without the ranks' ahead-of-time cache.")
+    boolean startup;
+
     @Override
     public void run() {
         if (rounds < 1 || rounds > 20) {
             throw new IllegalArgumentException("--rounds must be in [1, 20], got " + rounds);
+        }
+        if (startup) {
+            startup();
+            return;
         }
         Path exe = CReference.build("mpi_bench");
         Map<String, Double> c = new LinkedHashMap<>();
@@ -51,6 +59,24 @@ final class BenchMpiCommand implements Runnable {
         row(out, "8-byte ping-pong, one way (us)", "pingpong_us", c, java, LATENCY_TARGET);
         row(out, "allreduce, 1 double (us)", "allreduce8_us", c, java, LATENCY_TARGET);
         row(out, "allreduce, 1,000,000 doubles (ms)", "allreduce1m_ms", c, java, BANDWIDTH_TARGET);
+    }
+
+    private void startup() {
+        MpiJob.prepareStartupCache(List.of("bench", "mpi-selftest", "--train"));
+        var out = spec.commandLine().getOut();
+        out.println("| processes | ahead-of-time cache | mpirun to exit (s) | slowest rank: JVM start to end of MPI_Init (s) |");
+        out.println("|---:|---|---:|---:|");
+        for (int np : new int[] {2, 32}) {
+            for (boolean aot : new boolean[] {false, true}) {
+                MpiJob.Launch launch = new MpiJob.Launch(np, null, List.of(),
+                    aot ? List.of() : List.of("-XX:AOTMode=off"));
+                long t0 = System.nanoTime();
+                Map<String, Double> f = capture(null, launch, List.of("bench", "mpi-init"));
+                double wall = (System.nanoTime() - t0) / 1e9;
+                out.printf(Locale.ROOT, "| %d | %s | %.2f | %.2f |%n", np, aot ? "yes" : "no", wall,
+                    f.getOrDefault("init_ms", Double.NaN) / 1e3);
+            }
+        }
     }
 
     private static void row(java.io.PrintWriter out, String what, String key, Map<String, Double> c,
@@ -107,13 +133,37 @@ final class BenchMpiCommand implements Runnable {
         }
     }
 
+    /**
+     * Start-up probe for {@code bench mpi-startup}: initialises MPI and prints, on rank 0, the
+     * slowest rank's time from JVM start to the end of MPI_Init.
+     */
+    @Command(name = "mpi-init", hidden = true)
+    static final class InitProbe implements Runnable {
+        @Override
+        public void run() {
+            MpiCommunicator c = MpiCommunicator.world();
+            double[] ms = {java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime()};
+            c.allreduceMax(ms, 0, 1);
+            if (c.rank() == 0) {
+                System.out.printf(Locale.ROOT, "init_ms %.1f%n", ms[0]);
+            }
+        }
+    }
+
     /** Checks the MPI binding on every rank of a job: {@code mpirun -np 3 paratrain bench mpi-selftest}. */
     @Command(name = "mpi-selftest", hidden = true)
     static final class SelfTest implements Runnable {
+        @Option(names = "--train", description = "Also train the paper's model on the MPI backend.")
+        boolean train;
+
         @Override
         public void run() {
             MpiCommunicator c = MpiCommunicator.world();
             MpiBenchmark.selfTest(c);
+            if (train) {
+                org.paratrain.train.Training.mpi(org.paratrain.experiment.PaperSetup.data(),
+                    org.paratrain.experiment.PaperSetup.config().withNodes(c.size()), null);
+            }
             if (c.rank() == 0) {
                 System.out.println("mpi self-test passed on " + c.size() + " ranks (" + c.implementation() + ")");
             }

@@ -67,6 +67,12 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
             Lib.ABI.commWorld());
     }
 
+    private static final class AllreduceMax {
+        static final MethodHandle H = Lib.LIB.function("MPI_Allreduce", JAVA_INT, List.of(ADDRESS, ADDRESS, JAVA_INT,
+            MpiLibrary.HANDLE, MpiLibrary.HANDLE, MpiLibrary.HANDLE), true, Lib.ABI.doubleType(), Lib.ABI.maxOp(),
+            Lib.ABI.commWorld());
+    }
+
     private static final class Bcast {
         static final MethodHandle H = Lib.LIB.function("MPI_Bcast", JAVA_INT, List.of(ADDRESS, JAVA_INT,
             MpiLibrary.HANDLE, JAVA_INT, MpiLibrary.HANDLE), true, Lib.ABI.doubleType(), Lib.ABI.commWorld());
@@ -179,6 +185,17 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         int rc;
         try {
             rc = (int) Allreduce.H.invokeExact(abi.inPlace(), slice(buf, offset, length), length);
+        } catch (Throwable t) {
+            throw new MpiException("MPI_Allreduce failed: " + t);
+        }
+        check("MPI_Allreduce", rc);
+    }
+
+    /** MPI's own allreduce with {@code MPI_MAX}: every element becomes its maximum over all ranks. */
+    public void allreduceMax(double[] buf, int offset, int length) {
+        int rc;
+        try {
+            rc = (int) AllreduceMax.H.invokeExact(abi.inPlace(), slice(buf, offset, length), length);
         } catch (Throwable t) {
             throw new MpiException("MPI_Allreduce failed: " + t);
         }
