@@ -106,6 +106,30 @@ class MpiTrainingTest {
         assertTrue(job.output().contains("mpi self-test passed on 3 ranks"), job.output());
     }
 
+    /** MPICH's ABI (int handles, its own status layout), where MPICH is installed beside Open MPI. */
+    @Test
+    void mpichGivesTheSameBits() throws Exception {
+        Path mpiexec = Path.of("/usr/bin/mpiexec.mpich");
+        boolean have = Files.isExecutable(mpiexec) && Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libmpich.so.12"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(have, "MPICH is not installed");
+        Path out = dir.resolve("mpich");
+        List<String> cmd = new java.util.ArrayList<>(List.of(mpiexec.toString(), "-n", "3", "env",
+            "PARATRAIN_MPI_LIB=libmpich.so.12", ProcessHandle.current().info().command().orElseThrow(),
+            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+            "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(),
+            "--out", out.toString()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), output);
+        JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        TrainingResult local = Training.local(PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")),
+            TrainConfig.paper().withNodes(3));
+        assertEquals(Double.doubleToRawLongBits(local.params()[0]),
+            Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
+        assertEquals(3, r.get("nodes").asInt());
+    }
+
     private static int count(String s, String what) {
         int n = 0;
         for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
