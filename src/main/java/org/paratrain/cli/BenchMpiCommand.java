@@ -120,6 +120,26 @@ final class BenchMpiCommand implements Runnable {
         return figures;
     }
 
+    /** Runs one allreduce algorithm on integer-valued vectors and checks the exact sums. */
+    static void checkAllreduce(MpiCommunicator c, String name) {
+        org.paratrain.collective.Allreduce a = org.paratrain.collective.Allreduces.create(name);
+        int p = c.size();
+        for (int len : new int[] {0, 1, p + 1, 100_003}) {
+            double[] v = new double[len];
+            for (int i = 0; i < len; i++) {
+                v[i] = c.rank() * 3.0 + i % 100;
+            }
+            a.allreduce(c, v, 0, len);
+            for (int i = 0; i < len; i++) {
+                double expected = 3.0 * p * (p - 1) / 2 + (double) p * (i % 100);
+                if (v[i] != expected) {
+                    throw new MpiException(name + " allreduce of " + len + ": element " + i + " is " + v[i]
+                        + ", expected " + expected);
+                }
+            }
+        }
+    }
+
     /** The Java side, run on each MPI rank by {@code bench mpi}. */
     @Command(name = "mpi-worker", hidden = true)
     static final class Worker implements Runnable {
@@ -160,6 +180,9 @@ final class BenchMpiCommand implements Runnable {
         public void run() {
             MpiCommunicator c = MpiCommunicator.world();
             MpiBenchmark.selfTest(c);
+            for (String name : org.paratrain.collective.Allreduces.names()) {
+                checkAllreduce(c, name);
+            }
             if (train) {
                 org.paratrain.train.Training.mpi(org.paratrain.experiment.PaperSetup.data(),
                     org.paratrain.experiment.PaperSetup.config().withNodes(c.size()), null);

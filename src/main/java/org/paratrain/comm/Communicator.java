@@ -38,6 +38,14 @@ public interface Communicator {
      */
     int recv(double[] buf, int offset, int length, int source, int tag);
 
+    /**
+     * Sends to {@code dest} and receives from {@code source} at once, as {@code MPI_Sendrecv}:
+     * safe where two ranks exchange large messages, which two blocking sends followed by two
+     * receives are not under MPI. Returns the received length.
+     */
+    int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                 double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag);
+
     /** Returns once every rank has called it. */
     void barrier();
 

@@ -25,6 +25,8 @@ import java.util.Iterator;
  */
 final class Channel {
     static final int CAPACITY = 64;
+    /** Slot buffers up to this many doubles (64 KB) are kept for reuse; larger ones are dropped. */
+    static final int KEEP_DOUBLES = 8192;
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
 
@@ -123,6 +125,10 @@ final class Channel {
                     return -2 - len;
                 }
                 System.arraycopy(slot, HEADER, buf, offset, len);
+                if (slot.length > KEEP_DOUBLES) {
+                    // Do not keep large buffers in every slot: a ring of them would hold 64 copies.
+                    slots[(int) (h & (CAPACITY - 1))] = null;
+                }
                 HEAD.setRelease(this, h + 1);
                 return len;
             }

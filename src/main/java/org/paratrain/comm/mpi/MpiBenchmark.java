@@ -83,6 +83,21 @@ public final class MpiBenchmark {
                 }
             }
         }
+        sendThenReceiveRing(c, p, r);
+        sendRecvRing(c, p, r);
+        c.barrier();
+    }
+
+    private static void sendRecvRing(MpiCommunicator c, int p, int r) {
+        double[] mine = {r};
+        double[] got = new double[1];
+        c.sendRecv(mine, 0, 1, (r + 1) % p, 9, got, 0, 1, (r - 1 + p) % p, 9);
+        if (got[0] != (r - 1 + p) % p) {
+            throw new MpiException("sendRecv: rank " + r + " got " + got[0]);
+        }
+    }
+
+    private static void sendThenReceiveRing(MpiCommunicator c, int p, int r) {
         double[] ring = {r};
         if (p > 1) {
             // Even ranks send first, odd ranks receive first: no deadlock with blocking calls.
@@ -100,6 +115,5 @@ public final class MpiBenchmark {
                 throw new MpiException("ring: rank " + r + " got " + in[0] + " from " + prev);
             }
         }
-        c.barrier();
     }
 }

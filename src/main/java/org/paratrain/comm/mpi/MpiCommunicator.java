@@ -52,6 +52,12 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
             Lib.ABI.commWorld());
     }
 
+    private static final class SendRecv {
+        static final MethodHandle H = Lib.LIB.function("MPI_Sendrecv", JAVA_INT, List.of(ADDRESS, JAVA_INT,
+            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, MpiLibrary.HANDLE, JAVA_INT, JAVA_INT,
+            MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(), Lib.ABI.doubleType(), Lib.ABI.commWorld());
+    }
+
     private static final class Barrier {
         static final MethodHandle H = Lib.LIB.function("MPI_Barrier", JAVA_INT, List.of(MpiLibrary.HANDLE), false,
             Lib.ABI.commWorld());
@@ -152,6 +158,25 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         }
         check("MPI_Recv", rc);
         // The received size in bytes, read from the status (what MPI_Get_count reads, without a second call).
+        return (int) (abi.receivedBytes(status) / Double.BYTES);
+    }
+
+    @Override
+    public int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                        double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+        Communicator.checkArgs(this, sendBuf, sendOffset, sendLength, dest, sendTag);
+        Communicator.checkArgs(this, recvBuf, recvOffset, recvLength, source, recvTag);
+        int rc;
+        try {
+            rc = (int) SendRecv.H.invokeExact(slice(sendBuf, sendOffset, sendLength), sendLength, dest, sendTag,
+                slice(recvBuf, recvOffset, recvLength), recvLength, source, recvTag, status);
+        } catch (Throwable t) {
+            throw new MpiException("MPI_Sendrecv failed: " + t);
+        }
+        if (rc == abi.errTruncate()) {
+            throw new MessageTooLongException(source, recvTag, -1, recvLength);
+        }
+        check("MPI_Sendrecv", rc);
         return (int) (abi.receivedBytes(status) / Double.BYTES);
     }
 

@@ -1,0 +1,43 @@
+package org.paratrain.collective;
+
+import org.paratrain.comm.Communicator;
+
+/**
+ * Sums a vector over all ranks, in place, leaving the sum on every rank.
+ *
+ * <p>Call order: one instance per rank (it keeps scratch space between calls, so a training
+ * step allocates nothing once the first call has sized it); every rank calls
+ * {@link #allreduce} with the same length. Every rank ends with the same bits: each
+ * algorithm here either adds in an order that every rank shares, or adds two values
+ * (commutative in floating point) and passes the result on.
+ *
+ * <p>Each algorithm states its cost in the Hockney model (Thakur, Rabenseifner and Gropp,
+ * "Optimization of Collective Communication Operations in MPICH", 2005): alpha per message,
+ * beta per byte sent, gamma per byte reduced. {@link #cost} is that formula, and the cost
+ * model reads it from here, the single source of truth.
+ */
+public interface Allreduce {
+
+    /** Sums {@code buf[offset, offset + length)} over all ranks of {@code comm}, in place, on every rank. */
+    void allreduce(Communicator comm, double[] buf, int offset, int length);
+
+    /** Name, as on the command line ({@code ring}). */
+    String name();
+
+    /** Predicted seconds for {@code p} ranks and {@code n} doubles on machine {@code m}. */
+    double cost(int p, long n, Machine m);
+
+    /**
+     * The Hockney parameters of a machine.
+     *
+     * @param alpha seconds per message
+     * @param beta  seconds per byte sent
+     * @param gamma seconds per byte reduced (added)
+     */
+    record Machine(double alpha, double beta, double gamma) { }
+
+    /** ceil(log2 p). */
+    static int log2Ceil(int p) {
+        return 32 - Integer.numberOfLeadingZeros(Math.max(1, p) - 1);
+    }
+}

@@ -1,0 +1,40 @@
+package org.paratrain.collective;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+/** The allreduce algorithms by name, each made fresh (an instance belongs to one rank). */
+public final class Allreduces {
+    private Allreduces() { }
+
+    private static final List<String> NAMES = List.of("star", "tree", "recursive-doubling", "ring", "rabenseifner",
+        "native");
+
+    /** Every name, in order of introduction. */
+    public static List<String> names() {
+        return NAMES;
+    }
+
+    /** The point-to-point algorithms, which run on every backend. */
+    public static List<String> portableNames() {
+        return NAMES.subList(0, NAMES.size() - 1);
+    }
+
+    /** A new instance of the algorithm called {@code name}. */
+    public static Allreduce create(String name) {
+        return factory(name).get();
+    }
+
+    private static Supplier<Allreduce> factory(String name) {
+        return switch (name) {
+            case "star" -> StarAllreduce::new;
+            case "tree" -> BinomialTreeAllreduce::new;
+            case "recursive-doubling" -> RecursiveDoublingAllreduce::new;
+            case "ring" -> RingAllreduce::new;
+            case "rabenseifner" -> RabenseifnerAllreduce::new;
+            case "native" -> NativeAllreduce::new;
+            default -> throw new IllegalArgumentException("--allreduce must be one of " + String.join(", ", NAMES)
+                + ", master-worker or auto, got '" + name + "'");
+        };
+    }
+}

@@ -1,0 +1,34 @@
+package org.paratrain.collective;
+
+import org.paratrain.comm.Communicator;
+import org.paratrain.comm.mpi.MpiCommunicator;
+
+/**
+ * MPI's own {@code MPI_Allreduce}, which picks its algorithm by size and may use the
+ * hardware; available on the MPI backend only.
+ *
+ * <p>Cost: taken as the better of recursive doubling and Rabenseifner, the two algorithms
+ * MPICH and Open MPI choose between for sums of doubles.
+ */
+public final class NativeAllreduce implements Allreduce {
+    private final RecursiveDoublingAllreduce shortVectors = new RecursiveDoublingAllreduce();
+    private final RabenseifnerAllreduce longVectors = new RabenseifnerAllreduce();
+
+    @Override
+    public void allreduce(Communicator comm, double[] buf, int offset, int length) {
+        if (!(comm instanceof MpiCommunicator mpi)) {
+            throw new IllegalArgumentException("--allreduce native needs --backend mpi (it is MPI's own allreduce)");
+        }
+        mpi.allreduceSum(buf, offset, length);
+    }
+
+    @Override
+    public String name() {
+        return "native";
+    }
+
+    @Override
+    public double cost(int p, long n, Machine m) {
+        return Math.min(shortVectors.cost(p, n, m), longVectors.cost(p, n, m));
+    }
+}

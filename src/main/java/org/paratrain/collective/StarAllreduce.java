@@ -1,0 +1,44 @@
+package org.paratrain.collective;
+
+import org.paratrain.comm.Communicator;
+
+/**
+ * The paper's scheme as an allreduce: every rank sends its vector to rank 0, which adds them
+ * in rank order and sends the sum back to every rank.
+ *
+ * <p>Cost: {@code 2(p-1) alpha + 2(p-1) n beta + (p-1) n gamma}, all of it through rank 0,
+ * one message after another: the simplest scheme and the one that scales worst.
+ */
+public final class StarAllreduce implements Allreduce {
+    private static final int TAG = 32001;
+    private final Scratch scratch = new Scratch();
+
+    @Override
+    public void allreduce(Communicator comm, double[] buf, int offset, int length) {
+        int p = comm.size();
+        if (comm.rank() != 0) {
+            comm.send(buf, offset, length, 0, TAG);
+            comm.recv(buf, offset, length, 0, TAG);
+            return;
+        }
+        double[] in = scratch.atLeast(length);
+        for (int r = 1; r < p; r++) {
+            comm.recv(in, 0, length, r, TAG);
+            Scratch.add(buf, offset, in, 0, length);
+        }
+        for (int r = 1; r < p; r++) {
+            comm.send(buf, offset, length, r, TAG);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "star";
+    }
+
+    @Override
+    public double cost(int p, long n, Machine m) {
+        double bytes = 8.0 * n;
+        return 2.0 * (p - 1) * (m.alpha() + bytes * m.beta()) + (p - 1) * bytes * m.gamma();
+    }
+}
