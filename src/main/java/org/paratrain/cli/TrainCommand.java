@@ -54,6 +54,12 @@ final class TrainCommand implements Runnable {
             + "at any node count for one block size.")
     int blockSize;
 
+    @Option(names = "--allreduce", defaultValue = "master-worker",
+        description = "How gradients are combined: master-worker (the paper's: gather to rank 0, which updates and "
+            + "sends the weights back; default), star, tree, recursive-doubling, ring, rabenseifner, native "
+            + "(MPI's own, with --backend mpi) or auto (the fastest by the cost model).")
+    String allreduce;
+
     @picocli.CommandLine.Mixin
     BackendOptions backendOptions;
 
@@ -69,7 +75,7 @@ final class TrainCommand implements Runnable {
         boolean child = mpi && MpiJob.insideMpirun();
         int n = child && !spec.commandLine().getParseResult().hasMatchedOption("--nodes")
             ? org.paratrain.comm.mpi.MpiCommunicator.world().size() : nodes;
-        TrainConfig config = new TrainConfig(n, epochs, lr, intercept, reduction(lossReduction), blockSize);
+        TrainConfig config = new TrainConfig(n, epochs, lr, intercept, reduction(lossReduction), blockSize, allreduce);
         FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
         List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);

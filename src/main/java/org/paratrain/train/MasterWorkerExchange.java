@@ -19,7 +19,7 @@ import org.paratrain.optim.Optimizer;
  * <p>Buffers are allocated once. Rank 0 owns blocks {@code [0, b0)}, so its local block
  * buffers are the first part of the global ones and its own partials need no copy.
  */
-final class MasterWorkerExchange {
+final class MasterWorkerExchange implements GradientExchange {
     static final int TAG_LOSS = 1;
     static final int TAG_GRADIENT = 2;
     static final int TAG_WEIGHTS = 3;
@@ -47,14 +47,29 @@ final class MasterWorkerExchange {
         return sharding.endBlock(rank, comm.size()) - sharding.firstBlock(rank, comm.size());
     }
 
-    /** Where this rank writes the loss of its k-th block. */
-    double[] blockLoss() {
+    @Override
+    public double[] losses() {
         return blockLoss;
     }
 
-    /** Where this rank adds the gradient of its k-th block, at {@code k * params}. */
-    double[] blockGrad() {
+    @Override
+    public int lossIndex(int k) {
+        return k;
+    }
+
+    @Override
+    public double[] gradients() {
         return blockGrad;
+    }
+
+    @Override
+    public int gradientOffset(int k) {
+        return k * params;
+    }
+
+    @Override
+    public String name() {
+        return TrainConfig.MASTER_WORKER;
     }
 
     /**
@@ -62,7 +77,8 @@ final class MasterWorkerExchange {
      * {@code scale} on rank 0 and leaves the new weights in {@code weights} on every rank.
      * Returns the loss of the epoch (times {@code scale}), the same on every rank.
      */
-    double step(double[] weights, Optimizer optimizer, double scale) {
+    @Override
+    public double step(double[] weights, Optimizer optimizer, double scale) {
         int n = localBlocks(comm.rank());
         if (comm.rank() != 0) {
             comm.send(blockLoss, 0, n, 0, TAG_LOSS);
@@ -87,7 +103,8 @@ final class MasterWorkerExchange {
     }
 
     /** Sums the block losses on rank 0 (times {@code scale}); other ranks send theirs and get NaN. */
-    double reduceLoss(double scale) {
+    @Override
+    public double reduceLoss(double scale) {
         if (comm.rank() != 0) {
             comm.send(blockLoss, 0, localBlocks(comm.rank()), 0, TAG_LOSS);
             return Double.NaN;

@@ -1,5 +1,6 @@
 package org.paratrain.train;
 
+import org.paratrain.collective.Allreduces;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.PeerFailedException;
 import org.paratrain.data.BlockSharding;
@@ -37,7 +38,7 @@ public final class RankTrainer {
     /** Runs the loop; rank 0 returns the result, other ranks return null. */
     public TrainingResult train() {
         int p = model.parameterCount();
-        MasterWorkerExchange exchange = new MasterWorkerExchange(comm, sharding, p);
+        GradientExchange exchange = exchange(p);
         double scale = config.lossReduction() == LossReduction.MEAN ? 1.0 / data.samples() : 1.0;
         double[] weights = new double[p];
         int epochs = config.epochs();
@@ -74,29 +75,42 @@ public final class RankTrainer {
         if (comm.rank() != 0) {
             return null;
         }
-        return new TrainingResult(weights, finalLoss, epochs, comm.size(), comm.backend(), "master-worker",
+        return new TrainingResult(weights, finalLoss, epochs, comm.size(), comm.backend(), exchange.name(),
             sharding.blockSize(), trainSeconds, sum(compute), sum(exchangeTime),
             new TrainingResult.History(loss, seconds, compute, exchangeTime));
     }
 
     /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */
-    private void computeBlocks(MasterWorkerExchange exchange, double[] weights, boolean gradients) {
+    private void computeBlocks(GradientExchange exchange, double[] weights, boolean gradients) {
         int first = sharding.firstBlock(comm.rank(), comm.size());
         int end = sharding.endBlock(comm.rank(), comm.size());
-        double[] blockLoss = exchange.blockLoss();
-        double[] blockGrad = exchange.blockGrad();
+        double[] losses = exchange.losses();
+        double[] grads = exchange.gradients();
         int p = model.parameterCount();
         for (int b = first; b < end; b++) {
             int k = b - first;
             int from = sharding.blockStart(b);
             int to = sharding.blockEnd(b);
             if (gradients) {
-                java.util.Arrays.fill(blockGrad, k * p, (k + 1) * p, 0.0);
-                blockLoss[k] = model.lossAndGradient(data, from, to, weights, blockGrad, k * p);
+                int at = exchange.gradientOffset(k);
+                java.util.Arrays.fill(grads, at, at + p, 0.0);
+                losses[exchange.lossIndex(k)] = model.lossAndGradient(data, from, to, weights, grads, at);
             } else {
-                blockLoss[k] = model.loss(data, from, to, weights);
+                losses[exchange.lossIndex(k)] = model.loss(data, from, to, weights);
             }
         }
+    }
+
+    /** The exchange the configuration names ({@code auto} resolved by the caller beforehand). */
+    private GradientExchange exchange(int params) {
+        String name = config.exchange();
+        if (name.equals(TrainConfig.MASTER_WORKER)) {
+            return new MasterWorkerExchange(comm, sharding, params);
+        }
+        if (name.equals("auto")) {
+            throw new IllegalArgumentException("--allreduce auto must be resolved before training starts");
+        }
+        return new AllreduceExchange(comm, sharding, params, Allreduces.create(name));
     }
 
     private static double sum(double[] a) {

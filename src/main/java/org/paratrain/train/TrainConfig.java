@@ -11,9 +11,21 @@ package org.paratrain.train;
  * @param lossReduction sum (the paper's) or mean of per-sample losses
  * @param blockSize     samples per shard block, or 0 for the default (32 to 256 blocks);
  *                      results are identical at any node count for one block size
+ * @param exchange      how gradients are combined: {@code master-worker} (the paper's), an
+ *                      allreduce algorithm ({@code star}, {@code tree}, {@code recursive-doubling},
+ *                      {@code ring}, {@code rabenseifner}, {@code native}) or {@code auto}
  */
 public record TrainConfig(int nodes, int epochs, double learningRate, boolean intercept,
-                          LossReduction lossReduction, int blockSize) {
+                          LossReduction lossReduction, int blockSize, String exchange) {
+
+    /** The paper's exchange: gather to rank 0, update there, send the weights back. */
+    public static final String MASTER_WORKER = "master-worker";
+
+    /** The settings without an exchange given: the paper's. */
+    public TrainConfig(int nodes, int epochs, double learningRate, boolean intercept, LossReduction lossReduction,
+                       int blockSize) {
+        this(nodes, epochs, learningRate, intercept, lossReduction, blockSize, MASTER_WORKER);
+    }
 
     /** Largest number of ranks accepted. */
     public static final int MAX_NODES = 4096;
@@ -32,6 +44,12 @@ public record TrainConfig(int nodes, int epochs, double learningRate, boolean in
         if (lossReduction == null) {
             throw new IllegalArgumentException("--loss-reduction must be sum or mean");
         }
+        if (exchange == null) {
+            exchange = MASTER_WORKER;
+        }
+        if (!exchange.equals(MASTER_WORKER) && !exchange.equals("auto")) {
+            org.paratrain.collective.Allreduces.create(exchange);   // names the allowed values if unknown
+        }
         if (blockSize < 0) {
             throw new IllegalArgumentException("--block-size must be at least 1 (or 0 for the default), got "
                 + blockSize);
@@ -40,36 +58,41 @@ public record TrainConfig(int nodes, int epochs, double learningRate, boolean in
 
     /** The paper's settings: 1 node, 300 epochs, lr 1e-4, no intercept, summed loss. */
     public static TrainConfig paper() {
-        return new TrainConfig(1, 300, 1e-4, false, LossReduction.SUM, 0);
+        return new TrainConfig(1, 300, 1e-4, false, LossReduction.SUM, 0, MASTER_WORKER);
     }
 
     /** This configuration with another node count. */
     public TrainConfig withNodes(int n) {
-        return new TrainConfig(n, epochs, learningRate, intercept, lossReduction, blockSize);
+        return new TrainConfig(n, epochs, learningRate, intercept, lossReduction, blockSize, exchange);
     }
 
     /** This configuration with another number of epochs. */
     public TrainConfig withEpochs(int e) {
-        return new TrainConfig(nodes, e, learningRate, intercept, lossReduction, blockSize);
+        return new TrainConfig(nodes, e, learningRate, intercept, lossReduction, blockSize, exchange);
     }
 
     /** This configuration with another learning rate. */
     public TrainConfig withLearningRate(double lr) {
-        return new TrainConfig(nodes, epochs, lr, intercept, lossReduction, blockSize);
+        return new TrainConfig(nodes, epochs, lr, intercept, lossReduction, blockSize, exchange);
     }
 
     /** This configuration with or without an intercept. */
     public TrainConfig withIntercept(boolean b) {
-        return new TrainConfig(nodes, epochs, learningRate, b, lossReduction, blockSize);
+        return new TrainConfig(nodes, epochs, learningRate, b, lossReduction, blockSize, exchange);
     }
 
     /** This configuration with another loss reduction. */
     public TrainConfig withLossReduction(LossReduction r) {
-        return new TrainConfig(nodes, epochs, learningRate, intercept, r, blockSize);
+        return new TrainConfig(nodes, epochs, learningRate, intercept, r, blockSize, exchange);
+    }
+
+    /** This configuration with another way of combining gradients. */
+    public TrainConfig withExchange(String e) {
+        return new TrainConfig(nodes, epochs, learningRate, intercept, lossReduction, blockSize, e);
     }
 
     /** This configuration with another block size (0 for the default). */
     public TrainConfig withBlockSize(int b) {
-        return new TrainConfig(nodes, epochs, learningRate, intercept, lossReduction, b);
+        return new TrainConfig(nodes, epochs, learningRate, intercept, lossReduction, b, exchange);
     }
 }

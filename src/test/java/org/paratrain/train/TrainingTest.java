@@ -81,6 +81,22 @@ class TrainingTest {
         }
     }
 
+    /** Any allreduce algorithm gives the bits of one rank with the paper's exchange. */
+    @ParameterizedTest
+    @ValueSource(strings = {"star", "tree", "recursive-doubling", "ring", "rabenseifner"})
+    void everyAllreduceGivesTheBitsOfOneRank(String algorithm) {
+        Dataset data = new MakeRegression(700, 3, 2, 0.5, 3.0, true).generate(new NumpyRandomState(4)).data();
+        TrainConfig cfg = TrainConfig.paper().withIntercept(true).withEpochs(60);
+        TrainingResult one = Training.local(data, cfg);
+        for (int p : new int[] {1, 2, 3, 5, 8, 13, 33}) {
+            TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(algorithm));
+            assertArrayEquals(one.params(), r.params(), 0.0, algorithm + " at " + p + " nodes");
+            assertEquals(Double.doubleToRawLongBits(one.finalLoss()), Double.doubleToRawLongBits(r.finalLoss()));
+            assertArrayEquals(one.history().loss(), r.history().loss(), 0.0);
+            assertEquals(algorithm, r.algorithm());
+        }
+    }
+
     @Test
     void divergenceStopsWithAdviceToLowerTheLearningRate() {
         DivergenceException e = assertThrows(DivergenceException.class,

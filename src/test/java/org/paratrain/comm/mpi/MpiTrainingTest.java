@@ -90,6 +90,22 @@ class MpiTrainingTest {
         assertEquals(p, r.get("nodes").asInt());
     }
 
+    /** MPI's own allreduce and one of paratrain's, on MPI processes, give the bits of one rank. */
+    @ParameterizedTest
+    @ValueSource(strings = {"native", "rabenseifner"})
+    void allreduceAlgorithmsOnMpiGiveTheBitsOfOneRank(String algorithm) throws Exception {
+        Path out = dir.resolve("ar-" + algorithm);
+        Job job = mpirun(4, "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y",
+            dir.resolve("y.in").toString(), "--nodes", "4", "--allreduce", algorithm, "--out", out.toString());
+        assertEquals(0, job.status(), job.output());
+        JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        TrainingResult one = Training.local(PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")),
+            TrainConfig.paper());
+        assertEquals(Double.doubleToRawLongBits(one.params()[0]),
+            Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
+        assertEquals(algorithm, r.get("algorithm").asText());
+    }
+
     @Test
     void aFailingRankEndsTheJobWithItsMessageWithinSeconds() throws Exception {
         Job job = mpirun(4, "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y",

@@ -1,0 +1,102 @@
+package org.paratrain.train;
+
+import java.util.Arrays;
+import org.paratrain.collective.Allreduce;
+import org.paratrain.comm.Communicator;
+import org.paratrain.data.BlockSharding;
+import org.paratrain.optim.Optimizer;
+
+/**
+ * Gradients combined by an allreduce, every rank applying the same update (no weights sent).
+ *
+ * <p>What is reduced is the table of all blocks' partials, not each rank's sum: one row per
+ * block, {@code [loss, gradient...]}, every rank filling its own rows and {@code -0.0}
+ * elsewhere. {@code -0.0} is the exact identity of floating-point addition ({@code x + -0.0}
+ * is {@code x} for every x, zeros included), so whatever order an algorithm adds in, each
+ * entry of the reduced table is exactly one rank's value. Every rank then adds the rows in
+ * block order, the same arithmetic as one rank alone: the same bits at any node count, with
+ * any algorithm. The price is a message of {@code blocks x (parameters + 1)} doubles.
+ */
+final class AllreduceExchange implements GradientExchange {
+    private final Communicator comm;
+    private final Allreduce allreduce;
+    private final int params;
+    private final int blocks;
+    private final int first;
+    private final int owned;
+    private final double[] table;
+    private final double[] total;
+
+    AllreduceExchange(Communicator comm, BlockSharding sharding, int params, Allreduce allreduce) {
+        this.comm = comm;
+        this.allreduce = allreduce;
+        this.params = params;
+        this.blocks = sharding.blocks();
+        this.first = sharding.firstBlock(comm.rank(), comm.size());
+        this.owned = sharding.endBlock(comm.rank(), comm.size()) - first;
+        this.table = new double[blocks * (params + 1)];
+        this.total = new double[params];
+    }
+
+    @Override
+    public double[] losses() {
+        return table;
+    }
+
+    @Override
+    public int lossIndex(int k) {
+        return (first + k) * (params + 1);
+    }
+
+    @Override
+    public double[] gradients() {
+        return table;
+    }
+
+    @Override
+    public int gradientOffset(int k) {
+        return (first + k) * (params + 1) + 1;
+    }
+
+    @Override
+    public double step(double[] weights, Optimizer optimizer, double scale) {
+        reduceTable();
+        Arrays.fill(total, 0.0);
+        double loss = 0.0;
+        int w = params + 1;
+        for (int b = 0; b < blocks; b++) {
+            loss += table[b * w];
+            for (int j = 0; j < params; j++) {
+                total[j] += table[b * w + 1 + j];
+            }
+        }
+        for (int j = 0; j < params; j++) {
+            total[j] *= scale;
+        }
+        optimizer.step(weights, total);
+        return loss * scale;
+    }
+
+    @Override
+    public double reduceLoss(double scale) {
+        reduceTable();
+        double loss = 0.0;
+        for (int b = 0; b < blocks; b++) {
+            loss += table[b * (params + 1)];
+        }
+        return loss * scale;
+    }
+
+    /** Fills the rows this rank does not own with -0.0 and reduces the whole table. */
+    private void reduceTable() {
+        int w = params + 1;
+        Arrays.fill(table, 0, first * w, -0.0);
+        Arrays.fill(table, (first + owned) * w, table.length, -0.0);
+        allreduce.allreduce(comm, table, 0, table.length);
+    }
+
+    @Override
+    public String name() {
+        return allreduce.name();
+    }
+}

@@ -1,0 +1,41 @@
+package org.paratrain.train;
+
+import org.paratrain.optim.Optimizer;
+
+/**
+ * How the ranks of a run combine their block losses and gradients and apply an update.
+ *
+ * <p>Call order per epoch: the trainer writes the loss of each of its blocks at
+ * {@link #lossIndex} of {@link #losses()} and adds its gradient at {@link #gradientOffset} of
+ * {@link #gradients()} (zeroed by the trainer first), then calls {@link #step}. After the
+ * last epoch, the trainer writes block losses at the final weights and calls
+ * {@link #reduceLoss}. Every implementation adds the blocks in block order, so the result
+ * does not depend on the node count.
+ */
+interface GradientExchange {
+
+    /** Where block losses go. */
+    double[] losses();
+
+    /** Index in {@link #losses()} of this rank's {@code k}-th block. */
+    int lossIndex(int k);
+
+    /** Where block gradients go. */
+    double[] gradients();
+
+    /** Offset in {@link #gradients()} of this rank's {@code k}-th block's gradient. */
+    int gradientOffset(int k);
+
+    /**
+     * Combines the blocks of all ranks, updates {@code weights} with the gradient times
+     * {@code scale} so that every rank ends with the same weights, and returns the epoch's
+     * loss times {@code scale}, the same on every rank.
+     */
+    double step(double[] weights, Optimizer optimizer, double scale);
+
+    /** The loss over all blocks times {@code scale}; valid on rank 0 at least. */
+    double reduceLoss(double scale);
+
+    /** Name, as in results. */
+    String name();
+}
