@@ -133,6 +133,34 @@ public final class Plots {
         return c;
     }
 
+    /** Allreduce time against message size (log-log) at {@code ranks}: measured points and the fitted model. */
+    public static XYChart collectives(List<org.paratrain.collective.CostModel.Measurement> data, int ranks,
+                                      org.paratrain.collective.Allreduce.Machine m) {
+        XYChart c = xy("Allreduce at " + ranks + " ranks: measured (points) and model (lines)",
+            "message size (bytes, log scale)", "time per allreduce (seconds, log scale)");
+        for (String name : org.paratrain.collective.Allreduces.portableNames()) {
+            List<org.paratrain.collective.CostModel.Measurement> pts = data.stream()
+                .filter(x -> x.ranks() == ranks && x.algorithm().equals(name)).toList();
+            if (pts.isEmpty()) {
+                continue;
+            }
+            double[] bytes = pts.stream().mapToDouble(x -> 8.0 * x.doubles()).toArray();
+            double[] t = pts.stream().mapToDouble(org.paratrain.collective.CostModel.Measurement::seconds).toArray();
+            double[] model = pts.stream().mapToDouble(x -> org.paratrain.collective.Allreduces.create(name)
+                .cost(ranks, x.doubles(), m)).toArray();
+            XYSeries s = c.addSeries(name, bytes, t);
+            s.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+            XYSeries line = c.addSeries(name + " (model)", bytes, model);
+            line.setMarker(SeriesMarkers.NONE);
+            line.setLineColor(s.getMarkerColor());
+            line.setShowInLegend(false);
+        }
+        c.getStyler().setXAxisLogarithmic(true);
+        c.getStyler().setYAxisLogarithmic(true);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        return c;
+    }
+
     /** Writes {@code dir/name.png} and {@code dir/name.svg}, each atomically. */
     public static void save(Chart<?, ?> chart, Path dir, String name) {
         AtomicFiles.writeBytes(dir.resolve(name + ".png"), out -> out.write(BitmapEncoder.getBitmapBytes(chart,

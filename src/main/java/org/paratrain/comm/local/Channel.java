@@ -25,6 +25,14 @@ import java.util.Iterator;
  */
 final class Channel {
     static final int CAPACITY = 64;
+    /**
+     * Messages of at least this many doubles (64 KB) are not copied into the ring: the
+     * receiver copies them straight from the sender's array while the sender waits
+     * (rendezvous, as MPI does for long messages). One copy instead of two, and no 8 MB
+     * buffers allocated per message.
+     */
+    static final int RENDEZVOUS_DOUBLES = 8192;
+    private static final VarHandle DELIVERED = MethodHandles.arrayElementVarHandle(long[].class);
     /** Slot buffers up to this many doubles (64 KB) are kept for reuse; larger ones are dropped. */
     static final int KEEP_DOUBLES = 8192;
     private static final VarHandle HEAD;
@@ -67,14 +75,25 @@ final class Channel {
     private long r0, r1, r2, r3, r4, r5, r6;
     /** The consumer's thread while it is parked waiting on this channel, else null. */
     volatile Thread waiter;
+    /** The producer's thread while it is parked waiting for a rendezvous to complete, else null. */
+    volatile Thread sender;
+    /** For a rendezvous in slot s: the sender's array and where the payload starts in it. */
+    private final double[][] lent = new double[CAPACITY][];
+    private final int[] lentOffset = new int[CAPACITY];
+    /** The ticket of the last rendezvous delivered from slot s. */
+    private final long[] delivered = new long[CAPACITY];
     private volatile boolean overflowing;
     private final ArrayDeque<Message> overflow = new ArrayDeque<>();
     private final ArrayDeque<Message> unexpected = new ArrayDeque<>();
 
     private static final int HEADER = 2;
 
-    /** Producer: copies the payload into the ring (or the overflow list when it is full). */
-    void put(double[] buf, int offset, int length, int tag) {
+    /**
+     * Producer: copies the payload into the ring (or the overflow list when it is full), or,
+     * for a long message, lends the sender's array. Returns -1 when the buffer may be reused
+     * at once, else a ticket: the buffer must stay untouched until {@link #isDelivered}.
+     */
+    long put(double[] buf, int offset, int length, int tag) {
         if (!overflowing) {
             long t = tail;
             if (t - cachedHead >= CAPACITY) {
@@ -82,16 +101,23 @@ final class Channel {
             }
             if (t - cachedHead < CAPACITY) {
                 int s = (int) (t & (CAPACITY - 1));
+                boolean lend = length >= RENDEZVOUS_DOUBLES;
                 double[] slot = slots[s];
-                if (slot == null || slot.length < length + HEADER) {   // slots are made on first use
-                    slot = new double[length + HEADER];
+                int need = lend ? HEADER : length + HEADER;
+                if (slot == null || slot.length < need) {   // slots are made on first use
+                    slot = new double[need];
                     slots[s] = slot;
                 }
                 slot[0] = tag;
                 slot[1] = length;
-                System.arraycopy(buf, offset, slot, HEADER, length);
+                if (lend) {
+                    lent[s] = buf;
+                    lentOffset[s] = offset;
+                } else {
+                    System.arraycopy(buf, offset, slot, HEADER, length);
+                }
                 tail = t + 1;   // volatile: publishes the slot, and orders the waiter check after it
-                return;
+                return lend ? t + 1 : -1;
             }
         }
         double[] copy = java.util.Arrays.copyOfRange(buf, offset, offset + length);
@@ -99,6 +125,36 @@ final class Channel {
             overflow.addLast(new Message(tag, length, copy));
             overflowing = true;
         }
+        return -1;
+    }
+
+    /** True once the rendezvous with {@code ticket} has been copied out by the receiver. */
+    boolean isDelivered(long ticket) {
+        return (long) DELIVERED.getVolatile(delivered, (int) ((ticket - 1) & (CAPACITY - 1))) == ticket;
+    }
+
+    /** The payload of slot s: the lent array or the slot itself; and where it starts. */
+    private double[] source(int s) {
+        return lent[s] != null ? lent[s] : slots[s];
+    }
+
+    private int sourceOffset(int s) {
+        return lent[s] != null ? lentOffset[s] : HEADER;
+    }
+
+    /** Frees slot s after its payload has been copied: returns a lent array to its sender. */
+    private void release(int s, long h) {
+        if (lent[s] != null) {
+            lent[s] = null;
+            DELIVERED.setVolatile(delivered, s, h + 1);    // volatile: orders the sender check after it
+            Thread w = sender;
+            if (w != null) {
+                java.util.concurrent.locks.LockSupport.unpark(w);
+            }
+        } else if (slots[s].length > KEEP_DOUBLES) {
+            slots[s] = null;     // do not keep large buffers: a ring of them would hold 64 copies
+        }
+        HEAD.setRelease(this, h + 1);
     }
 
     /** True when a message may be waiting for the consumer. */
@@ -118,24 +174,23 @@ final class Channel {
         long h = head;
         long t = tail;
         while (h < t) {
-            double[] slot = slots[(int) (h & (CAPACITY - 1))];
+            int s = (int) (h & (CAPACITY - 1));
+            double[] slot = slots[s];
             int len = (int) slot[1];
-            if ((int) slot[0] == tag) {
+            int slotTag = (int) slot[0];
+            if (slotTag == tag) {
                 if (len > capacity) {
                     return -2 - len;
                 }
-                System.arraycopy(slot, HEADER, buf, offset, len);
-                if (slot.length > KEEP_DOUBLES) {
-                    // Do not keep large buffers in every slot: a ring of them would hold 64 copies.
-                    slots[(int) (h & (CAPACITY - 1))] = null;
-                }
-                HEAD.setRelease(this, h + 1);
+                System.arraycopy(source(s), sourceOffset(s), buf, offset, len);
+                release(s, h);
                 return len;
             }
             // Passed over: keep a copy, in order, for a later receive with its tag.
-            unexpected.addLast(new Message((int) slot[0], len, java.util.Arrays.copyOfRange(slot, HEADER, HEADER + len)));
+            double[] copy = java.util.Arrays.copyOfRange(source(s), sourceOffset(s), sourceOffset(s) + len);
+            unexpected.addLast(new Message(slotTag, len, copy));
+            release(s, h);
             h++;
-            HEAD.setRelease(this, h);
         }
         if (overflowing && h == tail) {
             drainOverflow();

@@ -38,19 +38,31 @@ final class LocalCommunicator implements Communicator {
         return rawRecv(buf, offset, length, source, tag);
     }
 
-    /** Sends never block on this backend, so an exchange is a send and then a receive. */
+    /** Posts the send, receives, then waits for the send to be taken (a long send waits for its receiver). */
     @Override
     public int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
                         double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
-        send(sendBuf, sendOffset, sendLength, dest, sendTag);
-        return recv(recvBuf, recvOffset, recvLength, source, recvTag);
+        Communicator.checkArgs(this, sendBuf, sendOffset, sendLength, dest, sendTag);
+        Communicator.checkArgs(this, recvBuf, recvOffset, recvLength, source, recvTag);
+        fabric.checkFailure();
+        Channel ch = fabric.channel(rank, dest);
+        long ticket = ch.put(sendBuf, sendOffset, sendLength, sendTag);
+        fabric.notifyReceiver(ch);
+        int n = rawRecv(recvBuf, recvOffset, recvLength, source, recvTag);
+        if (ticket >= 0) {
+            fabric.awaitDelivered(ch, ticket);
+        }
+        return n;
     }
 
     private void rawSend(double[] buf, int offset, int length, int dest, int tag) {
         fabric.checkFailure();
         Channel ch = fabric.channel(rank, dest);
-        ch.put(buf, offset, length, tag);
+        long ticket = ch.put(buf, offset, length, tag);
         fabric.notifyReceiver(ch);
+        if (ticket >= 0) {
+            fabric.awaitDelivered(ch, ticket);
+        }
     }
 
     private int rawRecv(double[] buf, int offset, int length, int source, int tag) {

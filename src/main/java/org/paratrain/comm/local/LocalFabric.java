@@ -82,6 +82,23 @@ final class LocalFabric {
         }
     }
 
+    /** Blocks until the receiver of {@code ch} has copied out the lent message {@code ticket}. */
+    void awaitDelivered(Channel ch, long ticket) {
+        long start = spinNanos == 0 ? 0 : System.nanoTime();
+        int spins = 0;
+        while (!ch.isDelivered(ticket)) {
+            checkFailure();
+            if (spinNanos != 0 && keepPolling(start, ++spins)) {
+                continue;
+            }
+            ch.sender = Thread.currentThread();
+            if (!ch.isDelivered(ticket) && failure == null) {
+                LockSupport.park(ch);
+            }
+            ch.sender = null;
+        }
+    }
+
     /**
      * Pauses once and says whether to go on polling. A PAUSE costs up to ~140 cycles, so the
      * clock is read every 64th time. After {@link #YIELD_AFTER_NANOS} the poller also yields

@@ -1,0 +1,71 @@
+package org.paratrain.train;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.Allreduces;
+import org.paratrain.data.BlockSharding;
+
+/**
+ * Predicts the time of one epoch: {@code T(p) = compute(n/p) + exchange(p)}.
+ *
+ * <p>Compute is the measured cost per sample and parameter times the samples of the busiest
+ * rank; with more ranks than cores the ranks share the cores, so the work cannot spread
+ * over more than {@code cores}. The exchange is the allreduce of the table of block
+ * partials ({@code blocks x (parameters + 1)} doubles, see {@code AllreduceExchange}) by the
+ * algorithm's own cost formula, plus adding the table in block order; for the paper's
+ * master-worker exchange, rank 0 takes {@code 2(p-1)} messages in and sends {@code p-1}
+ * out, one after another.
+ *
+ * @param machine             fitted Hockney parameters of the communicator
+ * @param secondsPerSampleParam measured gradient cost per sample and parameter
+ * @param cores               cores the ranks run on
+ */
+public record EpochModel(Allreduce.Machine machine, double secondsPerSampleParam, int cores) {
+
+    /** Seconds of gradient computation per epoch on the busiest rank. */
+    public double computeSeconds(BlockSharding sharding, int params, int p) {
+        int blocks = sharding.blocks();
+        long busiest = Math.min(sharding.samples(), (long) ((blocks + p - 1) / p) * sharding.blockSize());
+        double shared = (double) sharding.samples() / Math.min(p, cores);
+        return secondsPerSampleParam * params * Math.max(busiest, shared);
+    }
+
+    /** Seconds of combining gradients and updating per epoch. */
+    public double exchangeSeconds(String exchange, int p, BlockSharding sharding, int params) {
+        long table = (long) sharding.blocks() * (params + 1);
+        double sum = 8.0 * table * machine.gamma();
+        if (exchange.equals(TrainConfig.MASTER_WORKER)) {
+            double in = 8.0 * table * (p - 1) / p + 8.0 * (p - 1) * (params + 1);
+            return 3.0 * (p - 1) * machine.alpha() + in * machine.beta() + sum;
+        }
+        return Allreduces.create(exchange).cost(p, table, machine) + sum;
+    }
+
+    /** Seconds per epoch. */
+    public double epochSeconds(String exchange, int p, BlockSharding sharding, int params) {
+        return computeSeconds(sharding, params, p) + exchangeSeconds(exchange, p, sharding, params);
+    }
+
+    /** The exchanges {@code auto} chooses among on a backend: the portable ones, and MPI's own on MPI. */
+    public static List<String> candidates(boolean mpi) {
+        List<String> c = new ArrayList<>();
+        c.add(TrainConfig.MASTER_WORKER);
+        c.addAll(mpi ? Allreduces.names() : Allreduces.portableNames());
+        return c;
+    }
+
+    /** The exchange with the lowest predicted time among {@code candidates}. */
+    public String fastestExchange(List<String> candidates, int p, BlockSharding sharding, int params) {
+        String best = candidates.get(0);
+        double bestTime = Double.MAX_VALUE;
+        for (String e : candidates) {
+            double t = exchangeSeconds(e, p, sharding, params);
+            if (t < bestTime) {
+                bestTime = t;
+                best = e;
+            }
+        }
+        return best;
+    }
+}
