@@ -33,8 +33,9 @@ final class TrainCommand implements Runnable {
     @Option(names = "--y", required = true, description = "Targets, one a line (the paper's y.in).")
     Path yFile;
 
-    @Option(names = "--nodes", defaultValue = "1", description = "Number of ranks (default ${DEFAULT-VALUE}).")
-    int nodes;
+    @Option(names = "--nodes", defaultValue = "1",
+        description = "Number of ranks, or auto (the fastest by the cost model, up to the cores) (default ${DEFAULT-VALUE}).")
+    String nodesText;
 
     @Option(names = "--epochs", defaultValue = "300", description = "Epochs (default ${DEFAULT-VALUE}).")
     int epochs;
@@ -73,15 +74,24 @@ final class TrainCommand implements Runnable {
     public void run() {
         boolean mpi = backendOptions.isMpi();
         boolean child = mpi && MpiJob.insideMpirun();
+        if (child && (nodesText.equals("auto") || allreduce.equals("auto"))) {
+            throw new IllegalArgumentException("auto is decided before launching; under your own mpirun give --nodes "
+                + "and --allreduce explicitly");
+        }
         int n = child && !spec.commandLine().getParseResult().hasMatchedOption("--nodes")
-            ? org.paratrain.comm.mpi.MpiCommunicator.world().size() : nodes;
-        TrainConfig config = new TrainConfig(n, epochs, lr, intercept, reduction(lossReduction), blockSize, allreduce);
+            ? org.paratrain.comm.mpi.MpiCommunicator.world().size() : parseNodes(nodesText);
+        TrainConfig config = new TrainConfig(n == AUTO ? 1 : n, epochs, lr, intercept, reduction(lossReduction), blockSize,
+            allreduce);
         FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
         List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
         Dataset data = PaperFormat.read(xFile, yFile);
+        if (n == AUTO || config.exchange().equals("auto")) {
+            config = AutoChoice.resolve(config, n == AUTO, data, mpi, out());
+            args = AutoChoice.replace(args, config);
+        }
         if (mpi && !child) {
-            backendOptions.launch(n, args);   // every rank runs this command again, under mpirun
+            backendOptions.launch(config.nodes(), args);   // every rank runs this command again, under mpirun
             return;
         }
         TrainingResult r = mpi ? Training.mpi(data, config, failure) : Training.local(data, config, failure);
@@ -97,6 +107,19 @@ final class TrainCommand implements Runnable {
             d.put("features", data.features());
             RunWriter.write(out, r, config, d, provenance);
             out().println("wrote " + out.resolve("result.json") + " and " + out.resolve("history.csv"));
+        }
+    }
+
+    private static final int AUTO = -1;
+
+    private static int parseNodes(String s) {
+        if (s.equals("auto")) {
+            return AUTO;
+        }
+        try {
+            return Integer.parseInt(s.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--nodes must be a whole number or auto, got '" + s + "'");
         }
     }
 

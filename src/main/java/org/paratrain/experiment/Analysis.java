@@ -19,6 +19,7 @@ final class Analysis {
         if (breakEven != null && !breakEven.isEmpty()) {
             breakEvenSection(sb, breakEven);
         }
+        predictionSection(sb, table, cores);
         boolean same = table.rows().stream().allMatch(ScalingTable.Row::identicalBits);
         sb.append("## Reproducibility\n\n").append(same
             ? "Every run at every node count gave bit-identical final weights and loss (blocks are summed in a "
@@ -80,6 +81,30 @@ final class Analysis {
                     + "computation.%n%n", pay.samples(), pay.samples() / 2, pay.computePerRankUs(), pay.speedup(),
                 points.get(points.size() - 1).speedup(), points.get(points.size() - 1).samples()));
         }
+    }
+
+    private static void predictionSection(StringBuilder sb, ScalingTable table, int cores) {
+        List<ScalingTable.Row> rows = table.rows().stream().filter(r -> !Double.isNaN(r.predictedSeconds())).toList();
+        if (rows.isEmpty()) {
+            return;
+        }
+        sb.append("## How good the cost model's predictions were\n\n");
+        sb.append("The model (Hockney parameters fitted at 2 ranks just before the sweep, and the gradient's measured "
+            + "cost) predicted each node count's run time before it was measured; the table has both.\n\n");
+        for (boolean over : new boolean[] {false, true}) {
+            List<ScalingTable.Row> part = rows.stream().filter(r -> (r.nodes() > cores) == over).toList();
+            if (part.isEmpty()) {
+                continue;
+            }
+            double[] err = part.stream().mapToDouble(r -> Math.abs(r.predictionError())).sorted().toArray();
+            sb.append(String.format(Locale.ROOT, "- %s: median error %.0f%%, largest %.0f%% (at %s).%n",
+                over ? "More ranks than cores (" + (cores + 1) + " and up)" : "Up to " + cores + " ranks (the cores)",
+                100 * Statistics.median(err), 100 * err[err.length - 1], part.stream()
+                    .max((a, b) -> Double.compare(Math.abs(a.predictionError()), Math.abs(b.predictionError())))
+                    .map(r -> r.nodes() + " nodes").orElse("")));
+        }
+        sb.append("\nBeyond the cores the model only knows that ranks share them; the cost of switching between "
+            + "ranks is not in it, which is where its error comes from.\n\n");
     }
 
     /** Least-squares slope of communication time per epoch against node count. */

@@ -126,6 +126,65 @@ public final class Calibration {
         return 2.0 * 8 * a.length / best;      // bytes read plus bytes written
     }
 
+    /**
+     * The cost model for a workload: the quick machine fit, and the workload's own gradient
+     * cost and fixed per-epoch cost measured by training it at one rank for a few epochs
+     * (after half a second of warm-up runs, best of three). For large data sets a prefix of at most
+     * 20,000,000 values (160 MB, more than any cache) stands in, so that the gradient streams
+     * from memory as the full data set's does.
+     */
+    public static org.paratrain.train.EpochModel forWorkload(Dataset data, org.paratrain.train.TrainConfig config) {
+        Allreduce.Machine machine = quickMachine();
+        Dataset probe = prefix(data, Math.max(1, PROBE_VALUES / data.features()));
+        int params = data.features() + (config.intercept() ? 1 : 0);
+        int epochs = (int) Math.max(10, Math.min(300, PROBE_VALUES / ((long) probe.samples() * params)));
+        org.paratrain.train.TrainConfig one = config.withNodes(1).withEpochs(epochs)
+            .withExchange(org.paratrain.train.TrainConfig.MASTER_WORKER);
+        org.paratrain.data.BlockSharding sharding = Plan.sharding(probe.samples(), config.blockSize());
+        double compute = Double.MAX_VALUE;
+        double other = Double.MAX_VALUE;
+        // Warm-up for half a second: compiled code, not the interpreter, is what a run sees.
+        long warmUntil = System.nanoTime() + 500_000_000L;
+        for (int w = 0; w < 2 || System.nanoTime() < warmUntil; w++) {
+            org.paratrain.train.Training.local(probe, one);
+        }
+        for (int r = 0; r < 3; r++) {
+            var res = org.paratrain.train.Training.local(probe, one);
+            compute = Math.min(compute, res.computeSeconds() / res.epochs());
+            other = Math.min(other, res.trainSeconds() / res.epochs() - res.computeSeconds() / res.epochs());
+        }
+        org.paratrain.train.EpochModel partial = new org.paratrain.train.EpochModel(machine,
+            compute / ((double) probe.samples() * params), Runtime.getRuntime().availableProcessors(), 0);
+        double exchange1 = partial.exchangeSeconds(org.paratrain.train.TrainConfig.MASTER_WORKER, 1, sharding, params);
+        return new org.paratrain.train.EpochModel(machine, partial.secondsPerSampleParam(), partial.cores(),
+            Math.max(0, other - exchange1));
+    }
+
+    private static final int PROBE_VALUES = 20_000_000;
+
+    /** A synthetic workload of the given shape (at most 20,000,000 values), for planning before any data exists. */
+    public static Dataset synthetic(int samples, int features) {
+        int n = (int) Math.min(samples, Math.max(1, (long) PROBE_VALUES / features));
+        Random rnd = new Random(7);
+        double[] x = new double[n * features];
+        double[] y = new double[n];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = rnd.nextGaussian();
+        }
+        for (int i = 0; i < n; i++) {
+            y[i] = rnd.nextGaussian();
+        }
+        return new Dataset(x, y, n, features);
+    }
+
+    private static Dataset prefix(Dataset d, int samples) {
+        if (samples >= d.samples()) {
+            return d;
+        }
+        return new Dataset(java.util.Arrays.copyOf(d.x(), samples * d.features()), java.util.Arrays.copyOf(d.y(),
+            samples), samples, d.features());
+    }
+
     /** A quick fit for {@code auto}: every portable algorithm at 2 ranks over four sizes (about a second). */
     public static Allreduce.Machine quickMachine() {
         return CostModel.fit(allreduce(Allreduces.portableNames(), new int[] {2},

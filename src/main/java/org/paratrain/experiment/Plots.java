@@ -84,6 +84,13 @@ public final class Plots {
         XYSeries i = c.addSeries("ideal scaling (time at " + base.nodes() + " node(s) / nodes)", x, ideal);
         i.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {8f, 6f}, 0f));
         i.setMarker(SeriesMarkers.NONE);
+        if (rows.stream().noneMatch(r -> Double.isNaN(r.predictedSeconds()))) {
+            XYSeries pred = c.addSeries("predicted by the cost model", x,
+                rows.stream().mapToDouble(r -> r.predictedSeconds() * 1e3).toArray());
+            pred.setMarker(SeriesMarkers.DIAMOND);
+            pred.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
+                new float[] {2f, 4f}, 0f));
+        }
         c.getStyler().setYAxisLogarithmic(true);
         c.getStyler().setxAxisTickLabelsFormattingFunction(Plots::powerOfTwoLabel);
         return c;
@@ -158,6 +165,22 @@ public final class Plots {
         c.getStyler().setXAxisLogarithmic(true);
         c.getStyler().setYAxisLogarithmic(true);
         c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        return c;
+    }
+
+    /** Predicted time per epoch against node count (log-log), one line per exchange. */
+    public static XYChart plan(List<Plan.Row> rows, List<String> exchanges, int samples, int features) {
+        XYChart c = xy("Predicted time per epoch, " + samples + " samples x " + features + " features",
+            "nodes (ranks, log2 scale)", "time per epoch (ms, log scale)");
+        double[] x = rows.stream().mapToDouble(r -> log2(r.nodes())).toArray();
+        for (int i = 0; i < exchanges.size(); i++) {
+            int k = i;
+            XYSeries s = c.addSeries(exchanges.get(i), x, rows.stream().mapToDouble(r -> r.seconds()[k] * 1e3).toArray());
+            s.setMarker(SeriesMarkers.CIRCLE);
+        }
+        c.getStyler().setYAxisLogarithmic(true);
+        c.getStyler().setxAxisTickLabelsFormattingFunction(Plots::powerOfTwoLabel);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
         return c;
     }
 

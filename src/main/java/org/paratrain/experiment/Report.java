@@ -9,6 +9,7 @@ import java.util.Locale;
 import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.data.Dataset;
 import org.paratrain.io.AtomicFiles;
+import org.paratrain.train.EpochModel;
 import org.paratrain.train.TrainConfig;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
@@ -61,7 +62,8 @@ public final class Report {
         java.util.function.IntConsumer sweepProgress = done -> progress.update("sweep", done, spec.totalRuns());
         List<Sweep.Point> points = in.mpi() == null ? Sweep.run(in.data(), spec, sweepProgress)
             : Sweep.runMpi(in.data(), spec, in.mpi(), sweepProgress);
-        ScalingTable table = ScalingTable.of(points, spec.warmup());
+        EpochModel model = in.mpi() != null ? null : Calibration.forWorkload(in.data(), spec.base());
+        ScalingTable table = ScalingTable.of(points, spec.warmup(), p -> predictedRun(model, in, p));
         List<BreakEven.Point> breakEven = in.breakEven() == null ? null
             : BreakEven.measure(in.breakEven(), spec.base().withNodes(1),
                 done -> progress.update("break-even", done, in.breakEven().length));
@@ -119,6 +121,17 @@ public final class Report {
         save(Plots.breakdown(table.rows(), "Where an epoch's time goes"), out, "breakdown", files);
         save(Plots.loss(last.history().loss(), "Training loss (the same bits at every node count)"), out,
             "loss", files);
+    }
+
+    /** The cost model's run time at {@code p} nodes (NaN on the MPI backend, whose machine is not fitted). */
+    private static double predictedRun(EpochModel model, Inputs in, int p) {
+        if (model == null) {
+            return Double.NaN;
+        }
+        TrainConfig c = in.spec().base();
+        int params = in.data().features() + (c.intercept() ? 1 : 0);
+        String exchange = c.exchange().equals("auto") ? TrainConfig.MASTER_WORKER : c.exchange();
+        return c.epochs() * model.epochSeconds(exchange, p, Plan.sharding(in.data().samples(), c.blockSize()), params);
     }
 
     /** Epochs at which to show fits: the first, an early one, and the last. */

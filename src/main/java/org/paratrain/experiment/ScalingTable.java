@@ -29,9 +29,16 @@ public final class ScalingTable {
      * @param computeUs      mean compute time per epoch, microseconds
      * @param commUs         mean communication time per epoch, microseconds
      * @param identicalBits  whether every repeat here gave the same bits as the base count's first run
+     * @param predictedSeconds the cost model's prediction of the run time, or NaN when there is none
      */
     public record Row(int nodes, Statistics seconds, Statistics weight, Statistics loss, double speedup,
-                      double efficiency, double computeUs, double commUs, boolean identicalBits) { }
+                      double efficiency, double computeUs, double commUs, boolean identicalBits,
+                      double predictedSeconds) {
+        /** The prediction's error relative to the measured mean: (predicted - measured) / measured. */
+        public double predictionError() {
+            return (predictedSeconds - seconds.mean()) / seconds.mean();
+        }
+    }
 
     private final List<Row> rows;
     private final int warmup;
@@ -43,8 +50,17 @@ public final class ScalingTable {
         this.repeats = repeats;
     }
 
-    /** Summarises a sweep; the base for speedup is the smallest node count run. */
+    /** Summarises a sweep without predictions. */
     public static ScalingTable of(List<Sweep.Point> points, int warmup) {
+        return of(points, warmup, p -> Double.NaN);
+    }
+
+    /**
+     * Summarises a sweep; the base for speedup is the smallest node count run.
+     *
+     * @param predicted the predicted run time in seconds at a node count (NaN for none)
+     */
+    public static ScalingTable of(List<Sweep.Point> points, int warmup, java.util.function.IntToDoubleFunction predicted) {
         Sweep.Point base = points.stream().min((a, b) -> Integer.compare(a.nodes(), b.nodes())).orElseThrow();
         double baseTime = Statistics.of(seconds(base.runs())).mean() * base.nodes();
         TrainingResult reference = base.runs().get(0);
@@ -59,7 +75,7 @@ public final class ScalingTable {
             boolean same = runs.stream().allMatch(r -> sameBits(r, reference));
             double speedup = baseTime / t.mean();
             rows.add(new Row(p.nodes(), t, Statistics.of(w), Statistics.of(l), speedup, speedup / p.nodes(),
-                compute * 1e6, comm * 1e6, same));
+                compute * 1e6, comm * 1e6, same, predicted.applyAsDouble(p.nodes())));
         }
         return new ScalingTable(rows, warmup, base.runs().size());
     }
@@ -96,12 +112,15 @@ public final class ScalingTable {
 
     String markdown() {
         StringBuilder sb = new StringBuilder();
-        sb.append("| nodes | time mean (ms) | time var (ms^2) | weight mean | weight var | loss mean | loss var "
-            + "| speedup | efficiency | compute/epoch (us) | comm/epoch (us) | same bits |\n");
-        sb.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|\n");
+        sb.append("| nodes | time mean (ms) | time var (ms^2) | predicted (ms) | model error | weight mean | weight var "
+            + "| loss mean | loss var | speedup | efficiency | compute/epoch (us) | comm/epoch (us) | same bits |\n");
+        sb.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|\n");
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT, "| %d | %.4f | %.3g | %.10g | %.3g | %.6g | %.3g | %.3f | %.3f "
-                    + "| %.2f | %.2f | %s |%n", r.nodes(), r.seconds().mean() * 1e3, r.seconds().variance() * 1e6,
+            boolean hasPrediction = !Double.isNaN(r.predictedSeconds());
+            sb.append(String.format(Locale.ROOT, "| %d | %.4f | %.3g | %s | %s | %.10g | %.3g | %.6g | %.3g | %.3f | "
+                    + "%.3f | %.2f | %.2f | %s |%n", r.nodes(), r.seconds().mean() * 1e3, r.seconds().variance() * 1e6,
+                hasPrediction ? String.format(Locale.ROOT, "%.4f", r.predictedSeconds() * 1e3) : "-",
+                hasPrediction ? String.format(Locale.ROOT, "%+.0f%%", 100 * r.predictionError()) : "-",
                 r.weight().mean(), r.weight().variance(), r.loss().mean(), r.loss().variance(), r.speedup(),
                 r.efficiency(), r.computeUs(), r.commUs(), r.identicalBits() ? "yes" : "no"));
         }
@@ -111,14 +130,14 @@ public final class ScalingTable {
 
     String csv() {
         StringBuilder sb = new StringBuilder("nodes,runs,time_mean_s,time_var_s2,weight_mean,weight_var,loss_mean,"
-            + "loss_var,speedup,efficiency,compute_us_per_epoch,comm_us_per_epoch,same_bits\n");
+            + "loss_var,speedup,efficiency,compute_us_per_epoch,comm_us_per_epoch,same_bits,predicted_s\n");
         for (Row r : rows) {
             sb.append(r.nodes()).append(',').append(r.seconds().count()).append(',').append(r.seconds().mean())
                 .append(',').append(r.seconds().variance()).append(',').append(r.weight().mean()).append(',')
                 .append(r.weight().variance()).append(',').append(r.loss().mean()).append(',')
                 .append(r.loss().variance()).append(',').append(r.speedup()).append(',').append(r.efficiency())
                 .append(',').append(r.computeUs()).append(',').append(r.commUs()).append(',')
-                .append(r.identicalBits()).append('\n');
+                .append(r.identicalBits()).append(',').append(r.predictedSeconds()).append('\n');
         }
         return sb.toString();
     }
@@ -144,6 +163,9 @@ public final class ScalingTable {
             o.put("compute_us_per_epoch", r.computeUs());
             o.put("comm_us_per_epoch", r.commUs());
             o.put("same_bits", r.identicalBits());
+            if (!Double.isNaN(r.predictedSeconds())) {
+                o.put("predicted_s", r.predictedSeconds());
+            }
         }
         return root;
     }

@@ -1,0 +1,67 @@
+package org.paratrain.cli;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.paratrain.data.Dataset;
+import org.paratrain.experiment.Calibration;
+import org.paratrain.experiment.Plan;
+import org.paratrain.train.EpochModel;
+import org.paratrain.train.TrainConfig;
+
+/**
+ * {@code --nodes auto} and {@code --allreduce auto}: the node count (up to the cores) and the
+ * exchange with the lowest time per epoch predicted by the cost model, calibrated now.
+ */
+final class AutoChoice {
+    private AutoChoice() { }
+
+    static TrainConfig resolve(TrainConfig config, boolean autoNodes, Dataset data, boolean mpi, PrintWriter out) {
+        int params = data.features() + (config.intercept() ? 1 : 0);
+        EpochModel model = Calibration.forWorkload(data, config);
+        List<String> exchanges = config.exchange().equals("auto") ? EpochModel.candidates(mpi)
+            : List.of(config.exchange());
+        int maxNodes = autoNodes ? Integer.highestOneBit(model.cores()) : config.nodes();
+        List<Plan.Row> rows = Plan.rows(model, data.samples(), config.blockSize(), params, exchanges, maxNodes);
+        Plan.Row chosen = autoNodes ? Plan.fastest(rows) : rows.stream()
+            .filter(r -> r.nodes() == config.nodes()).findFirst()
+            .orElseGet(() -> Plan.rows(model, data.samples(), config.blockSize(), params, exchanges,
+                config.nodes()).getLast());
+        if (!autoNodes && chosen.nodes() != config.nodes()) {
+            // Node counts that are not powers of two: rank the exchanges at exactly that count.
+            chosen = single(model, data, config, params, exchanges);
+        }
+        out.printf(Locale.ROOT, "auto: %d node(s), %s (predicted %.3g us per epoch)%n", chosen.nodes(), chosen.best(),
+            chosen.bestSeconds() * 1e6);
+        return config.withNodes(chosen.nodes()).withExchange(chosen.best());
+    }
+
+    private static Plan.Row single(EpochModel model, Dataset data, TrainConfig config, int params, List<String> ex) {
+        var sharding = config.blockSize() == 0 ? org.paratrain.data.BlockSharding.byDefault(data.samples())
+            : new org.paratrain.data.BlockSharding(data.samples(), config.blockSize());
+        String best = model.fastestExchange(ex, config.nodes(), sharding, params);
+        return new Plan.Row(config.nodes(), new double[0], best,
+            model.epochSeconds(best, config.nodes(), sharding, params), 0);
+    }
+
+    /** The command line with the chosen values in place of auto, for the ranks of an MPI job. */
+    static List<String> replace(List<String> args, TrainConfig config) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if ((a.equals("--nodes") || a.equals("--allreduce")) && i + 1 < args.size()) {
+                out.add(a);
+                out.add(a.equals("--nodes") ? Integer.toString(config.nodes()) : config.exchange());
+                i++;
+            } else if (a.startsWith("--nodes=")) {
+                out.add("--nodes=" + config.nodes());
+            } else if (a.startsWith("--allreduce=")) {
+                out.add("--allreduce=" + config.exchange());
+            } else {
+                out.add(a);
+            }
+        }
+        return out;
+    }
+}
