@@ -77,7 +77,8 @@ final class BenchCollectivesCommand implements Runnable {
                 }
             });
             MachineFile.write(stage.resolve("machine.json"), machine, rate1, cores, "local");
-            int plotRanks = nodes[nodes.length - 1];
+            // The plot shows the largest rank count the model was fitted on (the cores), where it should hold.
+            int plotRanks = java.util.Arrays.stream(nodes).filter(p -> p <= cores).max().orElse(nodes[0]);
             Plots.save(Plots.collectives(data, plotRanks, machine), stage, "collectives");
             AtomicFiles.moveAll(stage, out, List.of("collectives.csv", "machine.json", "collectives.png",
                 "collectives.svg"));

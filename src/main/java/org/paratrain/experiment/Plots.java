@@ -145,7 +145,11 @@ public final class Plots {
                                       org.paratrain.collective.Allreduce.Machine m) {
         XYChart c = xy("Allreduce at " + ranks + " ranks: measured (points) and model (lines)",
             "message size (bytes, log scale)", "time per allreduce (seconds, log scale)");
+        Color[] palette = {new Color(31, 119, 180), new Color(255, 127, 14), new Color(44, 160, 44),
+            new Color(214, 39, 40), new Color(148, 103, 189)};
+        int k = 0;
         for (String name : org.paratrain.collective.Allreduces.portableNames()) {
+            Color color = palette[k++ % palette.length];
             List<org.paratrain.collective.CostModel.Measurement> pts = data.stream()
                 .filter(x -> x.ranks() == ranks && x.algorithm().equals(name)).toList();
             if (pts.isEmpty()) {
@@ -157,9 +161,10 @@ public final class Plots {
                 .cost(ranks, x.doubles(), m)).toArray();
             XYSeries s = c.addSeries(name, bytes, t);
             s.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+            s.setMarkerColor(color);
             XYSeries line = c.addSeries(name + " (model)", bytes, model);
             line.setMarker(SeriesMarkers.NONE);
-            line.setLineColor(s.getMarkerColor());
+            line.setLineColor(color);
             line.setShowInLegend(false);
         }
         c.getStyler().setXAxisLogarithmic(true);
@@ -170,17 +175,20 @@ public final class Plots {
 
     /** Predicted time per epoch against node count (log-log), one line per exchange. */
     public static XYChart plan(List<Plan.Row> rows, List<String> exchanges, int samples, int features) {
+        double lo = rows.stream().flatMapToDouble(r -> java.util.Arrays.stream(r.seconds())).min().orElse(1);
+        double hi = rows.stream().flatMapToDouble(r -> java.util.Arrays.stream(r.seconds())).max().orElse(1);
+        boolean log = hi / lo > 20;      // a log axis spanning less than a decade or so shows no labels
         XYChart c = xy("Predicted time per epoch, " + samples + " samples x " + features + " features",
-            "nodes (ranks, log2 scale)", "time per epoch (ms, log scale)");
+            "nodes (ranks, log2 scale)", log ? "time per epoch (ms, log scale)" : "time per epoch (ms)");
         double[] x = rows.stream().mapToDouble(r -> log2(r.nodes())).toArray();
         for (int i = 0; i < exchanges.size(); i++) {
             int k = i;
             XYSeries s = c.addSeries(exchanges.get(i), x, rows.stream().mapToDouble(r -> r.seconds()[k] * 1e3).toArray());
             s.setMarker(SeriesMarkers.CIRCLE);
         }
-        c.getStyler().setYAxisLogarithmic(true);
+        c.getStyler().setYAxisLogarithmic(log);
         c.getStyler().setxAxisTickLabelsFormattingFunction(Plots::powerOfTwoLabel);
-        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         return c;
     }
 
