@@ -90,7 +90,8 @@ final class Analysis {
         }
         sb.append("## How good the cost model's predictions were\n\n");
         sb.append("The model (Hockney parameters fitted at 2 ranks just before the sweep, and the gradient's measured "
-            + "cost) predicted each node count's run time before it was measured; the table has both.\n\n");
+            + "cost) predicted each node count's run time before it was measured; the table has both. Errors are "
+            + "against the median run.\n\n");
         for (boolean over : new boolean[] {false, true}) {
             List<ScalingTable.Row> part = rows.stream().filter(r -> (r.nodes() > cores) == over).toList();
             if (part.isEmpty()) {

@@ -30,13 +30,17 @@ public final class ScalingTable {
      * @param commUs         mean communication time per epoch, microseconds
      * @param identicalBits  whether every repeat here gave the same bits as the base count's first run
      * @param predictedSeconds the cost model's prediction of the run time, or NaN when there is none
+     * @param medianSeconds  the median run time, which a prediction of a typical run is held against
      */
     public record Row(int nodes, Statistics seconds, Statistics weight, Statistics loss, double speedup,
                       double efficiency, double computeUs, double commUs, boolean identicalBits,
-                      double predictedSeconds) {
-        /** The prediction's error relative to the measured mean: (predicted - measured) / measured. */
+                      double predictedSeconds, double medianSeconds) {
+        /**
+         * The prediction's error relative to the median run: (predicted - median) / median. The
+         * median, not the mean: one run slowed by a neighbour moves the mean, not the typical run.
+         */
         public double predictionError() {
-            return (predictedSeconds - seconds.mean()) / seconds.mean();
+            return (predictedSeconds - medianSeconds) / medianSeconds;
         }
     }
 
@@ -75,7 +79,7 @@ public final class ScalingTable {
             boolean same = runs.stream().allMatch(r -> sameBits(r, reference));
             double speedup = baseTime / t.mean();
             rows.add(new Row(p.nodes(), t, Statistics.of(w), Statistics.of(l), speedup, speedup / p.nodes(),
-                compute * 1e6, comm * 1e6, same, predicted.applyAsDouble(p.nodes())));
+                compute * 1e6, comm * 1e6, same, predicted.applyAsDouble(p.nodes()), Statistics.median(seconds(runs))));
         }
         return new ScalingTable(rows, warmup, base.runs().size());
     }
@@ -99,8 +103,9 @@ public final class ScalingTable {
         return "Mean and sample variance (divided by n - 1) over " + repeats + " timed runs per node count, after "
             + warmup + " untimed warm-up runs per node count (not counted). Time is the training loop's wall time "
             + "on rank 0, data loading excluded. Speedup is against the smallest node count; efficiency is speedup "
-            + "over node count. 'same bits' says whether every run gave bit-identical weights and loss to the "
-            + "first run at the smallest node count.";
+            + "over node count. The model error compares the cost model's prediction with the median run. "
+            + "'same bits' says whether every run gave bit-identical weights and loss to the first run at the "
+            + "smallest node count.";
     }
 
     /** Writes {@code name.md}, {@code name.csv} and {@code name.json} into {@code dir}. */
@@ -112,14 +117,14 @@ public final class ScalingTable {
 
     String markdown() {
         StringBuilder sb = new StringBuilder();
-        sb.append("| nodes | time mean (ms) | time var (ms^2) | predicted (ms) | model error | weight mean | weight var "
+        sb.append("| nodes | time mean (ms) | time var (ms^2) | time median (ms) | predicted (ms) | model error | weight mean | weight var "
             + "| loss mean | loss var | speedup | efficiency | compute/epoch (us) | comm/epoch (us) | same bits |\n");
-        sb.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|\n");
+        sb.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|\n");
         for (Row r : rows) {
             boolean hasPrediction = !Double.isNaN(r.predictedSeconds());
-            sb.append(String.format(Locale.ROOT, "| %d | %.4f | %.3g | %s | %s | %.10g | %.3g | %.6g | %.3g | %.3f | "
+            sb.append(String.format(Locale.ROOT, "| %d | %.4f | %.3g | %.4f | %s | %s | %.10g | %.3g | %.6g | %.3g | %.3f | "
                     + "%.3f | %.2f | %.2f | %s |%n", r.nodes(), r.seconds().mean() * 1e3, r.seconds().variance() * 1e6,
-                hasPrediction ? String.format(Locale.ROOT, "%.4f", r.predictedSeconds() * 1e3) : "-",
+                r.medianSeconds() * 1e3, hasPrediction ? String.format(Locale.ROOT, "%.4f", r.predictedSeconds() * 1e3) : "-",
                 hasPrediction ? String.format(Locale.ROOT, "%+.0f%%", 100 * r.predictionError()) : "-",
                 r.weight().mean(), r.weight().variance(), r.loss().mean(), r.loss().variance(), r.speedup(),
                 r.efficiency(), r.computeUs(), r.commUs(), r.identicalBits() ? "yes" : "no"));
