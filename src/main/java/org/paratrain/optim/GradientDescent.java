@@ -1,26 +1,68 @@
 package org.paratrain.optim;
 
-/** Plain gradient descent, the paper's rule: {@code w = w - lr * gradient}. */
+/**
+ * Gradient descent, the paper's rule {@code w = w - lr * g}, with optional momentum
+ * (heavy ball, or Nesterov's look-ahead) and weight decay.
+ *
+ * <p>Momentum keeps a velocity {@code v = mu v + g'} where {@code g' = g + decay w}; the plain
+ * update is {@code w -= lr v}, Nesterov's {@code w -= lr (g' + mu v)}. With {@code mu = 0} and
+ * no decay this is exactly {@code w -= lr g}, bit for bit.
+ *
+ * <p>Call order: one instance per rank and run; {@link #step} once per update.
+ */
 public final class GradientDescent implements Optimizer {
-    private final double learningRate;
+    private final LearningRateSchedule schedule;
+    private final double momentum;
+    private final boolean nesterov;
+    private final double weightDecay;
+    private double[] velocity;
+    private long steps;
 
-    /** @param learningRate step size, positive and finite */
+    /** Plain gradient descent with a constant learning rate. */
     public GradientDescent(double learningRate) {
-        if (!(learningRate > 0) || Double.isInfinite(learningRate)) {
-            throw new IllegalArgumentException("--lr must be a positive finite number, got " + learningRate);
+        this(LearningRateSchedule.constant(learningRate), 0.0, false, 0.0);
+    }
+
+    /**
+     * @param schedule    learning rate by step
+     * @param momentum    mu in [0, 1)
+     * @param nesterov    Nesterov's look-ahead form (needs momentum > 0)
+     * @param weightDecay L2 coefficient added to the gradient, at least 0
+     */
+    public GradientDescent(LearningRateSchedule schedule, double momentum, boolean nesterov, double weightDecay) {
+        if (!(momentum >= 0 && momentum < 1)) {
+            throw new IllegalArgumentException("--momentum must be in [0, 1), got " + momentum);
         }
-        this.learningRate = learningRate;
+        if (!(weightDecay >= 0) || Double.isInfinite(weightDecay)) {
+            throw new IllegalArgumentException("--weight-decay must be a finite number >= 0, got " + weightDecay);
+        }
+        this.schedule = schedule;
+        this.momentum = momentum;
+        this.nesterov = nesterov;
+        this.weightDecay = weightDecay;
     }
 
     @Override
     public void step(double[] params, double[] grad) {
+        double lr = schedule.rate(steps++);
+        if (momentum == 0 && weightDecay == 0) {
+            for (int j = 0; j < params.length; j++) {
+                params[j] -= lr * grad[j];
+            }
+            return;
+        }
+        if (velocity == null) {
+            velocity = new double[params.length];
+        }
         for (int j = 0; j < params.length; j++) {
-            params[j] -= learningRate * grad[j];
+            double g = grad[j] + weightDecay * params[j];
+            velocity[j] = momentum * velocity[j] + g;
+            params[j] -= lr * (nesterov ? g + momentum * velocity[j] : velocity[j]);
         }
     }
 
     @Override
     public String name() {
-        return "gd";
+        return momentum == 0 ? "gd" : nesterov ? "nesterov" : "momentum";
     }
 }

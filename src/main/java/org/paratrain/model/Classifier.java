@@ -1,0 +1,21 @@
+package org.paratrain.model;
+
+import org.paratrain.data.Dataset;
+
+/** A model that predicts a class; accuracy is measured through it. */
+public interface Classifier extends Model {
+
+    /** The predicted class of sample {@code i} at {@code params}. */
+    int predict(Dataset data, int i, double[] params);
+
+    /** The fraction of samples whose predicted class equals their label. */
+    default double accuracy(Dataset data, double[] params) {
+        int right = 0;
+        for (int i = 0; i < data.samples(); i++) {
+            if (predict(data, i, params) == (int) data.y()[i]) {
+                right++;
+            }
+        }
+        return (double) right / data.samples();
+    }
+}

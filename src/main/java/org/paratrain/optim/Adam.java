@@ -1,0 +1,76 @@
+package org.paratrain.optim;
+
+/**
+ * Adam (Kingma and Ba, 2015): per-parameter steps scaled by running estimates of the
+ * gradient's first and second moments, with bias correction; weight decay is decoupled
+ * (AdamW: applied to the weights, not mixed into the moments).
+ *
+ * <p>Numerics: the bias corrections {@code 1 - beta^t} are computed from running products,
+ * not powers, and epsilon is added to the square root (not under it), as in the paper.
+ *
+ * <p>Call order: one instance per rank and run; {@link #step} once per update.
+ */
+public final class Adam implements Optimizer {
+    private final LearningRateSchedule schedule;
+    private final double beta1;
+    private final double beta2;
+    private final double epsilon;
+    private final double weightDecay;
+    private double[] m;
+    private double[] v;
+    private double beta1Power = 1.0;
+    private double beta2Power = 1.0;
+    private long steps;
+
+    /**
+     * @param schedule    learning rate by step
+     * @param beta1       first-moment decay in [0, 1), usually 0.9
+     * @param beta2       second-moment decay in [0, 1), usually 0.999
+     * @param epsilon     added to the denominator, positive
+     * @param weightDecay decoupled decay coefficient, at least 0
+     */
+    public Adam(LearningRateSchedule schedule, double beta1, double beta2, double epsilon, double weightDecay) {
+        if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) {
+            throw new IllegalArgumentException("Adam's betas must be in [0, 1), got " + beta1 + " and " + beta2);
+        }
+        if (!(epsilon > 0) || !(weightDecay >= 0)) {
+            throw new IllegalArgumentException("Adam needs epsilon > 0 and --weight-decay >= 0");
+        }
+        this.schedule = schedule;
+        this.beta1 = beta1;
+        this.beta2 = beta2;
+        this.epsilon = epsilon;
+        this.weightDecay = weightDecay;
+    }
+
+    /** Adam with the paper's defaults (0.9, 0.999, 1e-8) and no decay. */
+    public static Adam withDefaults(LearningRateSchedule schedule) {
+        return new Adam(schedule, 0.9, 0.999, 1e-8, 0.0);
+    }
+
+    @Override
+    public void step(double[] params, double[] grad) {
+        if (m == null) {
+            m = new double[params.length];
+            v = new double[params.length];
+        }
+        double lr = schedule.rate(steps++);
+        beta1Power *= beta1;
+        beta2Power *= beta2;
+        double c1 = 1 - beta1Power;
+        double c2 = 1 - beta2Power;
+        for (int j = 0; j < params.length; j++) {
+            double g = grad[j];
+            m[j] = beta1 * m[j] + (1 - beta1) * g;
+            v[j] = beta2 * v[j] + (1 - beta2) * g * g;
+            double mHat = m[j] / c1;
+            double vHat = v[j] / c2;
+            params[j] -= lr * (mHat / (Math.sqrt(vHat) + epsilon) + weightDecay * params[j]);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "adam";
+    }
+}
