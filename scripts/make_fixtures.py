@@ -54,6 +54,14 @@ def random_state(out):
     write(out, "random_state.json", dict(numpy=np.__version__, seeds=seeds))
 
 
+def real_datasets(out):
+    from sklearn.datasets import load_breast_cancer, load_diabetes
+    for name, loader in [("breast_cancer", load_breast_cancer), ("diabetes", load_diabetes)]:
+        X, y = loader(return_X_y=True)
+        write(out, name + ".json", dict(sklearn=sklearn.__version__, samples=int(X.shape[0]),
+                                        features=int(X.shape[1]), X=floats(X), y=floats(y)))
+
+
 def write(out, name, obj):
     path = os.path.join(out, name)
     with open(path + ".tmp", "w") as f:
@@ -65,3 +73,4 @@ if __name__ == "__main__":
     target = sys.argv[1] if len(sys.argv) > 1 else "src/test/resources/fixtures"
     regression(target)
     random_state(target)
+    real_datasets(target)

@@ -11,6 +11,7 @@ import org.paratrain.experiment.RunWriter;
 import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.train.FailureInjection;
 import org.paratrain.train.LossReduction;
+import org.paratrain.train.Recipe;
 import org.paratrain.train.TrainConfig;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
@@ -55,6 +56,29 @@ final class TrainCommand implements Runnable {
             + "at any node count for one block size.")
     int blockSize;
 
+    @Option(names = "--model", defaultValue = "linear",
+        description = "linear (default), logistic (labels 0/1) or softmax (labels 0..K-1).")
+    String model;
+
+    @Option(names = "--classes", defaultValue = "0", description = "Classes for softmax (0: counted from the labels).")
+    int classes;
+
+    @Option(names = "--optimizer", defaultValue = "gd", description = "gd (default), momentum, nesterov or adam.")
+    String optimizer;
+
+    @Option(names = "--momentum", defaultValue = "0.9", description = "Momentum for momentum and nesterov (default ${DEFAULT-VALUE}).")
+    double momentum;
+
+    @Option(names = "--weight-decay", defaultValue = "0", description = "L2 weight decay (decoupled for adam).")
+    double weightDecay;
+
+    @Option(names = "--schedule", defaultValue = "constant",
+        description = "Learning rate schedule: constant (default), cosine or step:EVERY:FACTOR.")
+    String schedule;
+
+    @Option(names = "--warmup-steps", defaultValue = "0", description = "Linear learning-rate warm-up, in steps.")
+    long warmupSteps;
+
     @Option(names = "--allreduce", defaultValue = "master-worker",
         description = "How gradients are combined: master-worker (the paper's: gather to rank 0, which updates and "
             + "sends the weights back; default), star, tree, recursive-doubling, ring, rabenseifner, native "
@@ -83,6 +107,7 @@ final class TrainCommand implements Runnable {
         TrainConfig config = new TrainConfig(n == AUTO ? 1 : n, epochs, lr, intercept, reduction(lossReduction), blockSize,
             allreduce);
         FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
+        Recipe recipe = new Recipe(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps);
         List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
         Dataset data = PaperFormat.read(xFile, yFile);
@@ -94,7 +119,8 @@ final class TrainCommand implements Runnable {
             backendOptions.launch(config.nodes(), args);   // every rank runs this command again, under mpirun
             return;
         }
-        TrainingResult r = mpi ? Training.mpi(data, config, failure) : Training.local(data, config, failure);
+        TrainingResult r = mpi ? Training.mpi(data, config, recipe, failure)
+            : Training.local(data, config, recipe, failure);
         if (r == null) {
             return;   // an MPI rank other than 0: rank 0 reports
         }
@@ -105,7 +131,7 @@ final class TrainCommand implements Runnable {
             d.put("y", yFile.toString());
             d.put("samples", data.samples());
             d.put("features", data.features());
-            RunWriter.write(out, r, config, d, provenance);
+            RunWriter.write(out, r, config, recipe, d, provenance);
             out().println("wrote " + out.resolve("result.json") + " and " + out.resolve("history.csv"));
         }
     }
@@ -136,10 +162,13 @@ final class TrainCommand implements Runnable {
     }
 
     private void printSummary(Dataset data, TrainingResult r) {
-        out().printf(Locale.ROOT, "trained linear regression on %d samples x %d features: %d nodes (%s), "
-            + "%d epochs%n", data.samples(), data.features(), r.nodes(), r.backend(), r.epochs());
+        out().printf(Locale.ROOT, "trained %s on %d samples x %d features: %d nodes (%s, %s), %d epochs%n", model,
+            data.samples(), data.features(), r.nodes(), r.backend(), r.algorithm(), r.epochs());
         out().println("  params     " + format(r.params()));
         out().printf(Locale.ROOT, "  final loss %.10g%n", r.finalLoss());
+        if (!Double.isNaN(r.trainAccuracy())) {
+            out().printf(Locale.ROOT, "  accuracy   %.2f%% on the training data%n", 100 * r.trainAccuracy());
+        }
         out().printf(Locale.ROOT, "  time       %.3f ms (%.2f us/epoch: compute %.2f, communication %.2f)%n",
             r.trainSeconds() * 1e3, r.trainSeconds() / r.epochs() * 1e6, r.computeSeconds() / r.epochs() * 1e6,
             r.commSeconds() / r.epochs() * 1e6);

@@ -26,6 +26,12 @@ public final class RunWriter {
 
     /** Writes both files into {@code dir}; {@code data} describes the input for the record. */
     public static void write(Path dir, TrainingResult r, TrainConfig config, ObjectNode data, Provenance provenance) {
+        write(dir, r, config, org.paratrain.train.Recipe.paper(), data, provenance);
+    }
+
+    /** Writes both files into {@code dir}, recording the model and optimiser of {@code recipe}. */
+    public static void write(Path dir, TrainingResult r, TrainConfig config, org.paratrain.train.Recipe recipe,
+                             ObjectNode data, Provenance provenance) {
         AtomicFiles.writeText(dir.resolve("history.csv"), out -> {
             out.write("epoch,loss,seconds,compute_seconds,comm_seconds\n");
             TrainingResult.History h = r.history();
@@ -35,6 +41,17 @@ public final class RunWriter {
             }
         });
         ObjectNode root = resultJson(r, config);
+        root.put("model", recipe.model());
+        if (!Double.isNaN(r.trainAccuracy())) {
+            root.put("train_accuracy", r.trainAccuracy());
+        }
+        ObjectNode cfg = (ObjectNode) root.get("config");
+        cfg.put("optimizer", recipe.optimizer());
+        cfg.put("schedule", recipe.schedule());
+        cfg.put("weight_decay", recipe.weightDecay());
+        if (!recipe.optimizer().equals("gd") && !recipe.optimizer().equals("adam")) {
+            cfg.put("momentum", recipe.momentum());
+        }
         root.set("data", data);
         root.set("provenance", provenance.toJson());
         AtomicFiles.writeBytes(dir.resolve("result.json"), out -> JSON.writeValue(out, root));

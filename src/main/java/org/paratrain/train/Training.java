@@ -5,9 +5,7 @@ import org.paratrain.comm.RankFailedException;
 import org.paratrain.comm.local.LocalCluster;
 import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.data.Dataset;
-import org.paratrain.model.LinearRegression;
 import org.paratrain.model.Model;
-import org.paratrain.optim.GradientDescent;
 
 /**
  * The entry point for programs that train with paratrain: one call trains a model
@@ -34,19 +32,39 @@ public final class Training {
 
     /** As {@link #local(Dataset, TrainConfig)}, with one rank made to fail if {@code failure} says so. */
     public static TrainingResult local(Dataset data, TrainConfig config, FailureInjection failure) {
-        Model linear = new LinearRegression(data.features(), config.intercept());
+        return local(data, config, Recipe.paper(), failure);
+    }
+
+    /**
+     * Trains the model and optimiser of {@code recipe} on {@code config.nodes()} in-JVM ranks.
+     * Classifiers report their training accuracy.
+     */
+    public static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe, FailureInjection failure) {
+        int classes = recipe.check(data);
         List<TrainingResult> results;
         try {
-            results = LocalCluster.run(config.nodes(), comm -> new RankTrainer(comm, data,
-                failure == null ? linear : failure.wrap(linear, comm.rank()),
-                new GradientDescent(config.learningRate()), config).train());
+            results = LocalCluster.run(config.nodes(), comm -> {
+                Model m = recipe.newModel(data.features(), config.intercept(), classes);
+                return new RankTrainer(comm, data, failure == null ? m : failure.wrap(m, comm.rank()),
+                    recipe.newOptimizer(config.learningRate(), config.epochs()), config).train();
+            });
         } catch (RankFailedException e) {
             if (e.getCause() instanceof DivergenceException d) {
                 throw d;
             }
             throw e;
         }
-        return results.get(0);
+        return withAccuracy(results.get(0), data, config, recipe, classes);
+    }
+
+    /** The result with its training accuracy when the model is a classifier. */
+    private static TrainingResult withAccuracy(TrainingResult r, Dataset data, TrainConfig config, Recipe recipe,
+                                               int classes) {
+        if (r == null || !(recipe.newModel(data.features(), config.intercept(), classes)
+            instanceof org.paratrain.model.Classifier c)) {
+            return r;
+        }
+        return r.withAccuracy(c.accuracy(data, r.params()));
     }
 
     /**
@@ -58,15 +76,23 @@ public final class Training {
      * @throws IllegalArgumentException if {@code config.nodes()} differs from the job's size
      */
     public static TrainingResult mpi(Dataset data, TrainConfig config, FailureInjection failure) {
+        return mpi(data, config, Recipe.paper(), failure);
+    }
+
+    /** As {@link #mpi(Dataset, TrainConfig, FailureInjection)} with the model and optimiser of {@code recipe}. */
+    public static TrainingResult mpi(Dataset data, TrainConfig config, Recipe recipe, FailureInjection failure) {
         MpiCommunicator comm = MpiCommunicator.world();
+        int classes = recipe.check(data);
         if (comm.size() != config.nodes()) {
             throw new IllegalArgumentException("--nodes is " + config.nodes() + " but the MPI job has " + comm.size()
                 + " processes");
         }
-        Model linear = new LinearRegression(data.features(), config.intercept());
-        Model model = failure == null ? linear : failure.wrap(linear, comm.rank());
+        Model m = recipe.newModel(data.features(), config.intercept(), classes);
+        Model model = failure == null ? m : failure.wrap(m, comm.rank());
         try {
-            return new RankTrainer(comm, data, model, new GradientDescent(config.learningRate()), config).train();
+            TrainingResult r = new RankTrainer(comm, data, model, recipe.newOptimizer(config.learningRate(),
+                config.epochs()), config).train();
+            return withAccuracy(r, data, config, recipe, classes);
         } catch (DivergenceException e) {
             throw e;
         } catch (RuntimeException | Error e) {

@@ -14,10 +14,25 @@ package org.paratrain.train;
  * @param computeSeconds time rank 0 spent computing its gradients
  * @param commSeconds    time rank 0 spent exchanging (and updating)
  * @param history        loss and timing of every epoch
+ * @param trainAccuracy  fraction of training samples classified right, NaN for regression
  */
 public record TrainingResult(double[] params, double finalLoss, int epochs, int nodes, String backend,
                              String algorithm, int blockSize, double trainSeconds, double computeSeconds,
-                             double commSeconds, History history) {
+                             double commSeconds, History history, double trainAccuracy) {
+
+    /** A result without an accuracy (regression). */
+    public TrainingResult(double[] params, double finalLoss, int epochs, int nodes, String backend, String algorithm,
+                          int blockSize, double trainSeconds, double computeSeconds, double commSeconds,
+                          History history) {
+        this(params, finalLoss, epochs, nodes, backend, algorithm, blockSize, trainSeconds, computeSeconds,
+            commSeconds, history, Double.NaN);
+    }
+
+    /** This result with its training accuracy. */
+    public TrainingResult withAccuracy(double accuracy) {
+        return new TrainingResult(params, finalLoss, epochs, nodes, backend, algorithm, blockSize, trainSeconds,
+            computeSeconds, commSeconds, history, accuracy);
+    }
 
     /**
      * Per-epoch records, one array entry per epoch.

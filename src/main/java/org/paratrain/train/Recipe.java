@@ -1,0 +1,117 @@
+package org.paratrain.train;
+
+import org.paratrain.data.Dataset;
+import org.paratrain.model.LinearRegression;
+import org.paratrain.model.LogisticRegression;
+import org.paratrain.model.Model;
+import org.paratrain.model.SoftmaxRegression;
+import org.paratrain.optim.Adam;
+import org.paratrain.optim.GradientDescent;
+import org.paratrain.optim.LearningRateSchedule;
+import org.paratrain.optim.Optimizer;
+
+/**
+ * What to train and how to update it: the model and the optimiser, validated on construction
+ * with messages that name the option.
+ *
+ * @param model       {@code linear}, {@code logistic} (labels 0/1) or {@code softmax} (labels 0..K-1)
+ * @param classes     K for softmax (0: one more than the largest label); ignored otherwise
+ * @param optimizer   {@code gd}, {@code momentum}, {@code nesterov} or {@code adam}
+ * @param momentum    mu for momentum and Nesterov, in [0, 1)
+ * @param weightDecay L2 (gd, momentum) or decoupled (adam) decay, at least 0
+ * @param schedule    {@code constant}, {@code step:EVERY:FACTOR} or {@code cosine}
+ * @param warmupSteps linear warm-up steps before the schedule, at least 0
+ */
+public record Recipe(String model, int classes, String optimizer, double momentum, double weightDecay,
+                     String schedule, long warmupSteps) {
+
+    /** Validates every field. */
+    public Recipe {
+        if (!model.equals("linear") && !model.equals("logistic") && !model.equals("softmax")) {
+            throw new IllegalArgumentException("--model must be linear, logistic or softmax, got '" + model + "'");
+        }
+        if (classes < 0 || classes == 1) {
+            throw new IllegalArgumentException("--classes must be at least 2 (or 0 to count them), got " + classes);
+        }
+        if (!java.util.List.of("gd", "momentum", "nesterov", "adam").contains(optimizer)) {
+            throw new IllegalArgumentException("--optimizer must be gd, momentum, nesterov or adam, got '" + optimizer
+                + "'");
+        }
+        if (!(momentum >= 0 && momentum < 1)) {
+            throw new IllegalArgumentException("--momentum must be in [0, 1), got " + momentum);
+        }
+        if (!(weightDecay >= 0) || Double.isInfinite(weightDecay)) {
+            throw new IllegalArgumentException("--weight-decay must be a finite number >= 0, got " + weightDecay);
+        }
+        if (!schedule.equals("constant") && !schedule.equals("cosine") && !schedule.matches("step:\\d+:[0-9.eE-]+")) {
+            throw new IllegalArgumentException("--schedule must be constant, cosine or step:EVERY:FACTOR, got '"
+                + schedule + "'");
+        }
+        if (warmupSteps < 0) {
+            throw new IllegalArgumentException("--warmup-steps must be at least 0, got " + warmupSteps);
+        }
+    }
+
+    /** The paper's: linear regression and plain gradient descent. */
+    public static Recipe paper() {
+        return new Recipe("linear", 0, "gd", 0.9, 0.0, "constant", 0);
+    }
+
+    /** This recipe with another model. */
+    public Recipe withModel(String m, int k) {
+        return new Recipe(m, k, optimizer, momentum, weightDecay, schedule, warmupSteps);
+    }
+
+    /** This recipe with another optimiser. */
+    public Recipe withOptimizer(String o) {
+        return new Recipe(model, classes, o, momentum, weightDecay, schedule, warmupSteps);
+    }
+
+    /** Checks the labels suit the model; returns the number of classes (0 for regression). */
+    public int check(Dataset data) {
+        if (model.equals("linear")) {
+            return 0;
+        }
+        int k = model.equals("logistic") ? 2 : classes;
+        double max = 0;
+        for (int i = 0; i < data.samples(); i++) {
+            double v = data.y()[i];
+            if (v != Math.rint(v) || v < 0 || (k > 0 && v >= k)) {
+                throw new IllegalArgumentException("label " + v + " of sample " + (i + 1) + " is not a class "
+                    + (k > 0 ? "0.." + (k - 1) : "number (0, 1, 2, ...)") + " (--model " + model + ")");
+            }
+            max = Math.max(max, v);
+        }
+        return k > 0 ? k : Math.max(2, (int) max + 1);
+    }
+
+    /** A new model for one rank (models may keep scratch space). */
+    public Model newModel(int features, boolean intercept, int k) {
+        return switch (model) {
+            case "logistic" -> new LogisticRegression(features, intercept);
+            case "softmax" -> new SoftmaxRegression(features, k, intercept);
+            default -> new LinearRegression(features, intercept);
+        };
+    }
+
+    /** A new optimiser for one rank, at {@code learningRate}, with steps counted from 0. */
+    public Optimizer newOptimizer(double learningRate, int totalSteps) {
+        LearningRateSchedule s = switch (schedule) {
+            case "constant" -> LearningRateSchedule.constant(learningRate);
+            case "cosine" -> LearningRateSchedule.cosine(learningRate, totalSteps);
+            default -> {
+                String[] parts = schedule.split(":");
+                yield LearningRateSchedule.step(learningRate, Long.parseLong(parts[1]), Double.parseDouble(parts[2]));
+            }
+        };
+        if (warmupSteps > 0) {
+            s = LearningRateSchedule.warmup(warmupSteps, s);
+        }
+        return switch (optimizer) {
+            case "adam" -> new Adam(s, 0.9, 0.999, 1e-8, weightDecay);
+            case "momentum" -> new GradientDescent(s, momentum, false, weightDecay);
+            case "nesterov" -> new GradientDescent(s, momentum, true, weightDecay);
+            default -> new GradientDescent(s, 0.0, false, weightDecay);
+        };
+    }
+}

@@ -1,0 +1,113 @@
+package org.paratrain.train;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.paratrain.data.Dataset;
+
+/** The classifiers and the linear model on scikit-learn's real data sets (fixtures made by its script). */
+class ClassificationTest {
+
+    static Dataset load(String name) throws IOException {
+        try (InputStream in = ClassificationTest.class.getResourceAsStream("/fixtures/" + name + ".json")) {
+            JsonNode j = new ObjectMapper().readTree(in);
+            int n = j.get("samples").asInt();
+            int d = j.get("features").asInt();
+            double[] x = new double[n * d];
+            double[] y = new double[n];
+            for (int i = 0; i < x.length; i++) {
+                x[i] = j.get("X").get(i).asDouble();
+            }
+            for (int i = 0; i < n; i++) {
+                y[i] = j.get("y").get(i).asDouble();
+            }
+            return standardised(new Dataset(x, y, n, d));
+        }
+    }
+
+    /** Each feature to mean 0 and standard deviation 1 (the test reference fits on all the data). */
+    static Dataset standardised(Dataset d) {
+        double[] x = d.x().clone();
+        int f = d.features();
+        for (int j = 0; j < f; j++) {
+            double mean = 0;
+            for (int i = 0; i < d.samples(); i++) {
+                mean += x[i * f + j];
+            }
+            mean /= d.samples();
+            double var = 0;
+            for (int i = 0; i < d.samples(); i++) {
+                var += (x[i * f + j] - mean) * (x[i * f + j] - mean);
+            }
+            double sd = Math.sqrt(var / d.samples());
+            for (int i = 0; i < d.samples(); i++) {
+                x[i * f + j] = (x[i * f + j] - mean) / sd;
+            }
+        }
+        return new Dataset(x, d.y(), d.samples(), f);
+    }
+
+    @Test
+    void logisticRegressionOnBreastCancerReaches98Percent() throws IOException {
+        Dataset data = load("breast_cancer");
+        TrainConfig cfg = new TrainConfig(1, 3000, 0.5, true, LossReduction.MEAN, 0);
+        Recipe recipe = Recipe.paper().withModel("logistic", 0);
+        TrainingResult one = Training.local(data, cfg, recipe, null);
+        assertTrue(one.trainAccuracy() >= 0.98, "accuracy " + one.trainAccuracy());
+        TrainingResult four = Training.local(data, cfg.withNodes(4), recipe, null);
+        assertArrayEquals(one.params(), four.params(), 0.0, "4 ranks give the bits of 1");
+    }
+
+    @Test
+    void linearRegressionOnDiabetesReachesTheClosedForm() throws IOException {
+        Dataset data = load("diabetes");
+        double[] expected = LeastSquares.solve(data, true);
+        TrainConfig cfg = new TrainConfig(3, 20000, 0.05, true, LossReduction.MEAN, 0);
+        double[] got = Training.local(data, cfg, Recipe.paper().withOptimizer("nesterov"), null).params();
+        for (int j = 0; j < expected.length; j++) {
+            assertEquals(expected[j], got[j], 1e-6 * Math.abs(expected[j]), "coefficient " + j);
+        }
+    }
+
+    @Test
+    void softmaxSeparatesThreeBlobsAndAdamGivesTheSameBitsAtAnyNodeCount() {
+        Random rnd = new Random(3);
+        int n = 600;
+        double[] x = new double[n * 2];
+        double[] y = new double[n];
+        double[][] centres = {{0, 4}, {4, -2}, {-4, -2}};
+        for (int i = 0; i < n; i++) {
+            int k = i % 3;
+            y[i] = k;
+            x[2 * i] = centres[k][0] + rnd.nextGaussian();
+            x[2 * i + 1] = centres[k][1] + rnd.nextGaussian();
+        }
+        Dataset data = new Dataset(x, y, n, 2);
+        TrainConfig cfg = new TrainConfig(1, 300, 0.05, true, LossReduction.MEAN, 0);
+        Recipe recipe = Recipe.paper().withModel("softmax", 0).withOptimizer("adam");
+        TrainingResult one = Training.local(data, cfg, recipe, null);
+        assertTrue(one.trainAccuracy() > 0.97, "accuracy " + one.trainAccuracy());
+        for (int p : new int[] {2, 5}) {
+            assertArrayEquals(one.params(), Training.local(data, cfg.withNodes(p).withExchange("ring"), recipe, null)
+                .params(), 0.0);
+        }
+    }
+
+    @Test
+    void labelsMustSuitTheModel() {
+        Dataset bad = new Dataset(new double[] {1, 2}, new double[] {0, 2}, 2, 1);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> Training.local(bad, TrainConfig.paper(), Recipe.paper().withModel("logistic", 0), null));
+        assertTrue(e.getMessage().contains("sample 2") && e.getMessage().contains("--model logistic"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Recipe.paper().withModel("tree", 0));
+        assertThrows(IllegalArgumentException.class, () -> Recipe.paper().withOptimizer("lbfgs"));
+    }
+}
