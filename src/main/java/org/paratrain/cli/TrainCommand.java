@@ -10,6 +10,10 @@ import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
 import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.train.FailureInjection;
+import org.paratrain.data.Standardizer;
+import org.paratrain.data.TrainTestSplit;
+import org.paratrain.experiment.ModelFile;
+import org.paratrain.model.Metrics;
 import org.paratrain.train.LossReduction;
 import org.paratrain.train.Recipe;
 import org.paratrain.train.TrainConfig;
@@ -79,6 +83,16 @@ final class TrainCommand implements Runnable {
     @Option(names = "--warmup-steps", defaultValue = "0", description = "Linear learning-rate warm-up, in steps.")
     long warmupSteps;
 
+    @Option(names = "--standardize", description = "Scale each feature to mean 0, sd 1 (fitted on the training data).")
+    boolean standardize;
+
+    @Option(names = "--test-fraction", defaultValue = "0",
+        description = "Hold out this fraction of the samples for testing (0: none, default).")
+    double testFraction;
+
+    @Option(names = "--seed", defaultValue = "42", description = "Seed of the train/test split (default ${DEFAULT-VALUE}).")
+    long seed;
+
     @Option(names = "--allreduce", defaultValue = "master-worker",
         description = "How gradients are combined: master-worker (the paper's: gather to rank 0, which updates and "
             + "sends the weights back; default), star, tree, recursive-doubling, ring, rabenseifner, native "
@@ -110,7 +124,8 @@ final class TrainCommand implements Runnable {
         Recipe recipe = new Recipe(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps);
         List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
-        Dataset data = PaperFormat.read(xFile, yFile);
+        Prepared prepared = prepare(PaperFormat.read(xFile, yFile));
+        Dataset data = prepared.train();
         if (n == AUTO || config.exchange().equals("auto")) {
             config = AutoChoice.resolve(config, n == AUTO, data, mpi, out());
             args = AutoChoice.replace(args, config);
@@ -125,15 +140,45 @@ final class TrainCommand implements Runnable {
             return;   // an MPI rank other than 0: rank 0 reports
         }
         printSummary(data, r);
+        ModelFile file = new ModelFile(recipe.model(), data.features(), recipe.check(data), config.intercept(),
+            r.params(), prepared.standardizer());
+        java.util.Map<String, Object> test = prepared.test() == null ? null
+            : Metrics.evaluate(file.newModel(), r.params(), prepared.test());
+        if (test != null) {
+            out().println("  test       " + Evaluate.format(test));
+        }
         if (out != null) {
             ObjectNode d = RunWriter.json().createObjectNode();
             d.put("x", xFile.toString());
             d.put("y", yFile.toString());
             d.put("samples", data.samples());
             d.put("features", data.features());
-            RunWriter.write(out, r, config, recipe, d, provenance);
-            out().println("wrote " + out.resolve("result.json") + " and " + out.resolve("history.csv"));
+            d.put("standardized", standardize);
+            d.put("test_fraction", testFraction);
+            d.put("split_seed", seed);
+            ObjectNode extra = RunWriter.json().createObjectNode();
+            if (test != null) {
+                extra.set("test_metrics", RunWriter.json().valueToTree(test));
+            }
+            RunWriter.write(out, r, config, recipe, d, provenance, extra);
+            file.write(out.resolve("model.json"), RunWriter.resultJson(r, config).retain("config", "epochs", "nodes",
+                "backend", "algorithm", "final_loss"), provenance);
+            out().println("wrote " + out.resolve("result.json") + ", history.csv and model.json");
         }
+    }
+
+    /** The training data (and test data and scaling, when asked for). */
+    record Prepared(Dataset train, Dataset test, Standardizer standardizer) { }
+
+    private Prepared prepare(Dataset all) {
+        TrainTestSplit split = testFraction == 0 ? null : TrainTestSplit.of(all, testFraction, seed);
+        Dataset train = split == null ? all : split.train();
+        Dataset test = split == null ? null : split.test();
+        if (!standardize) {
+            return new Prepared(train, test, null);
+        }
+        Standardizer st = Standardizer.fit(train);
+        return new Prepared(st.apply(train), test == null ? null : st.apply(test), st);
     }
 
     private static final int AUTO = -1;

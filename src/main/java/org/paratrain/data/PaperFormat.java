@@ -34,6 +34,12 @@ public final class PaperFormat {
         return new Dataset(x.values, y.values, x.rows, x.cols);
     }
 
+    /** Reads features without targets (for predictions); targets are zeros. */
+    public static Dataset readFeatures(Path xFile) {
+        Matrix x = readMatrix(xFile, -1);
+        return new Dataset(x.values, new double[x.rows], x.rows, x.cols);
+    }
+
     /** Numbers read from a file, row-major. */
     record Matrix(double[] values, int rows, int cols) { }
 

@@ -32,6 +32,12 @@ public final class RunWriter {
     /** Writes both files into {@code dir}, recording the model and optimiser of {@code recipe}. */
     public static void write(Path dir, TrainingResult r, TrainConfig config, org.paratrain.train.Recipe recipe,
                              ObjectNode data, Provenance provenance) {
+        write(dir, r, config, recipe, data, provenance, JSON.createObjectNode());
+    }
+
+    /** As above, with {@code extra} fields (test metrics) added to result.json. */
+    public static void write(Path dir, TrainingResult r, TrainConfig config, org.paratrain.train.Recipe recipe,
+                             ObjectNode data, Provenance provenance, ObjectNode extra) {
         AtomicFiles.writeText(dir.resolve("history.csv"), out -> {
             out.write("epoch,loss,seconds,compute_seconds,comm_seconds\n");
             TrainingResult.History h = r.history();
@@ -52,6 +58,7 @@ public final class RunWriter {
         if (!recipe.optimizer().equals("gd") && !recipe.optimizer().equals("adam")) {
             cfg.put("momentum", recipe.momentum());
         }
+        root.setAll(extra);
         root.set("data", data);
         root.set("provenance", provenance.toJson());
         AtomicFiles.writeBytes(dir.resolve("result.json"), out -> JSON.writeValue(out, root));

@@ -130,7 +130,8 @@ class CliTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "generate", "generate regression", "train", "bench", "bench paper"})
+    @ValueSource(strings = {"", "generate", "generate regression", "train", "bench", "bench paper", "paper", "scale",
+        "plan", "evaluate", "predict", "bench collectives", "bench mpi"})
     void everyCommandHasHelp(String command) {
         String[] words = command.isEmpty() ? new String[0] : command.split(" ");
         String[] args = java.util.Arrays.copyOf(words, words.length + 1);
@@ -188,6 +189,58 @@ class CliTest {
         Run dup = run("scale", "--samples", "10", "--features", "1", "--nodes", "2,2");
         assertEquals(2, dup.status());
         assertTrue(dup.err().contains("--nodes"), dup.err());
+    }
+
+    /** Classification end to end: split, standardise, train, model.json, evaluate, predict. */
+    @Test
+    void logisticTrainEvaluatePredict() throws IOException {
+        java.util.Random rnd = new java.util.Random(5);
+        StringBuilder xs = new StringBuilder();
+        StringBuilder ys = new StringBuilder();
+        for (int i = 0; i < 400; i++) {
+            int label = i % 2;
+            double a = 100 + 10 * (label == 1 ? 1 : -1) + 5 * rnd.nextGaussian();   // far from 0: needs scaling
+            xs.append(a).append(' ').append(rnd.nextGaussian()).append('\n');
+            ys.append(label).append('\n');
+        }
+        Files.writeString(dir.resolve("X.in"), xs);
+        Files.writeString(dir.resolve("y.in"), ys);
+        Path out = dir.resolve("run");
+        Run r = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(),
+            "--model", "logistic", "--intercept", "--standardize", "--test-fraction", "0.25", "--seed", "3",
+            "--loss-reduction", "mean", "--lr", "0.5", "--epochs", "500", "--nodes", "3", "--optimizer", "momentum",
+            "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("test       accuracy"), r.out());
+        JsonNode result = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        assertTrue(result.get("test_metrics").get("accuracy").asDouble() > 0.95, result.toString());
+        assertEquals(300, result.get("data").get("samples").asInt());
+        JsonNode model = new ObjectMapper().readTree(out.resolve("model.json").toFile());
+        assertEquals("paratrain-model", model.get("format").asText());
+        assertEquals(2, model.get("standardizer").get("mean").size());
+
+        Run ev = run("evaluate", "--model-file", out.resolve("model.json").toString(), "--x",
+            dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString());
+        assertEquals(0, ev.status(), ev.err());
+        assertTrue(ev.out().contains("accuracy 0.9") && ev.out().contains("confusion matrix"), ev.out());
+        Run pr = run("predict", "--model-file", out.resolve("model.json").toString(), "--x",
+            dir.resolve("X.in").toString(), "--out", dir.resolve("pred.txt").toString());
+        assertEquals(0, pr.status(), pr.err());
+        List<String> preds = Files.readAllLines(dir.resolve("pred.txt"));
+        assertEquals(400, preds.size());
+        long right = 0;
+        for (int i = 0; i < 400; i++) {
+            right += Integer.parseInt(preds.get(i)) == i % 2 ? 1 : 0;
+        }
+        assertTrue(right > 380, right + " of 400");
+
+        Files.writeString(dir.resolve("bad.json"), "{\"format\": \"something else\"}");
+        Run bad = run("evaluate", "--model-file", dir.resolve("bad.json").toString(), "--x",
+            dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString());
+        assertEquals(1, bad.status());
+        assertTrue(bad.err().contains("not a paratrain model file"), bad.err());
+        Run labels = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("X.in").toString());
+        assertEquals(1, labels.status());
     }
 
     @Test

@@ -1,0 +1,106 @@
+package org.paratrain.cli;
+
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.PaperFormat;
+import org.paratrain.experiment.ModelFile;
+import org.paratrain.io.AtomicFiles;
+import org.paratrain.model.Classifier;
+import org.paratrain.model.Metrics;
+import org.paratrain.model.Model;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code paratrain evaluate} and {@code paratrain predict}: use a trained model.json. */
+final class Evaluate {
+    private Evaluate() { }
+
+    static String format(Map<String, Object> metrics) {
+        StringBuilder sb = new StringBuilder();
+        metrics.forEach((k, v) -> {
+            if (v instanceof Double d) {
+                sb.append(sb.isEmpty() ? "" : ", ").append(k).append(' ').append(String.format(Locale.ROOT, "%.6g", d));
+            }
+        });
+        return sb.toString();
+    }
+
+    /** Metrics of a model on labelled data. */
+    @Command(name = "evaluate", mixinStandardHelpOptions = true,
+        description = "Evaluate a trained model (RUN/model.json) on labelled data: MSE, RMSE and R2 for regression; "
+            + "accuracy, log-loss and the confusion matrix for classifiers.")
+    static final class EvaluateCommand implements Runnable {
+        @picocli.CommandLine.Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--model-file", required = true, description = "model.json written by train --out.")
+        Path modelFile;
+
+        @Option(names = "--x", required = true, description = "Features, one sample a line.")
+        Path x;
+
+        @Option(names = "--y", required = true, description = "Labels or targets, one a line.")
+        Path y;
+
+        @Override
+        public void run() {
+            ModelFile m = ModelFile.read(modelFile);
+            Dataset data = m.prepare(PaperFormat.read(x, y));
+            Map<String, Object> metrics = Metrics.evaluate(m.newModel(), m.params(), data);
+            var out = spec.commandLine().getOut();
+            out.println(m.model() + " on " + data.samples() + " samples: " + format(metrics));
+            if (metrics.get("confusion_matrix") instanceof long[][] cm) {
+                out.println("confusion matrix (rows: true class, columns: predicted):");
+                for (long[] row : cm) {
+                    StringBuilder sb = new StringBuilder(" ");
+                    for (long c : row) {
+                        sb.append(String.format(Locale.ROOT, " %6d", c));
+                    }
+                    out.println(sb);
+                }
+            }
+        }
+    }
+
+    /** One prediction a line for unlabelled data. */
+    @Command(name = "predict", mixinStandardHelpOptions = true,
+        description = "Predict with a trained model (RUN/model.json): one value (regression) or class a line.")
+    static final class PredictCommand implements Runnable {
+        @picocli.CommandLine.Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--model-file", required = true, description = "model.json written by train --out.")
+        Path modelFile;
+
+        @Option(names = "--x", required = true, description = "Features, one sample a line.")
+        Path x;
+
+        @Option(names = "--out", required = true, description = "File for the predictions.")
+        Path out;
+
+        @Override
+        public void run() {
+            ModelFile m = ModelFile.read(modelFile);
+            Dataset raw = PaperFormat.readFeatures(x);
+            Dataset data = m.prepare(raw);
+            Model model = m.newModel();
+            AtomicFiles.writeText(out, w -> {
+                for (int i = 0; i < data.samples(); i++) {
+                    if (model instanceof Classifier c) {
+                        w.write(c.predict(data, i, m.params()) + "\n");
+                    } else {
+                        // A linear model's prediction: the loss gradient is not needed, only w.x + b.
+                        double s = m.intercept() ? m.params()[m.features()] : 0.0;
+                        for (int j = 0; j < m.features(); j++) {
+                            s += m.params()[j] * data.x(i, j);
+                        }
+                        w.write(s + "\n");
+                    }
+                }
+            });
+            spec.commandLine().getOut().println("wrote " + data.samples() + " predictions to " + out);
+        }
+    }
+}

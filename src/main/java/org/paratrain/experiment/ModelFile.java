@@ -1,0 +1,110 @@
+package org.paratrain.experiment;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.paratrain.data.DataFormatException;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.Standardizer;
+import org.paratrain.io.AtomicFiles;
+import org.paratrain.model.Model;
+import org.paratrain.train.Recipe;
+
+/**
+ * model.json: everything needed to use a trained model later, and how it was made. JSON, never
+ * Java serialization: readable by people and other tools, and safe to load. Versioned: a
+ * reader refuses a version it does not know instead of guessing.
+ *
+ * @param model        linear, logistic or softmax
+ * @param features     inputs
+ * @param classes      classes of a classifier (2 for logistic), 0 for regression
+ * @param intercept    whether the last parameters are biases
+ * @param params       the parameters, in the model's layout
+ * @param standardizer the feature scaling fitted on the training data, or null
+ */
+public record ModelFile(String model, int features, int classes, boolean intercept, double[] params,
+                        Standardizer standardizer) {
+    /** The format written; readers accept it and nothing newer. */
+    public static final int VERSION = 1;
+    private static final String FORMAT = "paratrain-model";
+
+    /** The model, ready to evaluate (one instance per thread: models may keep scratch space). */
+    public Model newModel() {
+        return new Recipe(model, classes == 0 ? 0 : classes, "gd", 0.9, 0, "constant", 0)
+            .newModel(features, intercept, classes);
+    }
+
+    /** The data as the model saw it in training: standardised if it was. */
+    public Dataset prepare(Dataset d) {
+        if (d.features() != features) {
+            throw new DataFormatException("the data has " + d.features() + " features but the model was trained on "
+                + features);
+        }
+        return standardizer == null ? d : standardizer.apply(d);
+    }
+
+    /** Writes the file atomically, with the training record and provenance beside the parameters. */
+    public void write(Path file, ObjectNode training, Provenance provenance) {
+        ObjectNode o = RunWriter.json().createObjectNode();
+        o.put("format", FORMAT);
+        o.put("version", VERSION);
+        o.put("model", model);
+        o.put("features", features);
+        o.put("classes", classes);
+        o.put("intercept", intercept);
+        array(o.putArray("params"), params);
+        if (standardizer != null) {
+            ObjectNode s = o.putObject("standardizer");
+            array(s.putArray("mean"), standardizer.mean());
+            array(s.putArray("scale"), standardizer.scale());
+        }
+        o.set("training", training);
+        o.set("provenance", provenance.toJson());
+        AtomicFiles.writeBytes(file, out -> RunWriter.json().writeValue(out, o));
+    }
+
+    /** Reads and checks a model file; errors name the file and what is wrong. */
+    public static ModelFile read(Path file) {
+        JsonNode o;
+        try {
+            o = RunWriter.json().readTree(file.toFile());
+        } catch (IOException e) {
+            throw new DataFormatException(file + ": not a readable JSON model file: " + e.getMessage());
+        }
+        if (o == null || !FORMAT.equals(o.path("format").asText())) {
+            throw new DataFormatException(file + ": not a paratrain model file (no \"format\": \"" + FORMAT + "\")");
+        }
+        if (o.path("version").asInt(-1) != VERSION) {
+            throw new DataFormatException(file + ": model file version " + o.path("version") + ", this paratrain "
+                + "reads version " + VERSION);
+        }
+        Standardizer st = o.has("standardizer") ? new Standardizer(doubles(o.get("standardizer").get("mean")),
+            doubles(o.get("standardizer").get("scale"))) : null;
+        ModelFile m = new ModelFile(o.path("model").asText(), o.path("features").asInt(), o.path("classes").asInt(),
+            o.path("intercept").asBoolean(), doubles(o.get("params")), st);
+        if (m.newModel().parameterCount() != m.params().length) {
+            throw new DataFormatException(file + ": " + m.params().length + " parameters, the model needs "
+                + m.newModel().parameterCount());
+        }
+        return m;
+    }
+
+    private static void array(ArrayNode a, double[] v) {
+        for (double d : v) {
+            a.add(d);
+        }
+    }
+
+    private static double[] doubles(JsonNode a) {
+        if (a == null || !a.isArray()) {
+            return new double[0];
+        }
+        double[] v = new double[a.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = a.get(i).asDouble();
+        }
+        return v;
+    }
+}
