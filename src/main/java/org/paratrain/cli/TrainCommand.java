@@ -83,6 +83,11 @@ final class TrainCommand implements Runnable {
     @Option(names = "--warmup-steps", defaultValue = "0", description = "Linear learning-rate warm-up, in steps.")
     long warmupSteps;
 
+    @Option(names = "--batch-size", defaultValue = "0",
+        description = "Samples per step for mini-batch SGD (0: full batch, the default). Batches visit the samples in "
+            + "an order drawn from --seed, the same at any node count; the last short batch of an epoch is dropped.")
+    int batchSize;
+
     @Option(names = "--standardize", description = "Scale each feature to mean 0, sd 1 (fitted on the training data).")
     boolean standardize;
 
@@ -90,7 +95,7 @@ final class TrainCommand implements Runnable {
         description = "Hold out this fraction of the samples for testing (0: none, default).")
     double testFraction;
 
-    @Option(names = "--seed", defaultValue = "42", description = "Seed of the train/test split (default ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", defaultValue = "42", description = "Seed of the train/test split and the mini-batch order (default ${DEFAULT-VALUE}).")
     long seed;
 
     @Option(names = "--allreduce", defaultValue = "master-worker",
@@ -121,7 +126,8 @@ final class TrainCommand implements Runnable {
         TrainConfig config = new TrainConfig(n == AUTO ? 1 : n, epochs, lr, intercept, reduction(lossReduction), blockSize,
             allreduce);
         FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
-        Recipe recipe = new Recipe(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps);
+        Recipe recipe = new Recipe(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps, batchSize,
+            seed);
         List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
         Prepared prepared = prepare(PaperFormat.read(xFile, yFile));

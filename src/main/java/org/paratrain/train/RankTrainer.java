@@ -21,15 +21,26 @@ public final class RankTrainer {
     private final Model model;
     private final Optimizer optimizer;
     private final TrainConfig config;
+    private final Batches batches;
     private final BlockSharding sharding;
 
-    /** Prepares one rank's part of a run; {@code optimizer} must be this rank's own instance. */
+    /** Prepares one rank's part of a full-batch run; {@code optimizer} must be this rank's own instance. */
     public RankTrainer(Communicator comm, Dataset data, Model model, Optimizer optimizer, TrainConfig config) {
+        this(comm, data, model, optimizer, config, 0, 0);
+    }
+
+    /**
+     * Prepares one rank's part of a run with mini-batches of {@code batchSize} samples (0: full
+     * batch) visited in an order drawn from {@code seed}; see {@link Batches}.
+     */
+    public RankTrainer(Communicator comm, Dataset data, Model model, Optimizer optimizer, TrainConfig config,
+                       int batchSize, long seed) {
         this.comm = comm;
         this.data = data;
         this.model = model;
         this.optimizer = optimizer;
         this.config = config;
+        this.batches = new Batches(data, batchSize, seed, config.blockSize(), comm.rank(), comm.size());
         this.sharding = config.blockSize() == 0
             ? BlockSharding.byDefault(data.samples())
             : new BlockSharding(data.samples(), config.blockSize());
@@ -38,8 +49,10 @@ public final class RankTrainer {
     /** Runs the loop; rank 0 returns the result, other ranks return null. */
     public TrainingResult train() {
         int p = model.parameterCount();
-        GradientExchange exchange = exchange(p);
-        double scale = config.lossReduction() == LossReduction.MEAN ? 1.0 / data.samples() : 1.0;
+        GradientExchange exchange = exchange(p, batches.sharding());
+        boolean mean = config.lossReduction() == LossReduction.MEAN;
+        double scale = mean ? 1.0 / batches.stepSamples() : 1.0;
+        int steps = batches.steps();
         double[] weights = new double[p];
         int epochs = config.epochs();
         double[] loss = new double[epochs];
@@ -50,15 +63,18 @@ public final class RankTrainer {
         comm.barrier();
         double start = comm.wtime();
         for (int e = 0; e < epochs; e++) {
-            double t0 = comm.wtime();
             try {
-                computeBlocks(exchange, weights, true);
-                double t1 = comm.wtime();
-                loss[e] = exchange.step(weights, optimizer, scale);
-                double t2 = comm.wtime();
-                compute[e] = t1 - t0;
-                exchangeTime[e] = t2 - t1;
-                seconds[e] = t2 - start;
+                for (int s = 0; s < steps; s++) {
+                    double t0 = comm.wtime();
+                    computeBlocks(exchange, batches.sharding(), batches.step(e, s), weights, true);
+                    double t1 = comm.wtime();
+                    loss[e] += exchange.step(weights, optimizer, scale);
+                    double t2 = comm.wtime();
+                    compute[e] += t1 - t0;
+                    exchangeTime[e] += t2 - t1;
+                }
+                seconds[e] = comm.wtime() - start;
+                loss[e] = mean ? loss[e] / steps : loss[e];
             } catch (PeerFailedException ex) {
                 throw ex;
             } catch (RuntimeException ex) {
@@ -70,18 +86,21 @@ public final class RankTrainer {
             }
         }
         double trainSeconds = comm.wtime() - start;
-        computeBlocks(exchange, weights, false);
-        double finalLoss = exchange.reduceLoss(scale);
+        GradientExchange whole = steps == 1 && batches.stepSamples() == data.samples() ? exchange
+            : exchange(p, sharding);
+        computeBlocks(whole, sharding, data, weights, false);
+        double finalLoss = whole.reduceLoss(mean ? 1.0 / data.samples() : 1.0);
         if (comm.rank() != 0) {
             return null;
         }
         return new TrainingResult(weights, finalLoss, epochs, comm.size(), comm.backend(), exchange.name(),
-            sharding.blockSize(), trainSeconds, sum(compute), sum(exchangeTime),
+            batches.sharding().blockSize(), trainSeconds, sum(compute), sum(exchangeTime),
             new TrainingResult.History(loss, seconds, compute, exchangeTime));
     }
 
     /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */
-    private void computeBlocks(GradientExchange exchange, double[] weights, boolean gradients) {
+    private void computeBlocks(GradientExchange exchange, BlockSharding sharding, Dataset data, double[] weights,
+                               boolean gradients) {
         int first = sharding.firstBlock(comm.rank(), comm.size());
         int end = sharding.endBlock(comm.rank(), comm.size());
         double[] losses = exchange.losses();
@@ -102,7 +121,7 @@ public final class RankTrainer {
     }
 
     /** The exchange the configuration names ({@code auto} resolved by the caller beforehand). */
-    private GradientExchange exchange(int params) {
+    private GradientExchange exchange(int params, BlockSharding sharding) {
         String name = config.exchange();
         if (name.equals(TrainConfig.MASTER_WORKER)) {
             return new MasterWorkerExchange(comm, sharding, params);

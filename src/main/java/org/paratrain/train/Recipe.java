@@ -21,9 +21,17 @@ import org.paratrain.optim.Optimizer;
  * @param weightDecay L2 (gd, momentum) or decoupled (adam) decay, at least 0
  * @param schedule    {@code constant}, {@code step:EVERY:FACTOR} or {@code cosine}
  * @param warmupSteps linear warm-up steps before the schedule, at least 0
+ * @param batchSize   samples per step (0: the whole data set, full-batch gradient descent)
+ * @param seed        seed of the order in which mini-batches visit the samples
  */
 public record Recipe(String model, int classes, String optimizer, double momentum, double weightDecay,
-                     String schedule, long warmupSteps) {
+                     String schedule, long warmupSteps, int batchSize, long seed) {
+
+    /** A full-batch recipe. */
+    public Recipe(String model, int classes, String optimizer, double momentum, double weightDecay, String schedule,
+                  long warmupSteps) {
+        this(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps, 0, 42);
+    }
 
     /** Validates every field. */
     public Recipe {
@@ -47,6 +55,10 @@ public record Recipe(String model, int classes, String optimizer, double momentu
             throw new IllegalArgumentException("--schedule must be constant, cosine or step:EVERY:FACTOR, got '"
                 + schedule + "'");
         }
+        if (batchSize < 0) {
+            throw new IllegalArgumentException("--batch-size must be at least 1 (or 0 for full batch), got "
+                + batchSize);
+        }
         if (warmupSteps < 0) {
             throw new IllegalArgumentException("--warmup-steps must be at least 0, got " + warmupSteps);
         }
@@ -59,16 +71,25 @@ public record Recipe(String model, int classes, String optimizer, double momentu
 
     /** This recipe with another model. */
     public Recipe withModel(String m, int k) {
-        return new Recipe(m, k, optimizer, momentum, weightDecay, schedule, warmupSteps);
+        return new Recipe(m, k, optimizer, momentum, weightDecay, schedule, warmupSteps, batchSize, seed);
     }
 
     /** This recipe with another optimiser. */
     public Recipe withOptimizer(String o) {
-        return new Recipe(model, classes, o, momentum, weightDecay, schedule, warmupSteps);
+        return new Recipe(model, classes, o, momentum, weightDecay, schedule, warmupSteps, batchSize, seed);
     }
 
-    /** Checks the labels suit the model; returns the number of classes (0 for regression). */
+    /** This recipe with mini-batches of {@code b} samples (0: full batch) in an order drawn from {@code s}. */
+    public Recipe withBatches(int b, long s) {
+        return new Recipe(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps, b, s);
+    }
+
+    /** Checks the batch size and that the labels suit the model; returns the number of classes (0 for regression). */
     public int check(Dataset data) {
+        if (batchSize > data.samples()) {
+            throw new IllegalArgumentException("--batch-size " + batchSize + " is more than the " + data.samples()
+                + " training samples");
+        }
         if (model.equals("linear")) {
             return 0;
         }

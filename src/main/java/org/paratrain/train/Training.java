@@ -46,7 +46,8 @@ public final class Training {
             results = LocalCluster.run(config.nodes(), comm -> {
                 Model m = recipe.newModel(data.features(), config.intercept(), classes);
                 return new RankTrainer(comm, data, failure == null ? m : failure.wrap(m, comm.rank()),
-                    recipe.newOptimizer(config.learningRate(), config.epochs()), config).train();
+                    recipe.newOptimizer(config.learningRate(), totalSteps(data, config, recipe)), config,
+                    recipe.batchSize(), recipe.seed()).train();
             });
         } catch (RankFailedException e) {
             if (e.getCause() instanceof DivergenceException d) {
@@ -55,6 +56,12 @@ public final class Training {
             throw e;
         }
         return withAccuracy(results.get(0), data, config, recipe, classes);
+    }
+
+    /** Updates in the whole run: epochs times steps per epoch (the cosine schedule spans them). */
+    private static int totalSteps(Dataset data, TrainConfig config, Recipe recipe) {
+        int steps = recipe.batchSize() == 0 ? 1 : data.samples() / Math.max(1, recipe.batchSize());
+        return (int) Math.min(Integer.MAX_VALUE, (long) config.epochs() * Math.max(1, steps));
     }
 
     /** The result with its training accuracy when the model is a classifier. */
@@ -91,7 +98,7 @@ public final class Training {
         Model model = failure == null ? m : failure.wrap(m, comm.rank());
         try {
             TrainingResult r = new RankTrainer(comm, data, model, recipe.newOptimizer(config.learningRate(),
-                config.epochs()), config).train();
+                totalSteps(data, config, recipe)), config, recipe.batchSize(), recipe.seed()).train();
             return withAccuracy(r, data, config, recipe, classes);
         } catch (DivergenceException e) {
             throw e;

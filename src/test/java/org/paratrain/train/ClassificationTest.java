@@ -101,6 +101,27 @@ class ClassificationTest {
         }
     }
 
+    /** Mini-batch SGD: p ranks see the same global batches as 1, so the bits agree. */
+    @Test
+    void miniBatchesGiveTheSameBitsAtAnyNodeCount() throws IOException {
+        Dataset data = load("breast_cancer");
+        TrainConfig cfg = new TrainConfig(1, 30, 0.1, true, LossReduction.MEAN, 0);
+        Recipe recipe = Recipe.paper().withModel("logistic", 0).withOptimizer("momentum").withBatches(64, 9);
+        TrainingResult one = Training.local(data, cfg, recipe, null);
+        assertTrue(one.trainAccuracy() >= 0.97, "accuracy " + one.trainAccuracy());
+        for (int p : new int[] {2, 3, 7}) {
+            for (String ex : new String[] {TrainConfig.MASTER_WORKER, "rabenseifner"}) {
+                TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(ex), recipe, null);
+                assertArrayEquals(one.params(), r.params(), 0.0, p + " ranks, " + ex);
+                assertArrayEquals(one.history().loss(), r.history().loss(), 0.0);
+            }
+        }
+        TrainingResult other = Training.local(data, cfg, recipe.withBatches(64, 10), null);
+        assertTrue(other.params()[0] != one.params()[0], "another seed visits the samples in another order");
+        assertThrows(IllegalArgumentException.class, () -> Training.local(data, cfg, recipe.withBatches(10_000, 1),
+            null));
+    }
+
     @Test
     void labelsMustSuitTheModel() {
         Dataset bad = new Dataset(new double[] {1, 2}, new double[] {0, 2}, 2, 1);

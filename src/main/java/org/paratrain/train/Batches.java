@@ -1,0 +1,94 @@
+package org.paratrain.train;
+
+import java.util.SplittableRandom;
+import org.paratrain.data.BlockSharding;
+import org.paratrain.data.Dataset;
+
+/**
+ * The steps of an epoch. Full batch: one step, the data as it is. Mini-batch: the samples
+ * are visited in an order drawn from {@code seed + epoch}, cut into global batches of a
+ * fixed size (the last, short batch is dropped so that every step has the same blocks); each
+ * batch is cut into blocks as a data set is, and each rank takes its run of blocks.
+ *
+ * <p>Neither the order nor the blocks depend on the node count, so p ranks see the same
+ * global batches, block for block, as one rank, and the result is the same bits. Each rank
+ * copies only its own blocks' rows into a buffer laid out as the whole batch, so block
+ * ranges index it directly and no rank touches rows it does not own.
+ */
+final class Batches {
+    private final Dataset data;
+    private final int batch;
+    private final long seed;
+    private final BlockSharding sharding;
+    private final int[] order;
+    private final double[] bx;
+    private final double[] by;
+    private final Dataset view;
+    private final int firstRow;
+    private final int endRow;
+
+    /** @param batchSize samples per step, 0 for the whole data set */
+    Batches(Dataset data, int batchSize, long seed, int blockSize, int rank, int ranks) {
+        this.data = data;
+        this.batch = batchSize == 0 ? data.samples() : batchSize;
+        if (batch < 1 || batch > data.samples()) {
+            throw new IllegalArgumentException("--batch-size must be in [1, " + data.samples() + "] (the samples), got "
+                + batchSize);
+        }
+        this.seed = seed;
+        this.sharding = blockSize == 0 ? BlockSharding.byDefault(batch) : new BlockSharding(batch, blockSize);
+        boolean mini = batchSize != 0;
+        this.order = mini ? new int[data.samples()] : null;
+        this.bx = mini ? new double[batch * data.features()] : null;
+        this.by = mini ? new double[batch] : null;
+        this.view = mini ? new Dataset(bx, by, batch, data.features()) : data;
+        this.firstRow = sharding.blockStart(sharding.firstBlock(rank, ranks));
+        this.endRow = sharding.blockStart(sharding.endBlock(rank, ranks));
+    }
+
+    /** Steps per epoch. */
+    int steps() {
+        return order == null ? 1 : data.samples() / batch;
+    }
+
+    /** Samples in every step. */
+    int stepSamples() {
+        return batch;
+    }
+
+    /** The blocks of a step (the same for every step). */
+    BlockSharding sharding() {
+        return sharding;
+    }
+
+    /** The data of step {@code s} of epoch {@code e}, indexed as the step's blocks say. */
+    Dataset step(int e, int s) {
+        if (order == null) {
+            return data;
+        }
+        if (s == 0) {
+            shuffle(e);
+        }
+        int f = data.features();
+        for (int row = firstRow; row < endRow; row++) {
+            int i = order[s * batch + row];
+            System.arraycopy(data.x(), i * f, bx, row * f, f);
+            by[row] = data.y()[i];
+        }
+        return view;
+    }
+
+    /** Fisher-Yates from a generator seeded by the seed and the epoch: the same order on every rank. */
+    private void shuffle(int e) {
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        SplittableRandom rnd = new SplittableRandom(seed * 1_000_003L + e);
+        for (int i = order.length - 1; i > 0; i--) {
+            int j = rnd.nextInt(i + 1);
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    }
+}
