@@ -32,11 +32,23 @@ final class TrainCommand implements Runnable {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--x", required = true, description = "Features, one sample a line (the paper's X.in).")
+    @Option(names = {"--x", "--data"}, required = true,
+        description = "Features: the paper's X.in (one sample a line), or IDX images with --format idx.")
     Path xFile;
 
-    @Option(names = "--y", required = true, description = "Targets, one a line (the paper's y.in).")
+    @Option(names = {"--y", "--labels"}, required = true,
+        description = "Targets or labels: the paper's y.in (one a line), or IDX labels with --format idx.")
     Path yFile;
+
+    @Option(names = "--format", defaultValue = "paper", description = "paper (default) or idx (MNIST, Fashion-MNIST; "
+        + "gzipped or not).")
+    String format;
+
+    @Option(names = "--test-data", description = "Test features, in --format (instead of --test-fraction).")
+    Path testX;
+
+    @Option(names = "--test-labels", description = "Test labels, in --format.")
+    Path testY;
 
     @Option(names = "--nodes", defaultValue = "1",
         description = "Number of ranks, or auto (the fastest by the cost model, up to the cores) (default ${DEFAULT-VALUE}).")
@@ -61,11 +73,19 @@ final class TrainCommand implements Runnable {
     int blockSize;
 
     @Option(names = "--model", defaultValue = "linear",
-        description = "linear (default), logistic (labels 0/1) or softmax (labels 0..K-1).")
+        description = "linear (default), logistic (labels 0/1), softmax or mlp (labels 0..K-1).")
     String model;
 
-    @Option(names = "--classes", defaultValue = "0", description = "Classes for softmax (0: counted from the labels).")
+    @Option(names = "--classes", defaultValue = "0",
+        description = "Classes for softmax and mlp (0: counted from the labels).")
     int classes;
+
+    @Option(names = "--layers", defaultValue = "", description = "Hidden-layer widths of --model mlp, e.g. 256,128.")
+    String layers;
+
+    @Option(names = "--activation", defaultValue = "relu", description = "Hidden activation of --model mlp: relu "
+        + "(He initialisation), tanh or sigmoid (Xavier).")
+    String activation;
 
     @Option(names = "--optimizer", defaultValue = "gd", description = "gd (default), momentum, nesterov or adam.")
     String optimizer;
@@ -127,10 +147,10 @@ final class TrainCommand implements Runnable {
             allreduce);
         FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
         Recipe recipe = new Recipe(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps, batchSize,
-            seed);
+            seed, layers, activation);
         List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
-        Prepared prepared = prepare(PaperFormat.read(xFile, yFile));
+        Prepared prepared = prepare(read(xFile, yFile), testX == null ? null : read(testX, testY));
         Dataset data = prepared.train();
         if (n == AUTO || config.exchange().equals("auto")) {
             config = AutoChoice.resolve(config, n == AUTO, data, mpi, out());
@@ -147,7 +167,7 @@ final class TrainCommand implements Runnable {
         }
         printSummary(data, r);
         ModelFile file = new ModelFile(recipe.model(), data.features(), recipe.check(data), config.intercept(),
-            r.params(), prepared.standardizer());
+            r.params(), prepared.standardizer(), recipe.layers(), recipe.activation());
         java.util.Map<String, Object> test = prepared.test() == null ? null
             : Metrics.evaluate(file.newModel(), r.params(), prepared.test());
         if (test != null) {
@@ -176,10 +196,24 @@ final class TrainCommand implements Runnable {
     /** The training data (and test data and scaling, when asked for). */
     record Prepared(Dataset train, Dataset test, Standardizer standardizer) { }
 
-    private Prepared prepare(Dataset all) {
+    private Dataset read(Path x, Path y) {
+        if (y == null) {
+            throw new IllegalArgumentException("--test-data needs --test-labels");
+        }
+        return switch (format) {
+            case "paper" -> PaperFormat.read(x, y);
+            case "idx" -> org.paratrain.data.IdxFormat.read(x, y);
+            default -> throw new IllegalArgumentException("--format must be paper or idx, got '" + format + "'");
+        };
+    }
+
+    private Prepared prepare(Dataset all, Dataset givenTest) {
+        if (givenTest != null && testFraction != 0) {
+            throw new IllegalArgumentException("give either --test-data or --test-fraction, not both");
+        }
         TrainTestSplit split = testFraction == 0 ? null : TrainTestSplit.of(all, testFraction, seed);
         Dataset train = split == null ? all : split.train();
-        Dataset test = split == null ? null : split.test();
+        Dataset test = split == null ? givenTest : split.test();
         if (!standardize) {
             return new Prepared(train, test, null);
         }

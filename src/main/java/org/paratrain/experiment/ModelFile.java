@@ -23,16 +23,18 @@ import org.paratrain.train.Recipe;
  * @param intercept    whether the last parameters are biases
  * @param params       the parameters, in the model's layout
  * @param standardizer the feature scaling fitted on the training data, or null
+ * @param layers       hidden widths of an MLP ("" otherwise)
+ * @param activation   hidden activation of an MLP
  */
 public record ModelFile(String model, int features, int classes, boolean intercept, double[] params,
-                        Standardizer standardizer) {
+                        Standardizer standardizer, String layers, String activation) {
     /** The format written; readers accept it and nothing newer. */
     public static final int VERSION = 1;
     private static final String FORMAT = "paratrain-model";
 
     /** The model, ready to evaluate (one instance per thread: models may keep scratch space). */
     public Model newModel() {
-        return new Recipe(model, classes == 0 ? 0 : classes, "gd", 0.9, 0, "constant", 0)
+        return new Recipe(model, classes, "gd", 0.9, 0, "constant", 0, 0, 0, layers, activation)
             .newModel(features, intercept, classes);
     }
 
@@ -54,6 +56,10 @@ public record ModelFile(String model, int features, int classes, boolean interce
         o.put("features", features);
         o.put("classes", classes);
         o.put("intercept", intercept);
+        if (model.equals("mlp")) {
+            o.put("layers", layers);
+            o.put("activation", activation);
+        }
         array(o.putArray("params"), params);
         if (standardizer != null) {
             ObjectNode s = o.putObject("standardizer");
@@ -83,7 +89,8 @@ public record ModelFile(String model, int features, int classes, boolean interce
         Standardizer st = o.has("standardizer") ? new Standardizer(doubles(o.get("standardizer").get("mean")),
             doubles(o.get("standardizer").get("scale"))) : null;
         ModelFile m = new ModelFile(o.path("model").asText(), o.path("features").asInt(), o.path("classes").asInt(),
-            o.path("intercept").asBoolean(), doubles(o.get("params")), st);
+            o.path("intercept").asBoolean(), doubles(o.get("params")), st, o.path("layers").asText(""),
+            o.path("activation").asText("relu"));
         if (m.newModel().parameterCount() != m.params().length) {
             throw new DataFormatException(file + ": " + m.params().length + " parameters, the model needs "
                 + m.newModel().parameterCount());

@@ -24,6 +24,15 @@ public interface Model {
      */
     double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset);
 
+    /**
+     * Sets the starting parameters from {@code seed}; every rank calls it with the same seed and
+     * gets the same values. Zeros by default, right for the convex models; networks override it
+     * to break the symmetry between their units.
+     */
+    default void initialize(double[] params, long seed) {
+        java.util.Arrays.fill(params, 0.0);
+    }
+
     /** The summed loss over samples {@code [from, to)} at {@code params}. */
     double loss(Dataset data, int from, int to, double[] params);
 }

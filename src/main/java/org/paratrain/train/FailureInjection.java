@@ -66,5 +66,10 @@ public record FailureInjection(int rank, int epoch) {
         public double loss(Dataset data, int from, int to, double[] params) {
             return inner.loss(data, from, to, params);
         }
+
+        @Override
+        public void initialize(double[] params, long seed) {
+            inner.initialize(params, seed);
+        }
     }
 }

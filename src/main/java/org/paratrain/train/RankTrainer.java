@@ -10,7 +10,8 @@ import org.paratrain.optim.Optimizer;
 
 /**
  * The data-parallel loop on one rank: compute the loss and gradient of each owned block,
- * exchange, update, repeat. Weights start at zero on every rank.
+ * exchange, update, repeat. Weights start where the model's seeded initialiser puts them
+ * (zero for the linear models), the same on every rank.
  *
  * <p>Timing follows the paper: the loop's wall time on rank 0, data loading excluded,
  * with the time computing gradients kept apart from the time exchanging them.
@@ -22,6 +23,7 @@ public final class RankTrainer {
     private final Optimizer optimizer;
     private final TrainConfig config;
     private final Batches batches;
+    private final long seed;
     private final BlockSharding sharding;
 
     /** Prepares one rank's part of a full-batch run; {@code optimizer} must be this rank's own instance. */
@@ -41,6 +43,7 @@ public final class RankTrainer {
         this.optimizer = optimizer;
         this.config = config;
         this.batches = new Batches(data, batchSize, seed, config.blockSize(), comm.rank(), comm.size());
+        this.seed = seed;
         this.sharding = config.blockSize() == 0
             ? BlockSharding.byDefault(data.samples())
             : new BlockSharding(data.samples(), config.blockSize());
@@ -54,6 +57,7 @@ public final class RankTrainer {
         double scale = mean ? 1.0 / batches.stepSamples() : 1.0;
         int steps = batches.steps();
         double[] weights = new double[p];
+        model.initialize(weights, seed);
         int epochs = config.epochs();
         double[] loss = new double[epochs];
         double[] seconds = new double[epochs];

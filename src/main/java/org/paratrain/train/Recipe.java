@@ -22,22 +22,32 @@ import org.paratrain.optim.Optimizer;
  * @param schedule    {@code constant}, {@code step:EVERY:FACTOR} or {@code cosine}
  * @param warmupSteps linear warm-up steps before the schedule, at least 0
  * @param batchSize   samples per step (0: the whole data set, full-batch gradient descent)
- * @param seed        seed of the order in which mini-batches visit the samples
+ * @param seed        seed of the mini-batch order and of the network's initial weights
+ * @param layers      hidden-layer widths of an MLP, e.g. {@code 256,128}
+ * @param activation  hidden activation of an MLP: relu, tanh or sigmoid
  */
 public record Recipe(String model, int classes, String optimizer, double momentum, double weightDecay,
-                     String schedule, long warmupSteps, int batchSize, long seed) {
+                     String schedule, long warmupSteps, int batchSize, long seed, String layers, String activation) {
 
     /** A full-batch recipe. */
     public Recipe(String model, int classes, String optimizer, double momentum, double weightDecay, String schedule,
                   long warmupSteps) {
-        this(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps, 0, 42);
+        this(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps, 0, 42, "", "relu");
+    }
+
+    /** A recipe without a network. */
+    public Recipe(String model, int classes, String optimizer, double momentum, double weightDecay, String schedule,
+                  long warmupSteps, int batchSize, long seed) {
+        this(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps, batchSize, seed, "", "relu");
     }
 
     /** Validates every field. */
     public Recipe {
-        if (!model.equals("linear") && !model.equals("logistic") && !model.equals("softmax")) {
-            throw new IllegalArgumentException("--model must be linear, logistic or softmax, got '" + model + "'");
+        if (!java.util.List.of("linear", "logistic", "softmax", "mlp").contains(model)) {
+            throw new IllegalArgumentException("--model must be linear, logistic, softmax or mlp, got '" + model + "'");
         }
+        hiddenWidths(layers);
+        activation(activation);
         if (classes < 0 || classes == 1) {
             throw new IllegalArgumentException("--classes must be at least 2 (or 0 to count them), got " + classes);
         }
@@ -71,17 +81,53 @@ public record Recipe(String model, int classes, String optimizer, double momentu
 
     /** This recipe with another model. */
     public Recipe withModel(String m, int k) {
-        return new Recipe(m, k, optimizer, momentum, weightDecay, schedule, warmupSteps, batchSize, seed);
+        return new Recipe(m, k, optimizer, momentum, weightDecay, schedule, warmupSteps, batchSize, seed, layers,
+            activation);
     }
 
     /** This recipe with another optimiser. */
     public Recipe withOptimizer(String o) {
-        return new Recipe(model, classes, o, momentum, weightDecay, schedule, warmupSteps, batchSize, seed);
+        return new Recipe(model, classes, o, momentum, weightDecay, schedule, warmupSteps, batchSize, seed, layers,
+            activation);
     }
 
     /** This recipe with mini-batches of {@code b} samples (0: full batch) in an order drawn from {@code s}. */
     public Recipe withBatches(int b, long s) {
-        return new Recipe(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps, b, s);
+        return new Recipe(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps, b, s, layers,
+            activation);
+    }
+
+    /** This recipe as an MLP with hidden {@code layers} ("256,128") and {@code act}. */
+    public Recipe withNetwork(String hidden, String act) {
+        return new Recipe("mlp", classes, optimizer, momentum, weightDecay, schedule, warmupSteps, batchSize, seed,
+            hidden, act);
+    }
+
+    private static int[] hiddenWidths(String s) {
+        if (s == null || s.isBlank()) {
+            return new int[0];
+        }
+        try {
+            int[] w = java.util.Arrays.stream(s.split(",")).mapToInt(t -> Integer.parseInt(t.strip())).toArray();
+            for (int v : w) {
+                if (v < 1) {
+                    throw new NumberFormatException();
+                }
+            }
+            return w;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--layers must be positive widths separated by commas, e.g. 256,128, "
+                + "got '" + s + "'");
+        }
+    }
+
+    private static org.paratrain.model.MultilayerPerceptron.Activation activation(String s) {
+        return switch (s == null ? "" : s) {
+            case "relu" -> org.paratrain.model.MultilayerPerceptron.Activation.RELU;
+            case "tanh" -> org.paratrain.model.MultilayerPerceptron.Activation.TANH;
+            case "sigmoid" -> org.paratrain.model.MultilayerPerceptron.Activation.SIGMOID;
+            default -> throw new IllegalArgumentException("--activation must be relu, tanh or sigmoid, got '" + s + "'");
+        };
     }
 
     /** Checks the batch size and that the labels suit the model; returns the number of classes (0 for regression). */
@@ -93,7 +139,7 @@ public record Recipe(String model, int classes, String optimizer, double momentu
         if (model.equals("linear")) {
             return 0;
         }
-        int k = model.equals("logistic") ? 2 : classes;
+        int k = model.equals("logistic") ? 2 : classes;     // softmax and mlp: given or counted
         double max = 0;
         for (int i = 0; i < data.samples(); i++) {
             double v = data.y()[i];
@@ -111,6 +157,8 @@ public record Recipe(String model, int classes, String optimizer, double momentu
         return switch (model) {
             case "logistic" -> new LogisticRegression(features, intercept);
             case "softmax" -> new SoftmaxRegression(features, k, intercept);
+            case "mlp" -> new org.paratrain.model.MultilayerPerceptron(features, hiddenWidths(layers), k,
+                activation(activation));
             default -> new LinearRegression(features, intercept);
         };
     }

@@ -20,7 +20,13 @@ class ModelGradientTest {
             Arguments.of("logistic", (Supplier<Model>) () -> new LogisticRegression(5, true), 2),
             Arguments.of("logistic, no bias", (Supplier<Model>) () -> new LogisticRegression(3, false), 2),
             Arguments.of("softmax", (Supplier<Model>) () -> new SoftmaxRegression(4, 3, true), 3),
-            Arguments.of("softmax, no bias", (Supplier<Model>) () -> new SoftmaxRegression(2, 5, false), 5));
+            Arguments.of("softmax, no bias", (Supplier<Model>) () -> new SoftmaxRegression(2, 5, false), 5),
+            Arguments.of("mlp relu 4-6-5-3", (Supplier<Model>) () -> new MultilayerPerceptron(4, new int[] {6, 5}, 3,
+                MultilayerPerceptron.Activation.RELU), 3),
+            Arguments.of("mlp tanh 2-7-4", (Supplier<Model>) () -> new MultilayerPerceptron(2, new int[] {7}, 4,
+                MultilayerPerceptron.Activation.TANH), 4),
+            Arguments.of("mlp sigmoid 3-4-2", (Supplier<Model>) () -> new MultilayerPerceptron(3, new int[] {4}, 2,
+                MultilayerPerceptron.Activation.SIGMOID), 2));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -40,8 +46,9 @@ class ModelGradientTest {
         }
         Dataset data = new Dataset(x, y, n, features);
         double[] w = new double[model.parameterCount()];
+        model.initialize(w, 11);
         for (int j = 0; j < w.length; j++) {
-            w[j] = rnd.nextGaussian() * 0.5;
+            w[j] += rnd.nextGaussian() * 0.1;     // biases away from 0, and no weight exactly at a ReLU kink
         }
         double[] grad = new double[w.length + 1];
         double loss = model.lossAndGradient(data, 2, 15, w, grad, 1);
@@ -58,6 +65,13 @@ class ModelGradientTest {
     }
 
     private static int featuresOf(Model m, int classes) {
+        if (m instanceof MultilayerPerceptron) {
+            return switch (m.parameterCount()) {
+                case 4 * 6 + 6 + 6 * 5 + 5 + 5 * 3 + 3 -> 4;
+                case 2 * 7 + 7 + 7 * 4 + 4 -> 2;
+                default -> 3;
+            };
+        }
         if (m instanceof LogisticRegression) {
             return m.parameterCount() - (m.parameterCount() == 6 ? 1 : 0);
         }

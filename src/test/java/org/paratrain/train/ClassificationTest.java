@@ -122,6 +122,28 @@ class ClassificationTest {
             null));
     }
 
+    /** A small MLP learns what a linear model cannot (XOR of the signs), with the same bits at 1 and 3 ranks. */
+    @Test
+    void mlpLearnsXorWithTheSameBitsAtAnyNodeCount() {
+        Random rnd = new Random(8);
+        int n = 512;
+        double[] x = new double[2 * n];
+        double[] y = new double[n];
+        for (int i = 0; i < n; i++) {
+            x[2 * i] = rnd.nextDouble() * 2 - 1;
+            x[2 * i + 1] = rnd.nextDouble() * 2 - 1;
+            y[i] = (x[2 * i] > 0) == (x[2 * i + 1] > 0) ? 1 : 0;
+        }
+        Dataset data = new Dataset(x, y, n, 2);
+        TrainConfig cfg = new TrainConfig(1, 60, 0.02, false, LossReduction.MEAN, 0);
+        Recipe recipe = Recipe.paper().withModel("mlp", 2).withNetwork("16,16", "tanh").withOptimizer("adam")
+            .withBatches(32, 4);
+        TrainingResult one = Training.local(data, cfg, recipe, null);
+        assertTrue(one.trainAccuracy() > 0.95, "accuracy " + one.trainAccuracy());
+        TrainingResult three = Training.local(data, cfg.withNodes(3).withExchange("recursive-doubling"), recipe, null);
+        assertArrayEquals(one.params(), three.params(), 0.0);
+    }
+
     @Test
     void labelsMustSuitTheModel() {
         Dataset bad = new Dataset(new double[] {1, 2}, new double[] {0, 2}, 2, 1);

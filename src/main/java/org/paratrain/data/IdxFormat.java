@@ -1,0 +1,85 @@
+package org.paratrain.data;
+
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * The IDX format of MNIST and Fashion-MNIST, gzipped or not: a magic number (two zero bytes,
+ * the element type, the number of dimensions), the dimensions as big-endian ints, then the
+ * elements. Images (unsigned bytes, n x rows x cols) become n samples of rows*cols features
+ * scaled to [0, 1]; labels (unsigned bytes, n) become the targets.
+ */
+public final class IdxFormat {
+    private static final int UNSIGNED_BYTE = 0x08;
+
+    private IdxFormat() { }
+
+    /** Reads images and labels and checks they agree in count. */
+    public static Dataset read(Path images, Path labels) {
+        Array img = readArray(images);
+        Array lab = readArray(labels);
+        if (lab.dims.length != 1) {
+            throw new DataFormatException(labels + ": expected a one-dimensional IDX array of labels, found "
+                + lab.dims.length + " dimensions");
+        }
+        if (img.dims[0] != lab.dims[0]) {
+            throw new DataFormatException(images + " holds " + img.dims[0] + " images but " + labels + " holds "
+                + lab.dims[0] + " labels; expected one label per image");
+        }
+        int n = img.dims[0];
+        int features = img.values.length / Math.max(1, n);
+        double[] x = new double[img.values.length];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (img.values[i] & 0xff) / 255.0;
+        }
+        double[] y = new double[n];
+        for (int i = 0; i < n; i++) {
+            y[i] = lab.values[i] & 0xff;
+        }
+        return new Dataset(x, y, n, features);
+    }
+
+    private record Array(int[] dims, byte[] values) { }
+
+    private static Array readArray(Path file) {
+        try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+            raw.mark(2);
+            boolean gz = raw.read() == 0x1f && raw.read() == 0x8b;
+            raw.reset();
+            DataInputStream in = new DataInputStream(gz ? new GZIPInputStream(raw, 1 << 16) : raw);
+            int magic = in.readInt();
+            int type = (magic >>> 8) & 0xff;
+            int ndims = magic & 0xff;
+            if ((magic >>> 16) != 0 || type != UNSIGNED_BYTE || ndims < 1 || ndims > 4) {
+                throw new DataFormatException(file + ": not an IDX file of unsigned bytes (magic number 0x"
+                    + Integer.toHexString(magic) + ", expected 0x0000080N)");
+            }
+            int[] dims = new int[ndims];
+            long total = 1;
+            for (int d = 0; d < ndims; d++) {
+                dims[d] = in.readInt();
+                total *= dims[d];
+            }
+            if (dims[0] < 1 || total > Integer.MAX_VALUE - 8) {
+                throw new DataFormatException(file + ": IDX dimensions " + java.util.Arrays.toString(dims)
+                    + " are empty or too large");
+            }
+            byte[] values = new byte[(int) total];
+            in.readFully(values);
+            return new Array(dims, values);
+        } catch (NoSuchFileException e) {
+            throw new DataFormatException(file + ": no such file");
+        } catch (EOFException e) {
+            throw new DataFormatException(file + ": the file ends before the data its header announces");
+        } catch (IOException e) {
+            throw new DataFormatException(file + ": cannot read: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,255 @@
+package org.paratrain.model;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.paratrain.data.Dataset;
+
+/**
+ * A multilayer perceptron classifier: hidden layers with ReLU, tanh or sigmoid, and a
+ * softmax cross-entropy head over K classes (labels 0..K-1).
+ *
+ * <p>Layout of the flat parameters, layer by layer: the weights as an {@code in x out} matrix
+ * (row k holds input k's weights to every output), then the {@code out} biases. With this
+ * layout every inner loop of the forward pass ({@code z[i][:] += a[i][k] * W[k][:]}) and of the
+ * weight gradient ({@code dW[k][:] += a[i][k] * dz[i][:]}) runs over contiguous memory and
+ * compiles to vector instructions. A block of samples goes through the network as matrices.
+ *
+ * <p>Numerics: the loss is {@code logsumexp(z) - z_y} with the maximum logit subtracted
+ * before exponentiating, and the softmax of the gradient reuses those exponentials.
+ * Initialisation is seeded: He (normal, sd sqrt(2/in)) for ReLU, Xavier (uniform,
+ * sqrt(6/(in+out))) for tanh and sigmoid; biases start at 0.
+ *
+ * <p>One instance per rank: it keeps the activations of the current block as scratch, grown
+ * to the largest block and then reused, so a training step allocates nothing.
+ */
+public final class MultilayerPerceptron implements Classifier {
+    /** Hidden-layer nonlinearity. */
+    public enum Activation { RELU, TANH, SIGMOID }
+
+    private final int[] widths;          // inputs, hidden..., classes
+    private final int[] offsets;         // where layer l's weights start
+    private final Activation activation;
+    private final int parameters;
+    private double[][] acts = new double[0][];   // acts[l]: block x widths[l] (acts[0] unused: x itself)
+    private double[][] deltas = new double[0][];
+    private int capacity;
+
+    /** @param inputs features @param hidden widths of the hidden layers @param classes K, at least 2 */
+    public MultilayerPerceptron(int inputs, int[] hidden, int classes, Activation activation) {
+        if (inputs < 1 || classes < 2) {
+            throw new IllegalArgumentException("an MLP needs at least 1 input and 2 classes");
+        }
+        widths = new int[hidden.length + 2];
+        widths[0] = inputs;
+        for (int l = 0; l < hidden.length; l++) {
+            if (hidden[l] < 1) {
+                throw new IllegalArgumentException("--layers must be positive widths, got " + hidden[l]);
+            }
+            widths[l + 1] = hidden[l];
+        }
+        widths[widths.length - 1] = classes;
+        offsets = new int[widths.length];
+        int p = 0;
+        for (int l = 1; l < widths.length; l++) {
+            offsets[l] = p;
+            p += widths[l - 1] * widths[l] + widths[l];
+        }
+        parameters = p;
+        this.activation = activation;
+    }
+
+    @Override
+    public int parameterCount() {
+        return parameters;
+    }
+
+    @Override
+    public String name() {
+        return "mlp";
+    }
+
+    @Override
+    public void initialize(double[] params, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        Arrays.fill(params, 0.0);
+        for (int l = 1; l < widths.length; l++) {
+            int in = widths[l - 1];
+            int out = widths[l];
+            boolean he = activation == Activation.RELU && l < widths.length - 1;
+            double sd = Math.sqrt(2.0 / in);
+            double limit = Math.sqrt(6.0 / (in + out));
+            for (int k = 0; k < in * out; k++) {
+                params[offsets[l] + k] = he ? sd * gaussian(rnd) : limit * (2 * rnd.nextDouble() - 1);
+            }
+        }
+    }
+
+    private static double gaussian(SplittableRandom r) {
+        double u = r.nextDouble();
+        double v = r.nextDouble();
+        return Math.sqrt(-2 * Math.log(1 - u)) * Math.cos(2 * Math.PI * v);
+    }
+
+    @Override
+    public double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        int n = to - from;
+        double loss = forward(data, from, n, params);
+        int last = widths.length - 1;
+        int k = widths[last];
+        double[] z = acts[last];
+        double[] d = deltas[last];
+        for (int i = 0; i < n; i++) {
+            int label = (int) data.y()[from + i];
+            double lse = logSumExp(z, i * k, k);
+            for (int c = 0; c < k; c++) {
+                d[i * k + c] = Math.exp(z[i * k + c] - lse) - (c == label ? 1.0 : 0.0);
+            }
+        }
+        for (int l = last; l >= 1; l--) {
+            backward(data, from, n, l, params, grad, offset);
+        }
+        return loss;
+    }
+
+    /** Gradient of layer l's parameters from deltas[l]; then deltas[l-1] through the activation. */
+    private void backward(Dataset data, int from, int n, int l, double[] params, double[] grad, int offset) {
+        int in = widths[l - 1];
+        int out = widths[l];
+        double[] a = l == 1 ? data.x() : acts[l - 1];
+        int aBase = l == 1 ? from * in : 0;
+        double[] d = deltas[l];
+        int w = offset + offsets[l];
+        int b = w + in * out;
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < in; k++) {
+                double ak = a[aBase + i * in + k];
+                if (ak == 0.0) {
+                    continue;                          // ReLU zeros and blank pixels contribute nothing
+                }
+                int row = w + k * out;
+                for (int o = 0; o < out; o++) {
+                    grad[row + o] += ak * d[i * out + o];
+                }
+            }
+            for (int o = 0; o < out; o++) {
+                grad[b + o] += d[i * out + o];
+            }
+        }
+        if (l == 1) {
+            return;
+        }
+        double[] prev = deltas[l - 1];
+        double[] act = acts[l - 1];
+        int pw = offsets[l];
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < in; k++) {
+                double s = 0.0;
+                int row = pw + k * out;
+                for (int o = 0; o < out; o++) {
+                    s += params[row + o] * d[i * out + o];
+                }
+                prev[i * in + k] = s * derivative(act[i * in + k]);
+            }
+        }
+    }
+
+    @Override
+    public double loss(Dataset data, int from, int to, double[] params) {
+        return forward(data, from, to - from, params);
+    }
+
+    @Override
+    public int predict(Dataset data, int i, double[] params) {
+        forward(data, i, 1, params);
+        double[] z = acts[widths.length - 1];
+        int best = 0;
+        for (int c = 1; c < widths[widths.length - 1]; c++) {
+            if (z[c] > z[best]) {
+                best = c;
+            }
+        }
+        return best;
+    }
+
+    /** Runs the block forward, keeping every layer's output; returns the summed cross-entropy. */
+    private double forward(Dataset data, int from, int n, double[] params) {
+        ensure(n);
+        int last = widths.length - 1;
+        for (int l = 1; l <= last; l++) {
+            int in = widths[l - 1];
+            int out = widths[l];
+            double[] a = l == 1 ? data.x() : acts[l - 1];
+            int aBase = l == 1 ? from * in : 0;
+            double[] z = acts[l];
+            int w = offsets[l];
+            int b = w + in * out;
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(params, b, z, i * out, out);
+                for (int k = 0; k < in; k++) {
+                    double ak = a[aBase + i * in + k];
+                    if (ak == 0.0) {
+                        continue;
+                    }
+                    int row = w + k * out;
+                    for (int o = 0; o < out; o++) {
+                        z[i * out + o] += ak * params[row + o];
+                    }
+                }
+                if (l < last) {
+                    for (int o = 0; o < out; o++) {
+                        z[i * out + o] = activate(z[i * out + o]);
+                    }
+                }
+            }
+        }
+        double loss = 0.0;
+        int k = widths[last];
+        double[] z = acts[last];
+        for (int i = 0; i < n; i++) {
+            loss += logSumExp(z, i * k, k) - z[i * k + (int) data.y()[from + i]];
+        }
+        return loss;
+    }
+
+    private static double logSumExp(double[] z, int at, int k) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (int c = 0; c < k; c++) {
+            max = Math.max(max, z[at + c]);
+        }
+        double sum = 0.0;
+        for (int c = 0; c < k; c++) {
+            sum += Math.exp(z[at + c] - max);
+        }
+        return max + Math.log(sum);
+    }
+
+    private double activate(double v) {
+        return switch (activation) {
+            case RELU -> v > 0 ? v : 0.0;
+            case TANH -> Math.tanh(v);
+            case SIGMOID -> v >= 0 ? 1 / (1 + Math.exp(-v)) : Math.exp(v) / (1 + Math.exp(v));
+        };
+    }
+
+    /** The activation's derivative, from its output a. */
+    private double derivative(double a) {
+        return switch (activation) {
+            case RELU -> a > 0 ? 1.0 : 0.0;
+            case TANH -> 1 - a * a;
+            case SIGMOID -> a * (1 - a);
+        };
+    }
+
+    private void ensure(int n) {
+        if (n <= capacity) {
+            return;
+        }
+        acts = new double[widths.length][];
+        deltas = new double[widths.length][];
+        for (int l = 1; l < widths.length; l++) {
+            acts[l] = new double[n * widths[l]];
+            deltas[l] = new double[n * widths[l]];
+        }
+        capacity = n;
+    }
+}
