@@ -9,10 +9,10 @@ import org.paratrain.data.Dataset;
  * softmax cross-entropy head over K classes (labels 0..K-1).
  *
  * <p>Layout of the flat parameters, layer by layer: the weights as an {@code in x out} matrix
- * (row k holds input k's weights to every output), then the {@code out} biases. With this
- * layout every inner loop of the forward pass ({@code z[i][:] += a[i][k] * W[k][:]}) and of the
- * weight gradient ({@code dW[k][:] += a[i][k] * dz[i][:]}) runs over contiguous memory and
- * compiles to vector instructions. A block of samples goes through the network as matrices.
+ * (row k holds input k's weights to every output), then the {@code out} biases. A block of
+ * samples goes through the network as matrices: {@code Z = A W + b} forward,
+ * {@code dW = A^T dZ} and {@code dA = dZ W^T} backward, each one matrix product ({@link Gemm}:
+ * OpenBLAS through FFM when installed, Java loops otherwise).
  *
  * <p>Numerics: the loss is {@code logsumexp(z) - z_y} with the maximum logit subtracted
  * before exponentiating, and the softmax of the gradient reuses those exponentials.
@@ -120,17 +120,8 @@ public final class MultilayerPerceptron implements Classifier {
         double[] d = deltas[l];
         int w = offset + offsets[l];
         int b = w + in * out;
+        Gemm.dgemm(true, false, in, out, n, 1.0, a, aBase, d, 0, 1.0, grad, w);        // dW += A^T dZ
         for (int i = 0; i < n; i++) {
-            for (int k = 0; k < in; k++) {
-                double ak = a[aBase + i * in + k];
-                if (ak == 0.0) {
-                    continue;                          // ReLU zeros and blank pixels contribute nothing
-                }
-                int row = w + k * out;
-                for (int o = 0; o < out; o++) {
-                    grad[row + o] += ak * d[i * out + o];
-                }
-            }
             for (int o = 0; o < out; o++) {
                 grad[b + o] += d[i * out + o];
             }
@@ -139,17 +130,10 @@ public final class MultilayerPerceptron implements Classifier {
             return;
         }
         double[] prev = deltas[l - 1];
+        Gemm.dgemm(false, true, n, in, out, 1.0, d, 0, params, offsets[l], 0.0, prev, 0);  // dA = dZ W^T
         double[] act = acts[l - 1];
-        int pw = offsets[l];
-        for (int i = 0; i < n; i++) {
-            for (int k = 0; k < in; k++) {
-                double s = 0.0;
-                int row = pw + k * out;
-                for (int o = 0; o < out; o++) {
-                    s += params[row + o] * d[i * out + o];
-                }
-                prev[i * in + k] = s * derivative(act[i * in + k]);
-            }
+        for (int j = 0; j < n * in; j++) {
+            prev[j] *= derivative(act[j]);
         }
     }
 
@@ -185,20 +169,11 @@ public final class MultilayerPerceptron implements Classifier {
             int b = w + in * out;
             for (int i = 0; i < n; i++) {
                 System.arraycopy(params, b, z, i * out, out);
-                for (int k = 0; k < in; k++) {
-                    double ak = a[aBase + i * in + k];
-                    if (ak == 0.0) {
-                        continue;
-                    }
-                    int row = w + k * out;
-                    for (int o = 0; o < out; o++) {
-                        z[i * out + o] += ak * params[row + o];
-                    }
-                }
-                if (l < last) {
-                    for (int o = 0; o < out; o++) {
-                        z[i * out + o] = activate(z[i * out + o]);
-                    }
+            }
+            Gemm.dgemm(false, false, n, out, in, 1.0, a, aBase, params, w, 1.0, z, 0);   // Z = A W + b
+            if (l < last) {
+                for (int j = 0; j < n * out; j++) {
+                    z[j] = activate(z[j]);
                 }
             }
         }

@@ -1,0 +1,148 @@
+package org.paratrain.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Random;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.IdxFormat;
+import org.paratrain.model.MultilayerPerceptron;
+import org.paratrain.optim.Adam;
+import org.paratrain.optim.LearningRateSchedule;
+import org.paratrain.train.LossReduction;
+import org.paratrain.train.Recipe;
+import org.paratrain.train.TrainConfig;
+import org.paratrain.train.Training;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code paratrain bench mlp}: one training step of a 784-256-10 MLP (batch 256, Adam) beside
+ * numpy doing the same step in the same run, and MLP training throughput at 1 and 2 ranks.
+ */
+@Command(name = "mlp", mixinStandardHelpOptions = true,
+    description = {"Time one training step of a 784-256-10 ReLU MLP with batch 256 and Adam, beside numpy (the same",
+        "step, resources/python/mlp_step.py) in the same run; and samples per second of MLP training at 1 and 2",
+        "ranks on Fashion-MNIST (or random images when it is not installed)."})
+final class BenchMlpCommand implements Runnable {
+    private static final Path FASHION = Path.of("/usr/share/datasets/fashion-mnist");
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--samples", defaultValue = "12000", description = "Samples for the throughput run (default ${DEFAULT-VALUE}).")
+    int samples;
+
+    @Option(names = "--batch-size", defaultValue = "512", description = "Global batch of the throughput run (default ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--allreduce", defaultValue = "ring", description = "Exchange of the throughput run (default ${DEFAULT-VALUE}).")
+    String allreduce;
+
+    @Override
+    public void run() {
+        var out = spec.commandLine().getOut();
+        double java = javaStepMs();
+        double numpy = numpyStepMs();
+        out.printf(Locale.ROOT, "one step, 784-256-10 MLP, batch 256, Adam: paratrain %.3f ms, numpy %s%n", java,
+            Double.isNaN(numpy) ? "not available (install python3-numpy)"
+                : String.format(Locale.ROOT, "%.3f ms: paratrain / numpy = %.2f (target <= 2)", numpy, java / numpy));
+        Dataset data = data();
+        double one = throughput(data, 1);
+        double two = throughput(data, 2);
+        out.printf(Locale.ROOT, "training throughput on %s (%d samples, batch %d, %s): 1 rank %.0f samples/s, 2 ranks "
+            + "%.0f samples/s, ratio %.2f (target >= 1.7)%n", Files.isDirectory(FASHION) ? "Fashion-MNIST"
+            : "random images", data.samples(), batch, allreduce, one, two, two / one);
+    }
+
+    private static double javaStepMs() {
+        int batch = 256;
+        Random rnd = new Random(1);
+        double[] x = new double[batch * 784];
+        double[] y = new double[batch];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = rnd.nextDouble();
+        }
+        for (int i = 0; i < batch; i++) {
+            y[i] = rnd.nextInt(10);
+        }
+        Dataset d = new Dataset(x, y, batch, 784);
+        MultilayerPerceptron m = new MultilayerPerceptron(784, new int[] {256}, 10,
+            MultilayerPerceptron.Activation.RELU);
+        double[] w = new double[m.parameterCount()];
+        double[] g = new double[w.length];
+        m.initialize(w, 1);
+        Adam adam = Adam.withDefaults(LearningRateSchedule.constant(1e-3));
+        double best = Double.MAX_VALUE;
+        for (int r = 0; r < 60; r++) {
+            long t0 = System.nanoTime();
+            java.util.Arrays.fill(g, 0.0);
+            m.lossAndGradient(d, 0, batch, w, g, 0);
+            adam.step(w, g);
+            best = Math.min(best, (System.nanoTime() - t0) / 1e6);
+        }
+        return best;
+    }
+
+    private static double numpyStepMs() {
+        try {
+            Path script = Files.createTempFile("mlp_step", ".py");
+            script.toFile().deleteOnExit();
+            try (InputStream in = BenchMlpCommand.class.getResourceAsStream("/python/mlp_step.py")) {
+                Files.copy(in, script, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            Process p = new ProcessBuilder("python3", script.toString(), "60").redirectErrorStream(true).start();
+            String text = new String(p.getInputStream().readAllBytes());
+            if (p.waitFor() != 0 || !text.contains("step_ms ")) {
+                return Double.NaN;
+            }
+            return Double.parseDouble(text.substring(text.indexOf("step_ms ") + 8).strip());
+        } catch (IOException e) {
+            return Double.NaN;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Double.NaN;
+        }
+    }
+
+    private Dataset data() {
+        if (samples < 512) {
+            throw new IllegalArgumentException("--samples must be at least 512, got " + samples);
+        }
+        if (Files.isDirectory(FASHION)) {
+            Dataset all = IdxFormat.read(FASHION.resolve("train-images-idx3-ubyte.gz"),
+                FASHION.resolve("train-labels-idx1-ubyte.gz"));
+            int n = Math.min(samples, all.samples());
+            return new Dataset(java.util.Arrays.copyOf(all.x(), n * 784), java.util.Arrays.copyOf(all.y(), n), n, 784);
+        }
+        Random rnd = new Random(2);
+        double[] x = new double[samples * 784];
+        double[] y = new double[samples];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = rnd.nextDouble();
+        }
+        for (int i = 0; i < samples; i++) {
+            y[i] = rnd.nextInt(10);
+        }
+        return new Dataset(x, y, samples, 784);
+    }
+
+    /** Samples per second of one epoch after a warm-up epoch (best of two). */
+    private double throughput(Dataset data, int nodes) {
+        if (batch < 2 || batch > data.samples()) {
+            throw new IllegalArgumentException("--batch-size must be in [2, " + data.samples() + "], got " + batch);
+        }
+        // Two blocks per batch: one per rank at 2 ranks, and the smallest table to reduce.
+        TrainConfig cfg = new TrainConfig(nodes, 1, 1e-3, false, LossReduction.MEAN, batch / 2, allreduce);
+        Recipe recipe = Recipe.paper().withModel("mlp", 10).withNetwork("256", "relu").withOptimizer("adam")
+            .withBatches(batch, 1);
+        Training.local(data, cfg, recipe, null);
+        double best = Double.MAX_VALUE;
+        for (int r = 0; r < 2; r++) {
+            best = Math.min(best, Training.local(data, cfg, recipe, null).trainSeconds());
+        }
+        return (double) (data.samples() / batch * batch) / best;
+    }
+}

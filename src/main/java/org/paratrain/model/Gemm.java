@@ -1,0 +1,120 @@
+package org.paratrain.model;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * Row-major matrix products {@code C = alpha op(A) op(B) + beta C} on slices of Java arrays,
+ * through OpenBLAS's {@code cblas_dgemm} (FFM, arrays passed without a copy) when it is
+ * installed, else through plain Java loops.
+ *
+ * <p>OpenBLAS is told to use one thread: ranks are already one per core, and one thread
+ * keeps each product's summation order fixed, so a block's gradient is the same bits
+ * whatever else runs. {@code PARATRAIN_BLAS=java} forces the loops.
+ */
+final class Gemm {
+    private static final int ROW_MAJOR = 101;
+    private static final int NO_TRANS = 111;
+    private static final int TRANS = 112;
+    private static final MethodHandle DGEMM = load();
+
+    private Gemm() { }
+
+    /** Whether OpenBLAS is in use. */
+    static boolean native_() {
+        return DGEMM != null;
+    }
+
+    private static MethodHandle load() {
+        if ("java".equals(System.getenv("PARATRAIN_BLAS"))) {
+            return null;
+        }
+        for (String lib : new String[] {"libopenblas.so.0", "libopenblas.so"}) {
+            try {
+                SymbolLookup l = SymbolLookup.libraryLookup(lib, Arena.global());
+                MemorySegment dgemm = l.find("cblas_dgemm").orElse(null);
+                if (dgemm == null) {
+                    continue;
+                }
+                Linker linker = Linker.nativeLinker();
+                l.find("openblas_set_num_threads").ifPresent(f -> {
+                    try {
+                        linker.downcallHandle(f, FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT)).invokeExact(1);
+                    } catch (Throwable t) {
+                        // Leave OpenBLAS's own threading; products stay correct.
+                    }
+                });
+                ValueLayout i = ValueLayout.JAVA_INT;
+                ValueLayout d = ValueLayout.JAVA_DOUBLE;
+                ValueLayout p = ValueLayout.ADDRESS;
+                return linker.downcallHandle(dgemm, FunctionDescriptor.ofVoid(i, i, i, i, i, i, d, p, i, p, i, d, p, i),
+                    Linker.Option.critical(true));
+            } catch (IllegalArgumentException | LinkageError e) {
+                // Not installed under this name: try the next, then fall back to Java.
+            }
+        }
+        return null;
+    }
+
+    /**
+     * C[c..] (m x n) = alpha * op(A) * op(B) + beta * C, row-major, where op(A) is m x k
+     * (A stored k x m when {@code ta}) and op(B) is k x n (B stored n x k when {@code tb}).
+     */
+    static void dgemm(boolean ta, boolean tb, int m, int n, int k, double alpha, double[] a, int ao, double[] b, int bo,
+                      double beta, double[] c, int co) {
+        if (m == 0 || n == 0) {
+            return;
+        }
+        int lda = ta ? m : k;
+        int ldb = tb ? k : n;
+        if (DGEMM != null) {
+            try {
+                DGEMM.invokeExact(ROW_MAJOR, ta ? TRANS : NO_TRANS, tb ? TRANS : NO_TRANS, m, n, k, alpha,
+                    slice(a, ao, (long) (ta ? k : m) * lda), lda, slice(b, bo, (long) (tb ? n : k) * ldb), ldb, beta,
+                    slice(c, co, (long) m * n), n);
+                return;
+            } catch (Throwable t) {
+                throw new IllegalStateException("cblas_dgemm failed", t);
+            }
+        }
+        java(ta, tb, m, n, k, alpha, a, ao, lda, b, bo, ldb, beta, c, co);
+    }
+
+    private static MemorySegment slice(double[] x, int offset, long length) {
+        return MemorySegment.ofArray(x).asSlice(offset * 8L, Math.max(0, length) * 8L);
+    }
+
+    /** The loops: i, then p, then j, so the innermost runs along rows of B and C and vectorises. */
+    private static void java(boolean ta, boolean tb, int m, int n, int k, double alpha, double[] a, int ao, int lda,
+                             double[] b, int bo, int ldb, double beta, double[] c, int co) {
+        for (int i = 0; i < m; i++) {
+            int ci = co + i * n;
+            if (beta != 1.0) {
+                for (int j = 0; j < n; j++) {
+                    c[ci + j] = beta == 0.0 ? 0.0 : beta * c[ci + j];
+                }
+            }
+            for (int p = 0; p < k; p++) {
+                double aip = alpha * (ta ? a[ao + p * lda + i] : a[ao + i * lda + p]);
+                if (aip == 0.0) {
+                    continue;
+                }
+                if (tb) {
+                    for (int j = 0; j < n; j++) {
+                        c[ci + j] += aip * b[bo + j * ldb + p];
+                    }
+                } else {
+                    int bp = bo + p * ldb;
+                    for (int j = 0; j < n; j++) {
+                        c[ci + j] += aip * b[bp + j];
+                    }
+                }
+            }
+        }
+    }
+}
