@@ -33,16 +33,21 @@ final class TrainCommand implements Runnable {
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Option(names = {"--x", "--data"}, required = true,
-        description = "Features: the paper's X.in (one sample a line), or IDX images with --format idx.")
+        description = "Features: the paper's X.in (one sample a line), IDX images (--format idx), or a CSV or LibSVM "
+            + "file holding the labels too.")
     Path xFile;
 
-    @Option(names = {"--y", "--labels"}, required = true,
-        description = "Targets or labels: the paper's y.in (one a line), or IDX labels with --format idx.")
+    @Option(names = {"--y", "--labels"},
+        description = "Targets or labels for --format paper (the paper's y.in) and idx (IDX labels).")
     Path yFile;
 
-    @Option(names = "--format", defaultValue = "paper", description = "paper (default) or idx (MNIST, Fashion-MNIST; "
-        + "gzipped or not).")
+    @Option(names = "--format", defaultValue = "paper",
+        description = "paper (default), idx (MNIST, Fashion-MNIST; gzipped or not), csv (a header line; --label names "
+            + "the label column, default the last) or libsvm.")
     String format;
+
+    @Option(names = "--label", description = "With --format csv: the label column, by name or 0-based index.")
+    String label;
 
     @Option(names = "--test-data", description = "Test features, in --format (instead of --test-fraction).")
     Path testX;
@@ -150,7 +155,8 @@ final class TrainCommand implements Runnable {
             seed, layers, activation);
         List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
-        Prepared prepared = prepare(read(xFile, yFile), testX == null ? null : read(testX, testY));
+        Prepared prepared = prepare(read(xFile, yFile, "--labels"), testX == null ? null
+            : read(testX, testY, "--test-labels"));
         Dataset data = prepared.train();
         if (n == AUTO || config.exchange().equals("auto")) {
             config = AutoChoice.resolve(config, n == AUTO, data, mpi, out());
@@ -176,7 +182,8 @@ final class TrainCommand implements Runnable {
         if (out != null) {
             ObjectNode d = RunWriter.json().createObjectNode();
             d.put("x", xFile.toString());
-            d.put("y", yFile.toString());
+            d.put("y", yFile == null ? "" : yFile.toString());
+            d.put("format", format);
             d.put("samples", data.samples());
             d.put("features", data.features());
             d.put("standardized", standardize);
@@ -196,14 +203,18 @@ final class TrainCommand implements Runnable {
     /** The training data (and test data and scaling, when asked for). */
     record Prepared(Dataset train, Dataset test, Standardizer standardizer) { }
 
-    private Dataset read(Path x, Path y) {
-        if (y == null) {
-            throw new IllegalArgumentException("--test-data needs --test-labels");
+    private Dataset read(Path x, Path y, String labelsOption) {
+        boolean separateLabels = format.equals("paper") || format.equals("idx");
+        if (separateLabels && y == null) {
+            throw new IllegalArgumentException("--format " + format + " needs " + labelsOption);
         }
         return switch (format) {
             case "paper" -> PaperFormat.read(x, y);
             case "idx" -> org.paratrain.data.IdxFormat.read(x, y);
-            default -> throw new IllegalArgumentException("--format must be paper or idx, got '" + format + "'");
+            case "csv" -> org.paratrain.data.TableFormats.csv(x, label);
+            case "libsvm" -> org.paratrain.data.TableFormats.libsvm(x, 0);
+            default -> throw new IllegalArgumentException("--format must be paper, idx, csv or libsvm, got '" + format
+                + "'");
         };
     }
 
