@@ -38,16 +38,19 @@ final class Evaluate {
         @Option(names = "--model-file", required = true, description = "model.json written by train --out.")
         Path modelFile;
 
-        @Option(names = "--x", required = true, description = "Features, one sample a line.")
+        @Option(names = {"--x", "--data"}, required = true, description = "Features (and labels for csv, libsvm).")
         Path x;
 
-        @Option(names = "--y", required = true, description = "Labels or targets, one a line.")
+        @Option(names = {"--y", "--labels"}, description = "Labels or targets for --format paper and idx.")
         Path y;
+
+        @picocli.CommandLine.Mixin
+        DataFormatOptions dataFormat;
 
         @Override
         public void run() {
             ModelFile m = ModelFile.read(modelFile);
-            Dataset data = m.prepare(PaperFormat.read(x, y));
+            Dataset data = m.prepare(dataFormat.read(x, y, "--labels"));
             Map<String, Object> metrics = Metrics.evaluate(m.newModel(), m.params(), data);
             var out = spec.commandLine().getOut();
             out.println(m.model() + " on " + data.samples() + " samples: " + format(metrics));
@@ -74,7 +77,7 @@ final class Evaluate {
         @Option(names = "--model-file", required = true, description = "model.json written by train --out.")
         Path modelFile;
 
-        @Option(names = "--x", required = true, description = "Features, one sample a line.")
+        @Option(names = {"--x", "--data"}, required = true, description = "Features, one sample a line (paper format).")
         Path x;
 
         @Option(names = "--out", required = true, description = "File for the predictions.")

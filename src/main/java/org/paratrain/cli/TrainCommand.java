@@ -41,13 +41,8 @@ final class TrainCommand implements Runnable {
         description = "Targets or labels for --format paper (the paper's y.in) and idx (IDX labels).")
     Path yFile;
 
-    @Option(names = "--format", defaultValue = "paper",
-        description = "paper (default), idx (MNIST, Fashion-MNIST; gzipped or not), csv (a header line; --label names "
-            + "the label column, default the last) or libsvm.")
-    String format;
-
-    @Option(names = "--label", description = "With --format csv: the label column, by name or 0-based index.")
-    String label;
+    @picocli.CommandLine.Mixin
+    DataFormatOptions dataFormat;
 
     @Option(names = "--test-data", description = "Test features, in --format (instead of --test-fraction).")
     Path testX;
@@ -183,7 +178,7 @@ final class TrainCommand implements Runnable {
             ObjectNode d = RunWriter.json().createObjectNode();
             d.put("x", xFile.toString());
             d.put("y", yFile == null ? "" : yFile.toString());
-            d.put("format", format);
+            d.put("format", dataFormat.format);
             d.put("samples", data.samples());
             d.put("features", data.features());
             d.put("standardized", standardize);
@@ -204,18 +199,7 @@ final class TrainCommand implements Runnable {
     record Prepared(Dataset train, Dataset test, Standardizer standardizer) { }
 
     private Dataset read(Path x, Path y, String labelsOption) {
-        boolean separateLabels = format.equals("paper") || format.equals("idx");
-        if (separateLabels && y == null) {
-            throw new IllegalArgumentException("--format " + format + " needs " + labelsOption);
-        }
-        return switch (format) {
-            case "paper" -> PaperFormat.read(x, y);
-            case "idx" -> org.paratrain.data.IdxFormat.read(x, y);
-            case "csv" -> org.paratrain.data.TableFormats.csv(x, label);
-            case "libsvm" -> org.paratrain.data.TableFormats.libsvm(x, 0);
-            default -> throw new IllegalArgumentException("--format must be paper, idx, csv or libsvm, got '" + format
-                + "'");
-        };
+        return dataFormat.read(x, y, labelsOption);
     }
 
     private Prepared prepare(Dataset all, Dataset givenTest) {
