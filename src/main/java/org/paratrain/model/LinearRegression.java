@@ -10,32 +10,15 @@ import org.paratrain.data.Dataset;
  * intercept. The per-sample residual is computed once and reused for the loss and every
  * partial derivative.
  */
-public final class LinearRegression implements Model {
-    private final int features;
-    private final boolean intercept;
-
+public final class LinearRegression extends LinearPredictor {
     /** @param features number of input features @param intercept whether to learn a bias term */
     public LinearRegression(int features, boolean intercept) {
-        if (features < 1) {
-            throw new IllegalArgumentException("features must be at least 1, got " + features);
-        }
-        this.features = features;
-        this.intercept = intercept;
-    }
-
-    @Override
-    public int parameterCount() {
-        return features + (intercept ? 1 : 0);
+        super(features, intercept);
     }
 
     @Override
     public String name() {
         return "linear";
-    }
-
-    /** Whether the last parameter is a bias. */
-    public boolean intercept() {
-        return intercept;
     }
 
     /**
@@ -59,10 +42,10 @@ public final class LinearRegression implements Model {
         int i = from;
         for (; i + 3 < to; i += 4) {
             int a = i * d;
-            double r0 = 2.0 * (predict(x, a, params) - y[i]);
-            double r1 = 2.0 * (predict(x, a + d, params) - y[i + 1]);
-            double r2 = 2.0 * (predict(x, a + 2 * d, params) - y[i + 2]);
-            double r3 = 2.0 * (predict(x, a + 3 * d, params) - y[i + 3]);
+            double r0 = 2.0 * (linear(x, a, params) - y[i]);
+            double r1 = 2.0 * (linear(x, a + d, params) - y[i + 1]);
+            double r2 = 2.0 * (linear(x, a + 2 * d, params) - y[i + 2]);
+            double r3 = 2.0 * (linear(x, a + 3 * d, params) - y[i + 3]);
             l0 += r0 * r0;
             l1 += r1 * r1;
             l2 += r2 * r2;
@@ -75,7 +58,7 @@ public final class LinearRegression implements Model {
             }
         }
         for (; i < to; i++) {
-            double r = 2.0 * (predict(x, i * d, params) - y[i]);
+            double r = 2.0 * (linear(x, i * d, params) - y[i]);
             l0 += r * r;
             for (int j = 0; j < d; j++) {
                 grad[offset + j] += r * x[i * d + j];
@@ -172,18 +155,9 @@ public final class LinearRegression implements Model {
         double[] y = data.y();
         double loss = 0.0;
         for (int i = from; i < to; i++) {
-            double r = predict(x, i * features, params) - y[i];
+            double r = linear(x, i * features, params) - y[i];
             loss += r * r;
         }
         return loss;
-    }
-
-    /** w.x_i (+ b) for the sample whose features start at {@code row}. */
-    private double predict(double[] x, int row, double[] params) {
-        double s = intercept ? params[features] : 0.0;
-        for (int j = 0; j < features; j++) {
-            s += params[j] * x[row + j];
-        }
-        return s;
     }
 }

@@ -12,22 +12,10 @@ import org.paratrain.data.Dataset;
  * loses every digit of small losses). The gradient is {@code (sigmoid(z) - y) x}, with the
  * sigmoid computed from {@code exp(-|z|)} on either side of 0 for the same reason.
  */
-public final class LogisticRegression implements Classifier {
-    private final int features;
-    private final boolean intercept;
-
+public final class LogisticRegression extends LinearPredictor implements Classifier {
     /** @param features number of input features @param intercept whether to learn a bias */
     public LogisticRegression(int features, boolean intercept) {
-        if (features < 1) {
-            throw new IllegalArgumentException("features must be at least 1, got " + features);
-        }
-        this.features = features;
-        this.intercept = intercept;
-    }
-
-    @Override
-    public int parameterCount() {
-        return features + (intercept ? 1 : 0);
+        super(features, intercept);
     }
 
     @Override
@@ -42,7 +30,7 @@ public final class LogisticRegression implements Classifier {
         int d = features;
         double loss = 0.0;
         for (int i = from; i < to; i++) {
-            double z = logit(x, i * d, params);
+            double z = linear(x, i * d, params);
             double e = Math.exp(-Math.abs(z));
             loss += Math.max(z, 0) + Math.log1p(e) - y[i] * z;
             double sigmoid = z >= 0 ? 1 / (1 + e) : e / (1 + e);
@@ -63,7 +51,7 @@ public final class LogisticRegression implements Classifier {
         double[] y = data.y();
         double loss = 0.0;
         for (int i = from; i < to; i++) {
-            double z = logit(x, i * features, params);
+            double z = linear(x, i * features, params);
             loss += Math.max(z, 0) + Math.log1p(Math.exp(-Math.abs(z))) - y[i] * z;
         }
         return loss;
@@ -72,14 +60,6 @@ public final class LogisticRegression implements Classifier {
     /** The predicted class of sample i: 1 if the logit is positive. */
     @Override
     public int predict(Dataset data, int i, double[] params) {
-        return logit(data.x(), i * features, params) > 0 ? 1 : 0;
-    }
-
-    private double logit(double[] x, int row, double[] params) {
-        double z = intercept ? params[features] : 0.0;
-        for (int j = 0; j < features; j++) {
-            z += params[j] * x[row + j];
-        }
-        return z;
+        return linear(data.x(), i * features, params) > 0 ? 1 : 0;
     }
 }
