@@ -91,15 +91,10 @@ final class Evaluate {
             Model model = m.newModel();
             AtomicFiles.writeText(out, w -> {
                 for (int i = 0; i < data.samples(); i++) {
-                    if (model instanceof Classifier c) {
+                    if (model instanceof Classifier c && c.classifies()) {
                         w.write(c.predict(data, i, m.params()) + "\n");
                     } else {
-                        // A linear model's prediction: the loss gradient is not needed, only w.x + b.
-                        double s = m.intercept() ? m.params()[m.features()] : 0.0;
-                        for (int j = 0; j < m.features(); j++) {
-                            s += m.params()[j] * data.x(i, j);
-                        }
-                        w.write(s + "\n");
+                        w.write(model.output(data, i, m.params()) + "\n");
                     }
                 }
             });

@@ -73,7 +73,8 @@ final class TrainCommand implements Runnable {
     int blockSize;
 
     @Option(names = "--model", defaultValue = "linear",
-        description = "linear (default), logistic (labels 0/1), softmax or mlp (labels 0..K-1).")
+        description = "linear (default), logistic (labels 0/1), softmax or mlp (labels 0..K-1), or mlp-regression "
+            + "(an MLP with a squared-error head).")
     String model;
 
     @Option(names = "--classes", defaultValue = "0",

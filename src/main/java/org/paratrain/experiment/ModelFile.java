@@ -56,7 +56,7 @@ public record ModelFile(String model, int features, int classes, boolean interce
         o.put("features", features);
         o.put("classes", classes);
         o.put("intercept", intercept);
-        if (model.equals("mlp")) {
+        if (model.startsWith("mlp")) {
             o.put("layers", layers);
             o.put("activation", activation);
         }

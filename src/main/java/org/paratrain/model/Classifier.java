@@ -8,6 +8,11 @@ public interface Classifier extends Model {
     /** The predicted class of sample {@code i} at {@code params}. */
     int predict(Dataset data, int i, double[] params);
 
+    /** Whether the model predicts classes (false for a network built with a regression head). */
+    default boolean classifies() {
+        return true;
+    }
+
     /** The fraction of samples whose predicted class equals their label. */
     default double accuracy(Dataset data, double[] params) {
         int right = 0;

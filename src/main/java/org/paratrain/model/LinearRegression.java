@@ -150,6 +150,11 @@ public final class LinearRegression extends LinearPredictor {
     }
 
     @Override
+    public double output(Dataset data, int i, double[] params) {
+        return linear(data.x(), i * features, params);
+    }
+
+    @Override
     public double loss(Dataset data, int from, int to, double[] params) {
         double[] x = data.x();
         double[] y = data.y();

@@ -16,7 +16,7 @@ public final class Metrics {
         Map<String, Object> out = new LinkedHashMap<>();
         int n = data.samples();
         double loss = model.loss(data, 0, n, params);
-        if (model instanceof Classifier c) {
+        if (model instanceof Classifier c && c.classifies()) {
             out.put("accuracy", c.accuracy(data, params));
             out.put("log_loss", loss / n);
             out.put("confusion_matrix", confusion(c, params, data));

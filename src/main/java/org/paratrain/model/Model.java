@@ -33,6 +33,14 @@ public interface Model {
         java.util.Arrays.fill(params, 0.0);
     }
 
+    /**
+     * The model's output for sample {@code i}: the predicted value of a regression model (for a
+     * classifier, its first output). What {@code predict} writes for regression.
+     */
+    default double output(Dataset data, int i, double[] params) {
+        throw new IllegalStateException(name() + " has no single output; use a classifier's predicted class");
+    }
+
     /** The summed loss over samples {@code [from, to)} at {@code params}. */
     double loss(Dataset data, int from, int to, double[] params);
 }

@@ -5,8 +5,9 @@ import java.util.SplittableRandom;
 import org.paratrain.data.Dataset;
 
 /**
- * A multilayer perceptron classifier: hidden layers with ReLU, tanh or sigmoid, and a
- * softmax cross-entropy head over K classes (labels 0..K-1).
+ * A multilayer perceptron: hidden layers with ReLU, tanh or sigmoid, and either a softmax
+ * cross-entropy head over K classes (labels 0..K-1) or one output with a squared-error head
+ * (regression).
  *
  * <p>Layout of the flat parameters, layer by layer: the weights as an {@code in x out} matrix
  * (row k holds input k's weights to every output), then the {@code out} biases. A block of
@@ -26,19 +27,36 @@ public final class MultilayerPerceptron implements Classifier {
     /** Hidden-layer nonlinearity. */
     public enum Activation { RELU, TANH, SIGMOID }
 
+    /** The output layer and its loss. */
+    public enum Head {
+        /** K logits, softmax cross-entropy, labels 0..K-1: a classifier. */
+        SOFTMAX,
+        /** One output, squared error against the target: regression. */
+        SQUARED
+    }
+
     private final int[] widths;          // inputs, hidden..., classes
     private final int[] offsets;         // where layer l's weights start
     private final Activation activation;
+    private final Head head;
     private final int parameters;
     private double[][] acts = new double[0][];   // acts[l]: block x widths[l] (acts[0] unused: x itself)
     private double[][] deltas = new double[0][];
     private int capacity;
 
-    /** @param inputs features @param hidden widths of the hidden layers @param classes K, at least 2 */
+    /** A classifier: @param inputs features @param hidden widths of the hidden layers @param classes K, at least 2 */
     public MultilayerPerceptron(int inputs, int[] hidden, int classes, Activation activation) {
-        if (inputs < 1 || classes < 2) {
-            throw new IllegalArgumentException("an MLP needs at least 1 input and 2 classes");
+        this(inputs, hidden, classes, activation, Head.SOFTMAX);
+    }
+
+    /** @param outputs K classes for the softmax head, 1 for the squared-error head */
+    public MultilayerPerceptron(int inputs, int[] hidden, int outputs, Activation activation, Head head) {
+        int classes = outputs;
+        if (inputs < 1 || (head == Head.SOFTMAX ? classes < 2 : classes != 1)) {
+            throw new IllegalArgumentException("an MLP needs at least 1 input, and 2 classes (softmax) or 1 output "
+                + "(squared error)");
         }
+        this.head = head;
         widths = new int[hidden.length + 2];
         widths[0] = inputs;
         for (int l = 0; l < hidden.length; l++) {
@@ -65,7 +83,18 @@ public final class MultilayerPerceptron implements Classifier {
 
     @Override
     public String name() {
-        return "mlp";
+        return head == Head.SOFTMAX ? "mlp" : "mlp-regression";
+    }
+
+    @Override
+    public boolean classifies() {
+        return head == Head.SOFTMAX;
+    }
+
+    @Override
+    public double output(Dataset data, int i, double[] params) {
+        forward(data, i, 1, params);
+        return acts[widths.length - 1][0];
     }
 
     @Override
@@ -99,6 +128,10 @@ public final class MultilayerPerceptron implements Classifier {
         double[] z = acts[last];
         double[] d = deltas[last];
         for (int i = 0; i < n; i++) {
+            if (head == Head.SQUARED) {
+                d[i] = 2.0 * (z[i] - data.y()[from + i]);
+                continue;
+            }
             int label = (int) data.y()[from + i];
             double lse = logSumExp(z, i * k, k);
             for (int c = 0; c < k; c++) {
@@ -181,7 +214,12 @@ public final class MultilayerPerceptron implements Classifier {
         int k = widths[last];
         double[] z = acts[last];
         for (int i = 0; i < n; i++) {
-            loss += logSumExp(z, i * k, k) - z[i * k + (int) data.y()[from + i]];
+            if (head == Head.SQUARED) {
+                double r = z[i] - data.y()[from + i];
+                loss += r * r;
+            } else {
+                loss += logSumExp(z, i * k, k) - z[i * k + (int) data.y()[from + i]];
+            }
         }
         return loss;
     }

@@ -14,7 +14,8 @@ import org.paratrain.optim.Optimizer;
  * What to train and how to update it: the model and the optimiser, validated on construction
  * with messages that name the option.
  *
- * @param model       {@code linear}, {@code logistic} (labels 0/1) or {@code softmax} (labels 0..K-1)
+ * @param model       {@code linear}, {@code logistic} (labels 0/1), {@code softmax} or {@code mlp} (labels
+ *                    0..K-1), or {@code mlp-regression} (an MLP with one output and squared error)
  * @param classes     K for softmax (0: one more than the largest label); ignored otherwise
  * @param optimizer   {@code gd}, {@code momentum}, {@code nesterov} or {@code adam}
  * @param momentum    mu for momentum and Nesterov, in [0, 1)
@@ -43,8 +44,9 @@ public record Recipe(String model, int classes, String optimizer, double momentu
 
     /** Validates every field. */
     public Recipe {
-        if (!java.util.List.of("linear", "logistic", "softmax", "mlp").contains(model)) {
-            throw new IllegalArgumentException("--model must be linear, logistic, softmax or mlp, got '" + model + "'");
+        if (!java.util.List.of("linear", "logistic", "softmax", "mlp", "mlp-regression").contains(model)) {
+            throw new IllegalArgumentException("--model must be linear, logistic, softmax, mlp or mlp-regression, got '"
+                + model + "'");
         }
         hiddenWidths(layers);
         activation(activation);
@@ -136,7 +138,7 @@ public record Recipe(String model, int classes, String optimizer, double momentu
             throw new IllegalArgumentException("--batch-size " + batchSize + " is more than the " + data.samples()
                 + " training samples");
         }
-        if (model.equals("linear")) {
+        if (model.equals("linear") || model.equals("mlp-regression")) {
             return 0;
         }
         int k = model.equals("logistic") ? 2 : classes;     // softmax and mlp: given or counted
@@ -159,6 +161,8 @@ public record Recipe(String model, int classes, String optimizer, double momentu
             case "softmax" -> new SoftmaxRegression(features, k, intercept);
             case "mlp" -> new org.paratrain.model.MultilayerPerceptron(features, hiddenWidths(layers), k,
                 activation(activation));
+            case "mlp-regression" -> new org.paratrain.model.MultilayerPerceptron(features, hiddenWidths(layers), 1,
+                activation(activation), org.paratrain.model.MultilayerPerceptron.Head.SQUARED);
             default -> new LinearRegression(features, intercept);
         };
     }

@@ -68,7 +68,7 @@ public final class Training {
     private static TrainingResult withAccuracy(TrainingResult r, Dataset data, TrainConfig config, Recipe recipe,
                                                int classes) {
         if (r == null || !(recipe.newModel(data.features(), config.intercept(), classes)
-            instanceof org.paratrain.model.Classifier c)) {
+            instanceof org.paratrain.model.Classifier c) || !c.classifies()) {
             return r;
         }
         return r.withAccuracy(c.accuracy(data, r.params()));

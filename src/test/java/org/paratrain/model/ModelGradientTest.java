@@ -26,7 +26,9 @@ class ModelGradientTest {
             Arguments.of("mlp tanh 2-7-4", (Supplier<Model>) () -> new MultilayerPerceptron(2, new int[] {7}, 4,
                 MultilayerPerceptron.Activation.TANH), 4),
             Arguments.of("mlp sigmoid 3-4-2", (Supplier<Model>) () -> new MultilayerPerceptron(3, new int[] {4}, 2,
-                MultilayerPerceptron.Activation.SIGMOID), 2));
+                MultilayerPerceptron.Activation.SIGMOID), 2),
+            Arguments.of("mlp regression 5-3-1", (Supplier<Model>) () -> new MultilayerPerceptron(5, new int[] {3}, 1,
+                MultilayerPerceptron.Activation.TANH, MultilayerPerceptron.Head.SQUARED), 3));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -67,6 +69,7 @@ class ModelGradientTest {
     private static int featuresOf(Model m, int classes) {
         if (m instanceof MultilayerPerceptron) {
             return switch (m.parameterCount()) {
+                case 5 * 3 + 3 + 3 + 1 -> 5;
                 case 4 * 6 + 6 + 6 * 5 + 5 + 5 * 3 + 3 -> 4;
                 case 2 * 7 + 7 + 7 * 4 + 4 -> 2;
                 default -> 3;
