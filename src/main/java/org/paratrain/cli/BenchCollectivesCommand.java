@@ -19,7 +19,8 @@ import picocli.CommandLine.Option;
  * 64 MB, the Hockney model fitted to the measurements, and its error.
  */
 @Command(name = "collectives", mixinStandardHelpOptions = true,
-    description = {"Time every allreduce algorithm on the local backend over message sizes from 8 bytes to 64 MB,",
+    description = {"Time every allreduce from 8 B to 64 MB and fit the cost model.",
+        "Times every allreduce algorithm on the local backend over message sizes from 8 bytes to 64 MB,",
         "fit the Hockney model (alpha per message, beta per byte, gamma per byte reduced) on the rank counts",
         "that fit the cores, and print it with its error; writes a CSV, a log-log plot and machine.json."})
 final class BenchCollectivesCommand implements Runnable {

@@ -29,7 +29,8 @@ final class BenchCommand implements Runnable {
 
     /** The paper's run (500 x 1, 300 epochs) at each node count, after warm-up, beside C. */
     @Command(name = "paper", mixinStandardHelpOptions = true,
-        description = {"Time the paper's training at each node count after warm-up, next to the paper's scheme",
+        description = {"Time the paper's run at each node count beside the paper's scheme in C.",
+        "Times the paper's training at each node count after warm-up, next to the paper's scheme",
             "in C with MPI (built with mpicc and run under mpirun in the same run, when installed)."})
     static final class Paper implements Runnable {
         /** The paper's scheme in C with Open MPI, ms per run, quoted for this kind of machine when mpicc is absent. */

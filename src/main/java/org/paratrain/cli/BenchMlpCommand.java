@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
  * numpy doing the same step in the same run, and MLP training throughput at 1 and 2 ranks.
  */
 @Command(name = "mlp", mixinStandardHelpOptions = true,
-    description = {"Time one training step of a 784-256-10 ReLU MLP with batch 256 and Adam, beside numpy (the same",
+    description = {"Time an MLP training step beside numpy, and MLP throughput at 1 and 2 ranks.",
+        "Times one training step of a 784-256-10 ReLU MLP with batch 256 and Adam, beside numpy (the same",
         "step, resources/python/mlp_step.py) in the same run; and samples per second of MLP training at 1 and 2",
         "ranks on Fashion-MNIST (or random images when it is not installed)."})
 final class BenchMlpCommand implements Runnable {

@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
  * built with mpicc, measured alternately in one run on 2 processes.
  */
 @Command(name = "mpi", mixinStandardHelpOptions = true,
-    description = {"Measure, side by side with a C program built with mpicc: the one-way time of an 8-byte",
+    description = {"MPI latency and bandwidth beside a C program built with mpicc.",
+        "Measures, side by side with a C program built with mpicc: the one-way time of an 8-byte",
         "message, a 1-double allreduce and a 1,000,000-double allreduce, on 2 MPI processes."})
 final class BenchMpiCommand implements Runnable {
     private static final double LATENCY_TARGET = 1.25;

@@ -16,7 +16,8 @@ import picocli.CommandLine.Option;
 
 /** {@code paratrain plan}: predicted time and speedup at every node count, before any run. */
 @Command(name = "plan", mixinStandardHelpOptions = true,
-    description = {"Predict the time per epoch of linear regression on N samples x D features for p = 1, 2, 4, ...",
+    description = {"Predict time per epoch and speedup at every node count, before any run.",
+        "Predicts the time per epoch of linear regression on N samples x D features for p = 1, 2, 4, ...",
         "up to --nodes-max and every way of combining gradients, from the machine's measured cost model; print",
         "the best p and the break-even (the least data at which p > 1 pays). Writes plan.md/.csv and plan.png/.svg."})
 final class PlanCommand implements Runnable {

@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code paratrain scale}: the paper's sweep on any data, model settings and node counts. */
 @Command(name = "scale", mixinStandardHelpOptions = true,
-    description = {"Run the paper's sweep on any workload: data from files (--x/--y) or generated",
+    description = {"Run the paper's sweep on any workload, with the same outputs.",
+        "Data from files (--x/--y) or generated",
         "(--samples/--features), any node counts; writes the same table, figures and analysis as paper."})
 final class ScaleCommand implements Runnable {
     @Spec

@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code paratrain train}: the paper's data-parallel gradient descent on a data set. */
 @Command(name = "train", mixinStandardHelpOptions = true,
-    description = {"Train linear regression by full-batch gradient descent, data-parallel:",
+    description = {"Train a model data-parallel (by default the paper's linear regression).",
+        "By default: linear regression by full-batch gradient descent, data-parallel:",
         "each rank computes the loss and gradient of its shard, rank 0 sums them, updates",
         "the weights and sends them back (the paper's scheme)."})
 final class TrainCommand implements Runnable {
