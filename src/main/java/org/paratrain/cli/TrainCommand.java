@@ -152,6 +152,10 @@ final class TrainCommand implements Runnable {
             seed, layers, activation);
         List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
+        if (child && shardable()) {
+            trainOnShard(config, recipe, provenance);
+            return;
+        }
         Prepared prepared = prepare(read(xFile, yFile, "--labels"), testX == null ? null
             : read(testX, testY, "--test-labels"));
         Dataset data = prepared.train();
@@ -200,6 +204,52 @@ final class TrainCommand implements Runnable {
     /** The training data (and test data and scaling, when asked for). */
     record Prepared(Dataset train, Dataset test, Standardizer standardizer) { }
 
+    /**
+     * Whether each MPI rank can read only its own blocks: full batch, no split, no scaling
+     * (those need every sample), the paper's format, and a known number of classes.
+     */
+    private boolean shardable() {
+        boolean classesKnown = model.equals("linear") || model.equals("logistic") || model.equals("mlp-regression")
+            || classes > 0;
+        return batchSize == 0 && testFraction == 0 && testX == null && !standardize
+            && dataFormat.format.equals("paper") && classesKnown && injectFailure == null
+            && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
+    }
+
+    /** This rank reads only the lines of its blocks, and trains on them. */
+    private void trainOnShard(TrainConfig config, Recipe recipe, Provenance provenance) {
+        int total = PaperFormat.countSamples(xFile);
+        org.paratrain.data.BlockSharding sh = config.blockSize() == 0
+            ? org.paratrain.data.BlockSharding.byDefault(total)
+            : new org.paratrain.data.BlockSharding(total, config.blockSize());
+        int rank = org.paratrain.comm.mpi.MpiCommunicator.world().rank();
+        int from = sh.blockStart(sh.firstBlock(rank, config.nodes()));
+        int to = sh.blockStart(sh.endBlock(rank, config.nodes()));
+        Dataset shard = PaperFormat.readRange(xFile, yFile, from, to, total);
+        int k = model.equals("logistic") ? 2 : model.equals("linear") || model.equals("mlp-regression") ? 0 : classes;
+        recipe.withModel(model, k).check(shard);
+        TrainingResult r = Training.mpiShard(shard, from, total, k, config, recipe);
+        if (r == null) {
+            return;
+        }
+        out().printf(Locale.ROOT, "(each rank read only the samples of its own blocks: rank 0, %d of %d)%n",
+            shard.samples(), total);
+        printSummary(new Dataset(new double[shard.features()], new double[1], 1, shard.features()), r, total);
+        if (out != null) {
+            ObjectNode d = RunWriter.json().createObjectNode();
+            d.put("x", xFile.toString());
+            d.put("y", yFile.toString());
+            d.put("samples", total);
+            d.put("features", shard.features());
+            d.put("read", "each rank its own blocks");
+            RunWriter.write(out, r, config, recipe, d, provenance);
+            new ModelFile(model, shard.features(), k, config.intercept(), r.params(), null, layers, activation)
+                .write(out.resolve("model.json"), RunWriter.resultJson(r, config).retain("config", "epochs", "nodes",
+                    "backend", "algorithm", "final_loss"), provenance);
+            out().println("wrote " + out.resolve("result.json") + ", history.csv and model.json");
+        }
+    }
+
     private Dataset read(Path x, Path y, String labelsOption) {
         return dataFormat.read(x, y, labelsOption);
     }
@@ -244,8 +294,12 @@ final class TrainCommand implements Runnable {
     }
 
     private void printSummary(Dataset data, TrainingResult r) {
+        printSummary(data, r, data.samples());
+    }
+
+    private void printSummary(Dataset data, TrainingResult r, int samples) {
         out().printf(Locale.ROOT, "trained %s on %d samples x %d features: %d nodes (%s, %s), %d epochs%n", model,
-            data.samples(), data.features(), r.nodes(), r.backend(), r.algorithm(), r.epochs());
+            samples, data.features(), r.nodes(), r.backend(), r.algorithm(), r.epochs());
         out().println("  params     " + format(r.params()));
         out().printf(Locale.ROOT, "  final loss %.10g%n", r.finalLoss());
         if (!Double.isNaN(r.trainAccuracy())) {

@@ -34,6 +34,81 @@ public final class PaperFormat {
         return new Dataset(x.values, y.values, x.rows, x.cols);
     }
 
+    /** Number of samples in a paper-format file (non-blank lines), without keeping them. */
+    public static int countSamples(Path file) {
+        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            int n = 0;
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (!line.isBlank()) {
+                    n++;
+                }
+            }
+            if (n == 0) {
+                throw new DataFormatException(file + ": the file is empty; expected one sample a line");
+            }
+            return n;
+        } catch (NoSuchFileException e) {
+            throw new DataFormatException(file + ": no such file");
+        } catch (IOException e) {
+            throw new DataFormatException(file + ": cannot read: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Reads only samples {@code [from, to)} of X and y, checking those lines as {@link #read}
+     * does: what one rank of a large job keeps in memory. The files must hold {@code total}
+     * samples each (see {@link #countSamples}).
+     */
+    public static Dataset readRange(Path xFile, Path yFile, int from, int to, int total) {
+        if (countSamples(yFile) != total) {
+            throw new DataFormatException(xFile + " has " + total + " samples but " + yFile + " has "
+                + countSamples(yFile) + " targets; expected one target per sample");
+        }
+        Matrix x = readLines(xFile, -1, from, to);
+        Matrix y = readLines(yFile, 1, from, to);
+        return new Dataset(x.values, y.values, to - from, x.cols);
+    }
+
+    private static Matrix readLines(Path file, int expectedCols, int from, int to) {
+        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            int sample = 0;
+            int lineNo = 0;
+            int cols = expectedCols;
+            double[] values = null;
+            int count = 0;
+            String line;
+            while (sample < to && (line = in.readLine()) != null) {
+                lineNo++;
+                String[] tokens = tokens(line);
+                if (tokens.length == 0) {
+                    continue;
+                }
+                if (cols < 0) {
+                    cols = tokens.length;
+                }
+                if (sample >= from) {
+                    if (tokens.length != cols) {
+                        throw new DataFormatException(file + ":" + lineNo + ": found " + tokens.length
+                            + " numbers, expected " + cols);
+                    }
+                    if (values == null) {
+                        values = new double[(to - from) * cols];
+                    }
+                    for (int t = 0; t < cols; t++) {
+                        values[count++] = number(file, lineNo, t + 1, tokens[t]);
+                    }
+                }
+                sample++;
+            }
+            return new Matrix(values == null ? new double[0] : values, to - from, Math.max(cols, 1));
+        } catch (NoSuchFileException e) {
+            throw new DataFormatException(file + ": no such file");
+        } catch (IOException e) {
+            throw new DataFormatException(file + ": cannot read: " + e.getMessage());
+        }
+    }
+
     /** Reads features without targets (for predictions); targets are zeros. */
     public static Dataset readFeatures(Path xFile) {
         Matrix x = readMatrix(xFile, -1);

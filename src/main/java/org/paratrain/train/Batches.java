@@ -27,12 +27,19 @@ final class Batches {
     private final int firstRow;
     private final int endRow;
 
-    /** @param batchSize samples per step, 0 for the whole data set */
-    Batches(Dataset data, int batchSize, long seed, int blockSize, int rank, int ranks) {
+    /**
+     * @param batchSize samples per step, 0 for the whole data set
+     * @param total     samples in the whole data set: more than {@code data} holds when a rank
+     *                  holds only its shard (full batch only)
+     */
+    Batches(Dataset data, int total, int batchSize, long seed, int blockSize, int rank, int ranks) {
         this.data = data;
-        this.batch = batchSize == 0 ? data.samples() : batchSize;
-        if (batch < 1 || batch > data.samples()) {
-            throw new IllegalArgumentException("--batch-size must be in [1, " + data.samples() + "] (the samples), got "
+        if (total != data.samples() && batchSize != 0) {
+            throw new IllegalArgumentException("mini-batches need every sample on every rank");
+        }
+        this.batch = batchSize == 0 ? total : batchSize;
+        if (batch < 1 || batch > total) {
+            throw new IllegalArgumentException("--batch-size must be in [1, " + total + "] (the samples), got "
                 + batchSize);
         }
         this.seed = seed;

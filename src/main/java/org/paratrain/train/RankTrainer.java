@@ -24,6 +24,9 @@ public final class RankTrainer {
     private final TrainConfig config;
     private final Batches batches;
     private final long seed;
+    /** The first sample this rank's data holds: 0, or the start of its shard when it holds only that. */
+    private final int origin;
+    private final int totalSamples;
     private final BlockSharding sharding;
 
     /** Prepares one rank's part of a full-batch run; {@code optimizer} must be this rank's own instance. */
@@ -37,16 +40,33 @@ public final class RankTrainer {
      */
     public RankTrainer(Communicator comm, Dataset data, Model model, Optimizer optimizer, TrainConfig config,
                        int batchSize, long seed) {
+        this(comm, data, 0, data.samples(), model, optimizer, config, batchSize, seed);
+    }
+
+    /**
+     * A full-batch run in which this rank holds only samples {@code [origin, origin + data.samples())}
+     * of {@code total}: its own blocks, read from a file too large to hold on every rank.
+     */
+    public RankTrainer(Communicator comm, Dataset data, int origin, int total, Model model, Optimizer optimizer,
+                       TrainConfig config, int batchSize, long seed) {
+        this.origin = origin;
+        this.totalSamples = total;
         this.comm = comm;
         this.data = data;
         this.model = model;
         this.optimizer = optimizer;
         this.config = config;
-        this.batches = new Batches(data, batchSize, seed, config.blockSize(), comm.rank(), comm.size());
+        this.batches = new Batches(data, total, batchSize, seed, config.blockSize(), comm.rank(), comm.size());
         this.seed = seed;
         this.sharding = config.blockSize() == 0
-            ? BlockSharding.byDefault(data.samples())
-            : new BlockSharding(data.samples(), config.blockSize());
+            ? BlockSharding.byDefault(total)
+            : new BlockSharding(total, config.blockSize());
+        int first = sharding.blockStart(sharding.firstBlock(comm.rank(), comm.size()));
+        int end = sharding.blockStart(sharding.endBlock(comm.rank(), comm.size()));
+        if (first < origin || end > origin + data.samples()) {
+            throw new IllegalArgumentException("rank " + comm.rank() + " holds samples [" + origin + ", "
+                + (origin + data.samples()) + ") but its blocks need [" + first + ", " + end + ")");
+        }
     }
 
     /** Runs the loop; rank 0 returns the result, other ranks return null. */
@@ -90,10 +110,10 @@ public final class RankTrainer {
             }
         }
         double trainSeconds = comm.wtime() - start;
-        GradientExchange whole = steps == 1 && batches.stepSamples() == data.samples() ? exchange
+        GradientExchange whole = steps == 1 && batches.stepSamples() == totalSamples ? exchange
             : exchange(p, sharding);
         computeBlocks(whole, sharding, data, weights, false);
-        double finalLoss = whole.reduceLoss(mean ? 1.0 / data.samples() : 1.0);
+        double finalLoss = whole.reduceLoss(mean ? 1.0 / totalSamples : 1.0);
         if (comm.rank() != 0) {
             return null;
         }
@@ -112,8 +132,10 @@ public final class RankTrainer {
         int p = model.parameterCount();
         for (int b = first; b < end; b++) {
             int k = b - first;
-            int from = sharding.blockStart(b);
-            int to = sharding.blockEnd(b);
+            // The whole data set's blocks, or (for a shard) the same blocks shifted by the shard's start.
+            int shift = data == this.data ? origin : 0;
+            int from = sharding.blockStart(b) - shift;
+            int to = sharding.blockEnd(b) - shift;
             if (gradients) {
                 int at = exchange.gradientOffset(k);
                 java.util.Arrays.fill(grads, at, at + p, 0.0);

@@ -58,6 +58,33 @@ public final class Training {
         return withAccuracy(results.get(0), data, config, recipe, classes);
     }
 
+    /**
+     * Trains on this rank of an MPI job that holds only its own blocks: samples
+     * {@code [origin, origin + shard.samples())} of {@code total} (full batch only). The
+     * result is the same bits as with every sample on every rank; rank 0 returns it without
+     * a training accuracy (it sees only its shard).
+     */
+    public static TrainingResult mpiShard(Dataset shard, int origin, int total, int classes, TrainConfig config,
+                                          Recipe recipe) {
+        MpiCommunicator comm = MpiCommunicator.world();
+        if (comm.size() != config.nodes()) {
+            throw new IllegalArgumentException("--nodes is " + config.nodes() + " but the MPI job has " + comm.size()
+                + " processes");
+        }
+        Model model = recipe.newModel(shard.features(), config.intercept(), classes);
+        try {
+            return new RankTrainer(comm, shard, origin, total, model, recipe.newOptimizer(config.learningRate(),
+                config.epochs()), config, 0, recipe.seed()).train();
+        } catch (DivergenceException e) {
+            throw e;
+        } catch (RuntimeException | Error e) {
+            System.err.println("paratrain: rank " + comm.rank() + " failed: " + e.getMessage());
+            System.err.flush();
+            comm.abort(1);
+            throw e;
+        }
+    }
+
     /** Updates in the whole run: epochs times steps per epoch (the cosine schedule spans them). */
     private static int totalSteps(Dataset data, TrainConfig config, Recipe recipe) {
         int steps = recipe.batchSize() == 0 ? 1 : data.samples() / Math.max(1, recipe.batchSize());

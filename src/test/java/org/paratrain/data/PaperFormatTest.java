@@ -76,6 +76,21 @@ class PaperFormatTest {
         assertEquals(1, e.getMessage().lines().count());
     }
 
+    /** A rank's range of lines equals those rows of the whole file; blank lines are skipped, not counted. */
+    @Test
+    void readRangeTakesOnlyTheRequestedSamples() throws IOException {
+        Files.writeString(dir.resolve("X.in"), "1 10\n2 20\n\n3 30\n4 40\n5 50\n");
+        Files.writeString(dir.resolve("y.in"), "-1\n-2\n-3\n-4\n-5\n");
+        assertEquals(5, PaperFormat.countSamples(dir.resolve("X.in")));
+        Dataset mid = PaperFormat.readRange(dir.resolve("X.in"), dir.resolve("y.in"), 1, 4, 5);
+        assertArrayEquals(new double[] {2, 20, 3, 30, 4, 40}, mid.x(), 0.0);
+        assertArrayEquals(new double[] {-2, -3, -4}, mid.y(), 0.0);
+        assertEquals(2, mid.features());
+        Files.writeString(dir.resolve("y.in"), "-1\n-2\n");
+        assertThrows(DataFormatException.class,
+            () -> PaperFormat.readRange(dir.resolve("X.in"), dir.resolve("y.in"), 0, 2, 5));
+    }
+
     @Test
     void missingFileIsNamed() {
         DataFormatException e = assertThrows(DataFormatException.class,

@@ -88,6 +88,8 @@ class MpiTrainingTest {
             Double.doubleToRawLongBits(r.get("final_loss").asDouble()));
         assertEquals("mpi", r.get("backend").asText());
         assertEquals(p, r.get("nodes").asInt());
+        assertEquals("each rank its own blocks", r.get("data").get("read").asText(), "ranks read only their shards");
+        assertEquals(500, r.get("data").get("samples").asInt());
     }
 
     /** MPI's own allreduce and one of paratrain's, on MPI processes, give the bits of one rank. */
