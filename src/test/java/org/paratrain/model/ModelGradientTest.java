@@ -15,36 +15,40 @@ import org.paratrain.data.Dataset;
 /** Every model's analytic gradient against central finite differences of its own loss. */
 class ModelGradientTest {
 
+    /** name, model, features, classes (0: a regression target). */
     static Stream<Arguments> models() {
         return Stream.of(
-            Arguments.of("logistic", (Supplier<Model>) () -> new LogisticRegression(5, true), 2),
-            Arguments.of("logistic, no bias", (Supplier<Model>) () -> new LogisticRegression(3, false), 2),
-            Arguments.of("softmax", (Supplier<Model>) () -> new SoftmaxRegression(4, 3, true), 3),
-            Arguments.of("softmax, no bias", (Supplier<Model>) () -> new SoftmaxRegression(2, 5, false), 5),
+            Arguments.of("linear 1", (Supplier<Model>) () -> new LinearRegression(1, false), 1, 0),
+            Arguments.of("linear 1 + bias", (Supplier<Model>) () -> new LinearRegression(1, true), 1, 0),
+            Arguments.of("linear 4", (Supplier<Model>) () -> new LinearRegression(4, false), 4, 0),
+            Arguments.of("linear 7 + bias", (Supplier<Model>) () -> new LinearRegression(7, true), 7, 0),
+            Arguments.of("logistic", (Supplier<Model>) () -> new LogisticRegression(5, true), 5, 2),
+            Arguments.of("logistic, no bias", (Supplier<Model>) () -> new LogisticRegression(3, false), 3, 2),
+            Arguments.of("softmax", (Supplier<Model>) () -> new SoftmaxRegression(4, 3, true), 4, 3),
+            Arguments.of("softmax, no bias", (Supplier<Model>) () -> new SoftmaxRegression(2, 5, false), 2, 5),
             Arguments.of("mlp relu 4-6-5-3", (Supplier<Model>) () -> new MultilayerPerceptron(4, new int[] {6, 5}, 3,
-                MultilayerPerceptron.Activation.RELU), 3),
+                MultilayerPerceptron.Activation.RELU), 4, 3),
             Arguments.of("mlp tanh 2-7-4", (Supplier<Model>) () -> new MultilayerPerceptron(2, new int[] {7}, 4,
-                MultilayerPerceptron.Activation.TANH), 4),
+                MultilayerPerceptron.Activation.TANH), 2, 4),
             Arguments.of("mlp sigmoid 3-4-2", (Supplier<Model>) () -> new MultilayerPerceptron(3, new int[] {4}, 2,
-                MultilayerPerceptron.Activation.SIGMOID), 2),
+                MultilayerPerceptron.Activation.SIGMOID), 3, 2),
             Arguments.of("mlp regression 5-3-1", (Supplier<Model>) () -> new MultilayerPerceptron(5, new int[] {3}, 1,
-                MultilayerPerceptron.Activation.TANH, MultilayerPerceptron.Head.SQUARED), 3));
+                MultilayerPerceptron.Activation.TANH, MultilayerPerceptron.Head.SQUARED), 5, 0));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("models")
-    void gradientMatchesFiniteDifferences(String name, Supplier<Model> make, int classes) {
+    void gradientMatchesFiniteDifferences(String name, Supplier<Model> make, int features, int classes) {
         Model model = make.get();
-        int features = featuresOf(model, classes);
         Random rnd = new Random(name.hashCode());
-        int n = 17;
+        int n = 23;
         double[] x = new double[n * features];
         double[] y = new double[n];
         for (int i = 0; i < x.length; i++) {
             x[i] = rnd.nextGaussian();
         }
         for (int i = 0; i < n; i++) {
-            y[i] = rnd.nextInt(classes);
+            y[i] = classes == 0 ? 3 * rnd.nextGaussian() : rnd.nextInt(classes);
         }
         Dataset data = new Dataset(x, y, n, features);
         double[] w = new double[model.parameterCount()];
@@ -52,33 +56,19 @@ class ModelGradientTest {
         for (int j = 0; j < w.length; j++) {
             w[j] += rnd.nextGaussian() * 0.1;     // biases away from 0, and no weight exactly at a ReLU kink
         }
+        // An odd range that starts inside the data and an offset into the gradient buffer.
         double[] grad = new double[w.length + 1];
-        double loss = model.lossAndGradient(data, 2, 15, w, grad, 1);
-        assertEquals(model.loss(data, 2, 15, w), loss, 1e-12 * Math.abs(loss));
+        double loss = model.lossAndGradient(data, 2, 21, w, grad, 1);
+        assertEquals(model.loss(data, 2, 21, w), loss, 1e-12 * Math.abs(loss));
         for (int j = 0; j < w.length; j++) {
             double h = 1e-6;
             double[] plus = w.clone();
             double[] minus = w.clone();
             plus[j] += h;
             minus[j] -= h;
-            double fd = (model.loss(data, 2, 15, plus) - model.loss(data, 2, 15, minus)) / (2 * h);
+            double fd = (model.loss(data, 2, 21, plus) - model.loss(data, 2, 21, minus)) / (2 * h);
             assertEquals(fd, grad[1 + j], 1e-6 * Math.max(1, Math.abs(fd)), name + ": parameter " + j);
         }
-    }
-
-    private static int featuresOf(Model m, int classes) {
-        if (m instanceof MultilayerPerceptron) {
-            return switch (m.parameterCount()) {
-                case 5 * 3 + 3 + 3 + 1 -> 5;
-                case 4 * 6 + 6 + 6 * 5 + 5 + 5 * 3 + 3 -> 4;
-                case 2 * 7 + 7 + 7 * 4 + 4 -> 2;
-                default -> 3;
-            };
-        }
-        if (m instanceof LogisticRegression) {
-            return m.parameterCount() - (m.parameterCount() == 6 ? 1 : 0);
-        }
-        return m.parameterCount() == 15 ? 4 : 2;
     }
 
     /** Logits far beyond exp's range: the losses stay finite and exact, the gradients bounded. */
