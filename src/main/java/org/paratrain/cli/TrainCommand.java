@@ -211,29 +211,37 @@ final class TrainCommand implements Runnable {
     private boolean shardable() {
         boolean classesKnown = model.equals("linear") || model.equals("logistic") || model.equals("mlp-regression")
             || classes > 0;
+        boolean format = dataFormat.format.equals("paper") || dataFormat.format.equals("idx");
         return batchSize == 0 && testFraction == 0 && testX == null && !standardize
-            && dataFormat.format.equals("paper") && classesKnown && injectFailure == null
+            && format && classesKnown && injectFailure == null
             && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
     }
 
     /** This rank reads only the lines of its blocks, and trains on them. */
     private void trainOnShard(TrainConfig config, Recipe recipe, Provenance provenance) {
-        int total = PaperFormat.countSamples(xFile);
+        boolean idx = dataFormat.format.equals("idx");
+        if (yFile == null) {
+            throw new IllegalArgumentException("--format " + dataFormat.format + " needs --labels");
+        }
+        int total = idx ? org.paratrain.data.IdxFormat.count(xFile) : PaperFormat.countSamples(xFile);
         org.paratrain.data.BlockSharding sh = config.blockSize() == 0
             ? org.paratrain.data.BlockSharding.byDefault(total)
             : new org.paratrain.data.BlockSharding(total, config.blockSize());
         int rank = org.paratrain.comm.mpi.MpiCommunicator.world().rank();
         int from = sh.blockStart(sh.firstBlock(rank, config.nodes()));
         int to = sh.blockStart(sh.endBlock(rank, config.nodes()));
-        Dataset shard = PaperFormat.readRange(xFile, yFile, from, to, total);
+        Dataset shard = idx ? org.paratrain.data.IdxFormat.readRange(xFile, yFile, from, to)
+            : PaperFormat.readRange(xFile, yFile, from, to, total);
         int k = model.equals("logistic") ? 2 : model.equals("linear") || model.equals("mlp-regression") ? 0 : classes;
-        recipe.withModel(model, k).check(shard);
-        TrainingResult r = Training.mpiShard(shard, from, total, k, config, recipe);
+        if (from < to) {
+            recipe.withModel(model, k).check(shard);
+        }
+        TrainingResult r = Training.mpiShard(shard, from, to - from, total, k, config, recipe);
         if (r == null) {
             return;
         }
         out().printf(Locale.ROOT, "(each rank read only the samples of its own blocks: rank 0, %d of %d)%n",
-            shard.samples(), total);
+            to - from, total);
         printSummary(new Dataset(new double[shard.features()], new double[1], 1, shard.features()), r, total);
         if (out != null) {
             ObjectNode d = RunWriter.json().createObjectNode();

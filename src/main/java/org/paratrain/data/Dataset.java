@@ -34,6 +34,14 @@ public record Dataset(double[] x, double[] y, int samples, int features) {
         }
     }
 
+    /**
+     * One sample of zeros with {@code features} features: what a rank that owns no blocks holds
+     * when ranks read only their own share (it is never read).
+     */
+    public static Dataset placeholder(int features) {
+        return new Dataset(new double[features], new double[1], 1, features);
+    }
+
     /** Feature {@code j} of sample {@code i}. */
     public double x(int i, int j) {
         return x[i * features + j];

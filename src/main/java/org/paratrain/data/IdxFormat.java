@@ -46,9 +46,51 @@ public final class IdxFormat {
         return new Dataset(x, y, n, features);
     }
 
+    /** Number of items (images or labels) in an IDX file, from its header. */
+    public static int count(Path file) {
+        return readArray(file, 0, 0).dims[0];
+    }
+
+    /** Reads only items {@code [from, to)} of images and labels: what one rank of a large job keeps. */
+    public static Dataset readRange(Path images, Path labels, int from, int to) {
+        Array img = readArray(images, from, to);
+        Array lab = readArray(labels, from, to);
+        if (img.dims[0] != lab.dims[0]) {
+            throw new DataFormatException(images + " holds " + img.dims[0] + " images but " + labels + " holds "
+                + lab.dims[0] + " labels; expected one label per image");
+        }
+        int n = to - from;
+        int features = itemSize(img.dims);
+        if (n == 0) {
+            return Dataset.placeholder(features);
+        }
+        double[] x = new double[img.values.length];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (img.values[i] & 0xff) / 255.0;
+        }
+        double[] y = new double[n];
+        for (int i = 0; i < n; i++) {
+            y[i] = lab.values[i] & 0xff;
+        }
+        return new Dataset(x, y, n, features);
+    }
+
+    private static int itemSize(int[] dims) {
+        int s = 1;
+        for (int d = 1; d < dims.length; d++) {
+            s *= dims[d];
+        }
+        return s;
+    }
+
     private record Array(int[] dims, byte[] values) { }
 
     private static Array readArray(Path file) {
+        return readArray(file, 0, -1);
+    }
+
+    /** Reads the header and items {@code [from, to)} ({@code to} = -1: all), skipping the others. */
+    private static Array readArray(Path file, int from, int to) {
         try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
             raw.mark(2);
             boolean gz = raw.read() == 0x1f && raw.read() == 0x8b;
@@ -71,7 +113,13 @@ public final class IdxFormat {
                 throw new DataFormatException(file + ": IDX dimensions " + java.util.Arrays.toString(dims)
                     + " are empty or too large");
             }
-            byte[] values = new byte[(int) total];
+            int item = itemSize(dims);
+            int end = to < 0 ? dims[0] : to;
+            if (from < 0 || end > dims[0] || from > end) {
+                throw new DataFormatException(file + ": items [" + from + ", " + end + ") are outside its " + dims[0]);
+            }
+            in.skipNBytes((long) from * item);
+            byte[] values = new byte[(end - from) * item];
             in.readFully(values);
             return new Array(dims, values);
         } catch (NoSuchFileException e) {

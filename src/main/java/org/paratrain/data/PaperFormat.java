@@ -67,7 +67,7 @@ public final class PaperFormat {
         }
         Matrix x = readLines(xFile, -1, from, to);
         Matrix y = readLines(yFile, 1, from, to);
-        return new Dataset(x.values, y.values, to - from, x.cols);
+        return from == to ? Dataset.placeholder(x.cols) : new Dataset(x.values, y.values, to - from, x.cols);
     }
 
     private static Matrix readLines(Path file, int expectedCols, int from, int to) {

@@ -60,12 +60,13 @@ public final class Training {
 
     /**
      * Trains on this rank of an MPI job that holds only its own blocks: samples
-     * {@code [origin, origin + shard.samples())} of {@code total} (full batch only). The
-     * result is the same bits as with every sample on every rank; rank 0 returns it without
-     * a training accuracy (it sees only its shard).
+     * {@code [origin, origin + owned)} of {@code total} (full batch only; a rank that owns no
+     * block holds a placeholder). The
+     * result is the same bits as with every sample on every rank. A classifier's training
+     * accuracy is counted by each rank on its shard and summed.
      */
-    public static TrainingResult mpiShard(Dataset shard, int origin, int total, int classes, TrainConfig config,
-                                          Recipe recipe) {
+    public static TrainingResult mpiShard(Dataset shard, int origin, int owned, int total, int classes,
+                                          TrainConfig config, Recipe recipe) {
         MpiCommunicator comm = MpiCommunicator.world();
         if (comm.size() != config.nodes()) {
             throw new IllegalArgumentException("--nodes is " + config.nodes() + " but the MPI job has " + comm.size()
@@ -73,8 +74,18 @@ public final class Training {
         }
         Model model = recipe.newModel(shard.features(), config.intercept(), classes);
         try {
-            return new RankTrainer(comm, shard, origin, total, model, recipe.newOptimizer(config.learningRate(),
-                config.epochs()), config, 0, recipe.seed()).train();
+            TrainingResult r = new RankTrainer(comm, shard, origin, total, model, recipe.newOptimizer(
+                config.learningRate(), config.epochs()), config, 0, recipe.seed()).train();
+            if (!(model instanceof org.paratrain.model.Classifier c) || !c.classifies()) {
+                return r;
+            }
+            // Only rank 0 is sure to hold the final weights (master-worker): send them to all, count
+            // the right answers on each shard, add the counts.
+            double[] w = r != null ? r.params() : new double[model.parameterCount()];
+            comm.broadcast(w, 0, w.length, 0);
+            double[] right = {owned > 0 ? c.accuracy(shard, w) * owned : 0};
+            comm.allreduceSum(right, 0, 1);
+            return r == null ? null : r.withAccuracy(right[0] / total);
         } catch (DivergenceException e) {
             throw e;
         } catch (RuntimeException | Error e) {

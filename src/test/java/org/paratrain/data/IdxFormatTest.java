@@ -49,6 +49,21 @@ class IdxFormatTest {
     }
 
     @Test
+    void readRangeKeepsOnlyTheRequestedItems() throws IOException {
+        byte[] pixels = {1, 2, 3, 4, 5, 6};                                 // 3 images of 2 pixels
+        gzip(dir.resolve("img.gz"), idx(new int[] {3, 2}, pixels));
+        Files.write(dir.resolve("lab"), idx(new int[] {3}, new byte[] {7, 8, 9}));
+        assertEquals(3, IdxFormat.count(dir.resolve("img.gz")));
+        Dataset mid = IdxFormat.readRange(dir.resolve("img.gz"), dir.resolve("lab"), 1, 3);
+        assertArrayEquals(new double[] {3 / 255.0, 4 / 255.0, 5 / 255.0, 6 / 255.0}, mid.x(), 1e-15);
+        assertArrayEquals(new double[] {8, 9}, mid.y(), 0.0);
+        assertEquals(1, IdxFormat.readRange(dir.resolve("img.gz"), dir.resolve("lab"), 2, 2).samples(),
+            "an empty range gives a placeholder");
+        assertThrows(DataFormatException.class, () -> IdxFormat.readRange(dir.resolve("img.gz"), dir.resolve("lab"),
+            2, 5));
+    }
+
+    @Test
     void badFilesAreNamed() throws IOException {
         Files.write(dir.resolve("img"), idx(new int[] {3, 2, 2}, new byte[12]));
         Files.write(dir.resolve("lab"), idx(new int[] {2}, new byte[2]));

@@ -108,6 +108,20 @@ class MpiTrainingTest {
         assertEquals(algorithm, r.get("algorithm").asText());
     }
 
+    /** More ranks than blocks: three of eight ranks own nothing and hold a placeholder shard. */
+    @Test
+    void ranksWithoutBlocksStillTakePart() throws Exception {
+        Path out = dir.resolve("empty-ranks");
+        Job job = mpirun(8, "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y",
+            dir.resolve("y.in").toString(), "--nodes", "8", "--block-size", "100", "--out", out.toString());
+        assertEquals(0, job.status(), job.output());
+        JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        TrainingResult local = Training.local(PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")),
+            TrainConfig.paper().withBlockSize(100).withNodes(8));
+        assertEquals(Double.doubleToRawLongBits(local.params()[0]),
+            Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
+    }
+
     @Test
     void aFailingRankEndsTheJobWithItsMessageWithinSeconds() throws Exception {
         Job job = mpirun(4, "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y",
