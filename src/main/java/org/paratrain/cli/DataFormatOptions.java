@@ -17,6 +17,17 @@ final class DataFormatOptions {
     @Option(names = "--label", description = "With --format csv: the label column, by name or 0-based index.")
     String label;
 
+    /**
+     * Reads features for prediction: the paper's X file alone, or any format's file with its
+     * labels (which are ignored; IDX needs its labels file only to be read as a data set).
+     */
+    Dataset readFeatures(Path x, Path y) {
+        if (format.equals("paper") && y == null) {
+            return PaperFormat.readFeatures(x);
+        }
+        return read(x, y, "--labels");
+    }
+
     /** Reads features and labels; {@code y} is the separate labels file of the paper and idx formats. */
     Dataset read(Path x, Path y, String labelsOption) {
         boolean separateLabels = format.equals("paper") || format.equals("idx");

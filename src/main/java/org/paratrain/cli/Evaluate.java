@@ -77,8 +77,15 @@ final class Evaluate {
         @Option(names = "--model-file", required = true, description = "model.json written by train --out.")
         Path modelFile;
 
-        @Option(names = {"--x", "--data"}, required = true, description = "Features, one sample a line (paper format).")
+        @Option(names = {"--x", "--data"}, required = true, description = "Features (paper format by default).")
         Path x;
+
+        @Option(names = {"--y", "--labels"}, description = "With --format idx: the labels file that goes with the "
+            + "images (its labels are not used).")
+        Path y;
+
+        @picocli.CommandLine.Mixin
+        DataFormatOptions dataFormat;
 
         @Option(names = "--out", required = true, description = "File for the predictions.")
         Path out;
@@ -86,7 +93,7 @@ final class Evaluate {
         @Override
         public void run() {
             ModelFile m = ModelFile.read(modelFile);
-            Dataset raw = PaperFormat.readFeatures(x);
+            Dataset raw = dataFormat.readFeatures(x, y);
             Dataset data = m.prepare(raw);
             Model model = m.newModel();
             AtomicFiles.writeText(out, w -> {
