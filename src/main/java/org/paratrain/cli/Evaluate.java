@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import org.paratrain.data.Dataset;
-import org.paratrain.data.PaperFormat;
 import org.paratrain.experiment.ModelFile;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.model.Classifier;
