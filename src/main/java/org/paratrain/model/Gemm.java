@@ -25,11 +25,6 @@ final class Gemm {
 
     private Gemm() { }
 
-    /** Whether OpenBLAS is in use. */
-    static boolean native_() {
-        return DGEMM != null;
-    }
-
     private static MethodHandle load() {
         if ("java".equals(System.getenv("PARATRAIN_BLAS"))) {
             return null;
