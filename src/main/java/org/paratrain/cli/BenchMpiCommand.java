@@ -1,6 +1,5 @@
 package org.paratrain.cli;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -93,24 +92,8 @@ final class BenchMpiCommand implements Runnable {
 
     /** Runs the C program ({@code exe}) or paratrain ({@code args}) under mpirun; parses its figures. */
     private static Map<String, Double> capture(String exe, MpiJob.Launch launch, List<String> args) {
-        String text;
-        if (exe != null) {
-            text = CReference.mpirun(launch, Path.of(exe), List.of());
-        } else {
-            List<String> cmd = MpiJob.command(launch, Main.class.getName(), args);
-            try {
-                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-                text = new String(p.getInputStream().readAllBytes());
-                if (p.waitFor() != 0) {
-                    throw new MpiException("benchmark run failed: " + text.strip());
-                }
-            } catch (IOException e) {
-                throw new MpiException("cannot run mpirun: " + e.getMessage());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new MpiException("interrupted");
-            }
-        }
+        String text = exe != null ? CReference.mpirun(launch, Path.of(exe), List.of())
+            : CReference.output(MpiJob.command(launch, Main.class.getName(), args));
         Map<String, Double> figures = new LinkedHashMap<>();
         for (String line : text.split("\n")) {
             String[] kv = line.strip().split(" ");

@@ -39,7 +39,7 @@ final class CReference {
                 Files.copy(in, src);
             }
             Path exe = dir.resolve(name);
-            String out = run(List.of("mpicc", "-O2", "-o", exe.toString(), src.toString()));
+            String out = output(List.of("mpicc", "-O2", "-o", exe.toString(), src.toString()));
             if (!Files.isExecutable(exe)) {
                 throw new MpiException("mpicc failed: " + out.strip());
             }
@@ -58,10 +58,11 @@ final class CReference {
         List<String> cmd = new ArrayList<>(MpiJob.mpirunPrefix(launch));
         cmd.add(exe.toString());
         cmd.addAll(args);
-        return run(cmd);
+        return output(cmd);
     }
 
-    private static String run(List<String> cmd) {
+    /** Runs {@code cmd}; returns what it printed (stdout and stderr), or throws if it fails. */
+    static String output(List<String> cmd) {
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String text = new String(p.getInputStream().readAllBytes());

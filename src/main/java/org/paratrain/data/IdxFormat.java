@@ -23,27 +23,7 @@ public final class IdxFormat {
 
     /** Reads images and labels and checks they agree in count. */
     public static Dataset read(Path images, Path labels) {
-        Array img = readArray(images);
-        Array lab = readArray(labels);
-        if (lab.dims.length != 1) {
-            throw new DataFormatException(labels + ": expected a one-dimensional IDX array of labels, found "
-                + lab.dims.length + " dimensions");
-        }
-        if (img.dims[0] != lab.dims[0]) {
-            throw new DataFormatException(images + " holds " + img.dims[0] + " images but " + labels + " holds "
-                + lab.dims[0] + " labels; expected one label per image");
-        }
-        int n = img.dims[0];
-        int features = img.values.length / Math.max(1, n);
-        double[] x = new double[img.values.length];
-        for (int i = 0; i < x.length; i++) {
-            x[i] = (img.values[i] & 0xff) / 255.0;
-        }
-        double[] y = new double[n];
-        for (int i = 0; i < n; i++) {
-            y[i] = lab.values[i] & 0xff;
-        }
-        return new Dataset(x, y, n, features);
+        return readRange(images, labels, 0, count(images));
     }
 
     /** Number of items (images or labels) in an IDX file, from its header. */
@@ -53,12 +33,19 @@ public final class IdxFormat {
 
     /** Reads only items {@code [from, to)} of images and labels: what one rank of a large job keeps. */
     public static Dataset readRange(Path images, Path labels, int from, int to) {
+        // The images, then the labels' header: a mismatch between the files is reported as such.
         Array img = readArray(images, from, to);
-        Array lab = readArray(labels, from, to);
-        if (img.dims[0] != lab.dims[0]) {
-            throw new DataFormatException(images + " holds " + img.dims[0] + " images but " + labels + " holds "
-                + lab.dims[0] + " labels; expected one label per image");
+        int[] imgDims = img.dims;
+        int[] labDims = readArray(labels, 0, 0).dims;
+        if (labDims.length != 1) {
+            throw new DataFormatException(labels + ": expected a one-dimensional IDX array of labels, found "
+                + labDims.length + " dimensions");
         }
+        if (imgDims[0] != labDims[0]) {
+            throw new DataFormatException(images + " holds " + imgDims[0] + " images but " + labels + " holds "
+                + labDims[0] + " labels; expected one label per image");
+        }
+        Array lab = readArray(labels, from, to);
         int n = to - from;
         int features = itemSize(img.dims);
         if (n == 0) {
@@ -85,11 +72,7 @@ public final class IdxFormat {
 
     private record Array(int[] dims, byte[] values) { }
 
-    private static Array readArray(Path file) {
-        return readArray(file, 0, -1);
-    }
-
-    /** Reads the header and items {@code [from, to)} ({@code to} = -1: all), skipping the others. */
+    /** Reads the header and items {@code [from, to)}, skipping the others. */
     private static Array readArray(Path file, int from, int to) {
         try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
             raw.mark(2);
@@ -114,12 +97,11 @@ public final class IdxFormat {
                     + " are empty or too large");
             }
             int item = itemSize(dims);
-            int end = to < 0 ? dims[0] : to;
-            if (from < 0 || end > dims[0] || from > end) {
-                throw new DataFormatException(file + ": items [" + from + ", " + end + ") are outside its " + dims[0]);
+            if (from < 0 || to > dims[0] || from > to) {
+                throw new DataFormatException(file + ": items [" + from + ", " + to + ") are outside its " + dims[0]);
             }
             in.skipNBytes((long) from * item);
-            byte[] values = new byte[(end - from) * item];
+            byte[] values = new byte[(to - from) * item];
             in.readFully(values);
             return new Array(dims, values);
         } catch (NoSuchFileException e) {

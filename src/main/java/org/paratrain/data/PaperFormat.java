@@ -61,9 +61,10 @@ public final class PaperFormat {
      * samples each (see {@link #countSamples}).
      */
     public static Dataset readRange(Path xFile, Path yFile, int from, int to, int total) {
-        if (countSamples(yFile) != total) {
+        int targets = countSamples(yFile);
+        if (targets != total) {
             throw new DataFormatException(xFile + " has " + total + " samples but " + yFile + " has "
-                + countSamples(yFile) + " targets; expected one target per sample");
+                + targets + " targets; expected one target per sample");
         }
         Matrix x = readLines(xFile, -1, from, to);
         Matrix y = readLines(yFile, 1, from, to);

@@ -1,7 +1,6 @@
 package org.paratrain.experiment;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -60,11 +59,11 @@ public record ModelFile(String model, int features, int classes, boolean interce
             o.put("layers", layers);
             o.put("activation", activation);
         }
-        array(o.putArray("params"), params);
+        ResultCodec.array(o.putArray("params"), params);
         if (standardizer != null) {
             ObjectNode s = o.putObject("standardizer");
-            array(s.putArray("mean"), standardizer.mean());
-            array(s.putArray("scale"), standardizer.scale());
+            ResultCodec.array(s.putArray("mean"), standardizer.mean());
+            ResultCodec.array(s.putArray("scale"), standardizer.scale());
         }
         o.set("training", training);
         o.set("provenance", provenance.toJson());
@@ -86,32 +85,16 @@ public record ModelFile(String model, int features, int classes, boolean interce
             throw new DataFormatException(file + ": model file version " + o.path("version") + ", this paratrain "
                 + "reads version " + VERSION);
         }
-        Standardizer st = o.has("standardizer") ? new Standardizer(doubles(o.get("standardizer").get("mean")),
-            doubles(o.get("standardizer").get("scale"))) : null;
+        JsonNode scaling = o.get("standardizer");
+        Standardizer st = scaling == null ? null
+            : new Standardizer(ResultCodec.doubles(scaling.get("mean")), ResultCodec.doubles(scaling.get("scale")));
         ModelFile m = new ModelFile(o.path("model").asText(), o.path("features").asInt(), o.path("classes").asInt(),
-            o.path("intercept").asBoolean(), doubles(o.get("params")), st, o.path("layers").asText(""),
+            o.path("intercept").asBoolean(), ResultCodec.doubles(o.get("params")), st, o.path("layers").asText(""),
             o.path("activation").asText("relu"));
         if (m.newModel().parameterCount() != m.params().length) {
             throw new DataFormatException(file + ": " + m.params().length + " parameters, the model needs "
                 + m.newModel().parameterCount());
         }
         return m;
-    }
-
-    private static void array(ArrayNode a, double[] v) {
-        for (double d : v) {
-            a.add(d);
-        }
-    }
-
-    private static double[] doubles(JsonNode a) {
-        if (a == null || !a.isArray()) {
-            return new double[0];
-        }
-        double[] v = new double[a.size()];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = a.get(i).asDouble();
-        }
-        return v;
     }
 }

@@ -42,13 +42,18 @@ final class ResultCodec {
                 doubles(h.get("seconds")), doubles(h.get("compute")), doubles(h.get("comm"))));
     }
 
-    private static void array(ArrayNode a, double[] v) {
+    /** Appends every value of {@code v} to {@code a}. */
+    static void array(ArrayNode a, double[] v) {
         for (double d : v) {
             a.add(d);
         }
     }
 
-    private static double[] doubles(JsonNode a) {
+    /** The numbers of a JSON array; an empty array when {@code a} is missing or not an array. */
+    static double[] doubles(JsonNode a) {
+        if (a == null || !a.isArray()) {
+            return new double[0];
+        }
         double[] v = new double[a.size()];
         for (int i = 0; i < v.length; i++) {
             v[i] = a.get(i).asDouble();

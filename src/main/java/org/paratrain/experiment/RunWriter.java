@@ -2,7 +2,6 @@ package org.paratrain.experiment;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import org.paratrain.io.AtomicFiles;
@@ -67,10 +66,7 @@ public final class RunWriter {
     /** The result and its configuration as JSON. */
     public static ObjectNode resultJson(TrainingResult r, TrainConfig config) {
         ObjectNode root = JSON.createObjectNode();
-        ArrayNode params = root.putArray("params");
-        for (double v : r.params()) {
-            params.add(v);
-        }
+        ResultCodec.array(root.putArray("params"), r.params());
         root.put("final_loss", r.finalLoss());
         root.put("epochs", r.epochs());
         root.put("nodes", r.nodes());

@@ -67,13 +67,9 @@ public final class Training {
      */
     public static TrainingResult mpiShard(Dataset shard, int origin, int owned, int total, int classes,
                                           TrainConfig config, Recipe recipe) {
-        MpiCommunicator comm = MpiCommunicator.world();
-        if (comm.size() != config.nodes()) {
-            throw new IllegalArgumentException("--nodes is " + config.nodes() + " but the MPI job has " + comm.size()
-                + " processes");
-        }
+        MpiCommunicator comm = world(config);
         Model model = recipe.newModel(shard.features(), config.intercept(), classes);
-        try {
+        return orAbort(comm, () -> {
             TrainingResult r = new RankTrainer(comm, shard, origin, total, model, recipe.newOptimizer(
                 config.learningRate(), config.epochs()), config, 0, recipe.seed()).train();
             if (!(model instanceof org.paratrain.model.Classifier c) || !c.classifies()) {
@@ -86,14 +82,7 @@ public final class Training {
             double[] right = {owned > 0 ? c.accuracy(shard, w) * owned : 0};
             comm.allreduceSum(right, 0, 1);
             return r == null ? null : r.withAccuracy(right[0] / total);
-        } catch (DivergenceException e) {
-            throw e;
-        } catch (RuntimeException | Error e) {
-            System.err.println("paratrain: rank " + comm.rank() + " failed: " + e.getMessage());
-            System.err.flush();
-            comm.abort(1);
-            throw e;
-        }
+        });
     }
 
     /** Updates in the whole run: epochs times steps per epoch (the cosine schedule spans them). */
@@ -126,18 +115,32 @@ public final class Training {
 
     /** As {@link #mpi(Dataset, TrainConfig, FailureInjection)} with the model and optimiser of {@code recipe}. */
     public static TrainingResult mpi(Dataset data, TrainConfig config, Recipe recipe, FailureInjection failure) {
-        MpiCommunicator comm = MpiCommunicator.world();
         int classes = recipe.check(data);
+        MpiCommunicator comm = world(config);
+        Model m = recipe.newModel(data.features(), config.intercept(), classes);
+        Model model = failure == null ? m : failure.wrap(m, comm.rank());
+        return orAbort(comm, () -> withAccuracy(new RankTrainer(comm, data, model, recipe.newOptimizer(
+            config.learningRate(), totalSteps(data, config, recipe)), config, recipe.batchSize(), recipe.seed())
+            .train(), data, config, recipe, classes));
+    }
+
+    /** This process's rank, after checking the job has the configured number of processes. */
+    private static MpiCommunicator world(TrainConfig config) {
+        MpiCommunicator comm = MpiCommunicator.world();
         if (comm.size() != config.nodes()) {
             throw new IllegalArgumentException("--nodes is " + config.nodes() + " but the MPI job has " + comm.size()
                 + " processes");
         }
-        Model m = recipe.newModel(data.features(), config.intercept(), classes);
-        Model model = failure == null ? m : failure.wrap(m, comm.rank());
+        return comm;
+    }
+
+    /**
+     * Runs a rank's work; if it fails, prints the reason naming the rank and ends the whole job.
+     * Divergence passes through: every rank sees it at the same epoch and stops by itself.
+     */
+    private static TrainingResult orAbort(MpiCommunicator comm, java.util.function.Supplier<TrainingResult> work) {
         try {
-            TrainingResult r = new RankTrainer(comm, data, model, recipe.newOptimizer(config.learningRate(),
-                totalSteps(data, config, recipe)), config, recipe.batchSize(), recipe.seed()).train();
-            return withAccuracy(r, data, config, recipe, classes);
+            return work.get();
         } catch (DivergenceException e) {
             throw e;
         } catch (RuntimeException | Error e) {
