@@ -41,9 +41,14 @@ final class BackendOptions {
 
     /** Runs this command on {@code processes} MPI ranks; returns if the job succeeded. */
     void launch(int processes, List<String> args) {
-        int status = MpiJob.run(launchSpec(processes), Main.class.getName(), args);
+        int status = launchStatus(processes, args);
         if (status != 0) {
             throw new JobFailedException(status);
         }
+    }
+
+    /** Runs this command on {@code processes} MPI ranks and returns mpirun's exit status. */
+    int launchStatus(int processes, List<String> args) {
+        return MpiJob.run(launchSpec(processes), Main.class.getName(), args);
     }
 }

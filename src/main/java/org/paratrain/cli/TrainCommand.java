@@ -1,6 +1,10 @@
 package org.paratrain.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.paratrain.experiment.DataFingerprint;
+import org.paratrain.experiment.SpecCodec;
+import org.paratrain.train.TrainingState;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -129,6 +133,9 @@ final class TrainCommand implements Runnable {
     @picocli.CommandLine.Mixin
     BackendOptions backendOptions;
 
+    @picocli.CommandLine.Mixin
+    CheckpointOptions checkpoints;
+
     @Option(names = "--inject-failure", hidden = true, description = "RANK:EPOCH: make a rank fail, for tests.")
     String injectFailure;
 
@@ -152,6 +159,7 @@ final class TrainCommand implements Runnable {
             seed, layers, activation);
         List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
+        checkpoints.check(config.nodes(), batchSize);
         if (child && shardable()) {
             trainOnShard(config, recipe, provenance);
             return;
@@ -163,12 +171,17 @@ final class TrainCommand implements Runnable {
             config = AutoChoice.resolve(config, n == AUTO, data, mpi, out());
             args = AutoChoice.replace(args, config);
         }
+        JsonNode meta = checkpoints.active() && MpiJob.rankFromEnvironment() == 0 ? meta(config, recipe, provenance)
+            : null;
+        TrainingState resumed = checkpoints.resume == null ? null : CheckpointOptions.load(checkpoints.resume,
+            child ? null : meta, w -> err().println("paratrain: warning: " + w));
+        Attempts attempts = new Attempts(checkpoints, meta, err());
         if (mpi && !child) {
-            backendOptions.launch(config.nodes(), args);   // every rank runs this command again, under mpirun
+            List<String> base = Attempts.withoutOption(Attempts.withoutOption(args, "--max-restarts"), "--min-nodes");
+            attempts.runMpi(config.nodes(), how -> backendOptions.launchStatus(how.nodes(), relaunch(base, how)));
             return;
         }
-        TrainingResult r = mpi ? Training.mpi(data, config, recipe, failure)
-            : Training.local(data, config, recipe, failure);
+        TrainingResult r = train(attempts, meta, data, config, recipe, resumed, failure);
         if (r == null) {
             return;   // an MPI rank other than 0: rank 0 reports
         }
@@ -194,11 +207,74 @@ final class TrainCommand implements Runnable {
             if (test != null) {
                 extra.set("test_metrics", RunWriter.json().valueToTree(test));
             }
+            if (!attempts.log().isEmpty()) {
+                extra.set("restarts", attempts.log());
+            }
             RunWriter.write(out, r, config, recipe, d, provenance, extra);
-            file.write(out.resolve("model.json"), RunWriter.resultJson(r, config).retain("config", "epochs", "nodes",
+            file.write(out.resolve("model.json"), RunWriter.resultJson(r, config, recipe).retain("config", "epochs", "nodes",
                 "backend", "algorithm", "final_loss"), provenance);
             out().println("wrote " + out.resolve("result.json") + ", history.csv and model.json");
         }
+    }
+
+    /**
+     * Trains here (local backend, or this rank of an MPI job), with restarts on the local
+     * backend; if the run fails for good, the history of the epochs it completed is written.
+     */
+    private TrainingResult train(Attempts attempts, JsonNode meta, Dataset data, TrainConfig config, Recipe recipe,
+                                 TrainingState resumed, FailureInjection failure) {
+        try {
+            if (backendOptions.isMpi()) {
+                return onMpiRank(meta, resumed, attempts.listener(),
+                    control -> Training.mpi(data, config, recipe, control, failure));
+            }
+            return attempts.runLocal(config.nodes(), resumed, (nodes, control, first) -> Training.local(data,
+                config.withNodes(nodes), recipe, control, first ? failure : null));
+        } catch (RuntimeException e) {
+            attempts.writePartialHistory(out);
+            throw e;
+        }
+    }
+
+    /** Trains this rank of an MPI job; rank 0 saves checkpoints (as the ranks share the state, one copy is all). */
+    private TrainingResult onMpiRank(JsonNode meta, TrainingState resumed,
+                                     org.paratrain.train.TrainingControl.EpochListener listener,
+                                     java.util.function.Function<org.paratrain.train.TrainingControl, TrainingResult> run) {
+        org.paratrain.train.checkpoint.CheckpointWriter w = meta == null ? null : checkpoints.writer(meta, f -> { });
+        try {
+            return run.apply(checkpoints.control(resumed, w, listener));
+        } finally {
+            if (w != null) {
+                w.close();
+            }
+        }
+    }
+
+    /**
+     * The command line of a (re)started MPI job: its node count and the checkpoint to resume
+     * from, if any; a failure injected for a test happens in the first attempt only.
+     */
+    private static List<String> relaunch(List<String> args, Attempts.Restart how) {
+        List<String> a = Attempts.withOption(args, "--nodes", Integer.toString(how.nodes()));
+        if (how.resume() != null) {
+            a = Attempts.withOption(a, "--resume", how.resume().toString());
+        }
+        return how.first() ? a : Attempts.withoutOption(a, "--inject-failure");
+    }
+
+    /** What every checkpoint of this run records. */
+    private JsonNode meta(TrainConfig config, Recipe recipe, Provenance provenance) {
+        ObjectNode prep = RunWriter.json().createObjectNode();
+        prep.put("format", dataFormat.format);
+        prep.put("standardized", standardize);
+        prep.put("test_fraction", testFraction);
+        prep.put("split_seed", seed);
+        return CheckpointOptions.meta(SpecCodec.encode(config, recipe),
+            DataFingerprint.of(java.util.Arrays.asList(xFile, yFile), prep), provenance.toJson());
+    }
+
+    private java.io.PrintWriter err() {
+        return spec.commandLine().getErr();
     }
 
     /** The training data (and test data and scaling, when asked for). */
@@ -236,7 +312,11 @@ final class TrainCommand implements Runnable {
         if (from < to) {
             recipe.withModel(model, k).check(shard);
         }
-        TrainingResult r = Training.mpiShard(shard, from, to - from, total, k, config, recipe);
+        JsonNode meta = checkpoints.active() && rank == 0 ? meta(config, recipe, provenance) : null;
+        TrainingState resumed = checkpoints.resume == null ? null : CheckpointOptions.load(checkpoints.resume, null,
+            w -> { });
+        TrainingResult r = onMpiRank(meta, resumed, null, control -> Training.mpiShard(shard, from, to - from, total, k,
+            config, recipe, control));
         if (r == null) {
             return;
         }
@@ -250,9 +330,9 @@ final class TrainCommand implements Runnable {
             d.put("samples", total);
             d.put("features", shard.features());
             d.put("read", "each rank its own blocks");
-            RunWriter.write(out, r, config, recipe, d, provenance);
+            RunWriter.write(out, r, config, recipe, d, provenance, RunWriter.json().createObjectNode());
             new ModelFile(model, shard.features(), k, config.intercept(), r.params(), null, layers, activation)
-                .write(out.resolve("model.json"), RunWriter.resultJson(r, config).retain("config", "epochs", "nodes",
+                .write(out.resolve("model.json"), RunWriter.resultJson(r, config, recipe).retain("config", "epochs", "nodes",
                     "backend", "algorithm", "final_loss"), provenance);
             out().println("wrote " + out.resolve("result.json") + ", history.csv and model.json");
         }

@@ -87,7 +87,8 @@ public final class Report {
         sweep.put("repeats", spec.repeats());
         sweep.put("warmup", spec.warmup());
         sweep.put("backend", in.mpi() == null ? "local" : "mpi");
-        sweep.set("training", RunWriter.resultJson(points.get(0).runs().get(0), spec.base()).get("config"));
+        sweep.set("training", RunWriter.resultJson(points.get(0).runs().get(0), spec.base(),
+            org.paratrain.train.Recipe.paper()).get("config"));
         sweep.put("epochs", spec.base().epochs());
         run.set("provenance", provenance.toJson());
         ArrayNode fileList = run.putArray("files");

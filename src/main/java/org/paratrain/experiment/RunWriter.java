@@ -23,39 +23,15 @@ public final class RunWriter {
         return JSON;
     }
 
-    /** Writes both files into {@code dir}; {@code data} describes the input for the record. */
-    public static void write(Path dir, TrainingResult r, TrainConfig config, ObjectNode data, Provenance provenance) {
-        write(dir, r, config, org.paratrain.train.Recipe.paper(), data, provenance);
-    }
-
-    /** Writes both files into {@code dir}, recording the model and optimiser of {@code recipe}. */
-    public static void write(Path dir, TrainingResult r, TrainConfig config, org.paratrain.train.Recipe recipe,
-                             ObjectNode data, Provenance provenance) {
-        write(dir, r, config, recipe, data, provenance, JSON.createObjectNode());
-    }
-
     /** As above, with {@code extra} fields (test metrics) added to result.json. */
     public static void write(Path dir, TrainingResult r, TrainConfig config, org.paratrain.train.Recipe recipe,
                              ObjectNode data, Provenance provenance, ObjectNode extra) {
         AtomicFiles.writeText(dir.resolve("history.csv"), out -> {
-            out.write("epoch,loss,seconds,compute_seconds,comm_seconds\n");
-            TrainingResult.History h = r.history();
-            for (int e = 0; e < h.loss().length; e++) {
-                out.write((e + 1) + "," + h.loss()[e] + "," + h.seconds()[e] + "," + h.compute()[e] + ","
-                    + h.comm()[e] + "\n");
-            }
+            writeHistory(out, r.history(), r.history().loss().length);
         });
-        ObjectNode root = resultJson(r, config);
-        root.put("model", recipe.model());
+        ObjectNode root = resultJson(r, config, recipe);
         if (!Double.isNaN(r.trainAccuracy())) {
             root.put("train_accuracy", r.trainAccuracy());
-        }
-        ObjectNode cfg = (ObjectNode) root.get("config");
-        cfg.put("optimizer", recipe.optimizer());
-        cfg.put("schedule", recipe.schedule());
-        cfg.put("weight_decay", recipe.weightDecay());
-        if (!recipe.optimizer().equals("gd") && !recipe.optimizer().equals("adam")) {
-            cfg.put("momentum", recipe.momentum());
         }
         root.setAll(extra);
         root.set("data", data);
@@ -63,8 +39,27 @@ public final class RunWriter {
         AtomicFiles.writeBytes(dir.resolve("result.json"), out -> JSON.writeValue(out, root));
     }
 
-    /** The result and its configuration as JSON. */
-    public static ObjectNode resultJson(TrainingResult r, TrainConfig config) {
+    /**
+     * Writes the first {@code epochs} entries of {@code h} as {@code dir/history.csv}, for a run
+     * that failed or diverged: what went wrong shows in it. Returns the file.
+     */
+    public static Path writePartialHistory(Path dir, TrainingResult.History h, int epochs) {
+        Path file = dir.resolve("history.csv");
+        AtomicFiles.writeText(file, out -> writeHistory(out, h, epochs));
+        return file;
+    }
+
+    private static void writeHistory(java.io.Writer out, TrainingResult.History h, int epochs)
+        throws java.io.IOException {
+        out.write("epoch,loss,seconds,compute_seconds,comm_seconds\n");
+        for (int e = 0; e < epochs; e++) {
+            out.write((e + 1) + "," + h.loss()[e] + "," + h.seconds()[e] + "," + h.compute()[e] + ","
+                + h.comm()[e] + "\n");
+        }
+    }
+
+    /** The result and the settings it was trained with (see {@link SpecCodec}) as JSON. */
+    public static ObjectNode resultJson(TrainingResult r, TrainConfig config, org.paratrain.train.Recipe recipe) {
         ObjectNode root = JSON.createObjectNode();
         ResultCodec.array(root.putArray("params"), r.params());
         root.put("final_loss", r.finalLoss());
@@ -72,18 +67,13 @@ public final class RunWriter {
         root.put("nodes", r.nodes());
         root.put("backend", r.backend());
         root.put("algorithm", r.algorithm());
-        root.put("model", "linear");
+        root.put("model", recipe.model());
         root.put("train_seconds", r.trainSeconds());
         root.put("compute_seconds", r.computeSeconds());
         root.put("comm_seconds", r.commSeconds());
         root.put("seconds_per_epoch", r.trainSeconds() / r.epochs());
-        ObjectNode cfg = root.putObject("config");
-        cfg.put("learning_rate", config.learningRate());
-        cfg.put("intercept", config.intercept());
-        cfg.put("loss_reduction", config.lossReduction().name().toLowerCase(java.util.Locale.ROOT));
-        cfg.put("block_size", r.blockSize());
-        cfg.put("optimizer", "gd");
-        cfg.put("initial_weights", "zeros");
+        root.set("config", SpecCodec.encode(config, recipe));
+        root.put("block_size", r.blockSize());
         return root;
     }
 }

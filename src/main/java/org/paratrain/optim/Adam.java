@@ -73,4 +73,21 @@ public final class Adam implements Optimizer {
     public String name() {
         return "adam";
     }
+
+    /** Scalars: the running powers of beta1 and beta2; vectors: the first and second moments. */
+    @Override
+    public OptimizerState state() {
+        return new OptimizerState(name(), steps, new double[] {beta1Power, beta2Power}, new double[][] {m, v});
+    }
+
+    @Override
+    public void restore(OptimizerState s) {
+        s.expect(name(), 2, 2);
+        steps = s.steps();
+        double[] powers = s.scalars();
+        beta1Power = powers[0];
+        beta2Power = powers[1];
+        m = s.vector(0).length == 0 ? null : s.vector(0);
+        v = s.vector(1).length == 0 ? null : s.vector(1);
+    }
 }

@@ -65,4 +65,17 @@ public final class GradientDescent implements Optimizer {
     public String name() {
         return momentum == 0 ? "gd" : nesterov ? "nesterov" : "momentum";
     }
+
+    /** No scalars; one vector, the velocity (empty until momentum or decay has made it). */
+    @Override
+    public OptimizerState state() {
+        return new OptimizerState(name(), steps, new double[0], new double[][] {velocity});
+    }
+
+    @Override
+    public void restore(OptimizerState s) {
+        s.expect(name(), 0, 1);
+        steps = s.steps();
+        velocity = s.vector(0).length == 0 ? null : s.vector(0);
+    }
 }

@@ -15,4 +15,20 @@ public interface Optimizer {
 
     /** Short name, as in results. */
     String name();
+
+    /**
+     * Everything {@link #restore} needs to continue bit for bit: the update count (which is
+     * also the schedule's position) and the raw values of every state vector and scalar.
+     * The arrays are copies; the optimiser keeps none of them.
+     */
+    OptimizerState state();
+
+    /**
+     * Continues from {@code state}, as taken from an optimiser of the same kind and
+     * settings. Call before the first {@link #step}.
+     *
+     * @throws IllegalArgumentException if the state belongs to another kind of optimiser or
+     *                                  to another number of parameters
+     */
+    void restore(OptimizerState state);
 }

@@ -26,6 +26,8 @@ final class Batches {
     private final Dataset view;
     private final int firstRow;
     private final int endRow;
+    /** The epoch whose order {@code order} holds, -1 before the first. */
+    private int shuffled = -1;
 
     /**
      * @param batchSize samples per step, 0 for the whole data set
@@ -73,8 +75,9 @@ final class Batches {
         if (order == null) {
             return data;
         }
-        if (s == 0) {
-            shuffle(e);
+        if (e != shuffled) {
+            shuffle(e);     // the epoch's first step, or the first after resuming in the middle of it
+            shuffled = e;
         }
         int f = data.features();
         for (int row = firstRow; row < endRow; row++) {

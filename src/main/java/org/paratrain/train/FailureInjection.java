@@ -4,38 +4,45 @@ import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
 
 /**
- * Makes one rank throw in one epoch, to check how a job ends when a rank fails (the
- * command line's hidden {@code --inject-failure RANK:EPOCH}).
+ * Makes one rank throw, or stop answering, in one epoch, to check how a job ends when a rank
+ * fails (the command line's hidden {@code --inject-failure RANK:EPOCH[:hang]}).
  *
  * @param rank  the rank that fails
- * @param epoch the epoch (1-based) in which it fails
+ * @param epoch the epoch (1-based) in which it fails; for mini-batch runs, the step
+ * @param hang  true: the rank sleeps until it is interrupted instead of throwing
  */
-public record FailureInjection(int rank, int epoch) {
+public record FailureInjection(int rank, int epoch, boolean hang) {
 
-    /** Parses {@code RANK:EPOCH}. */
+    /** Parses {@code RANK:EPOCH} or {@code RANK:EPOCH:hang}. */
     public static FailureInjection parse(String s) {
         String[] parts = s.split(":");
         try {
-            return new FailureInjection(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
+            if (parts.length > 3 || (parts.length == 3 && !parts[2].equals("hang"))) {
+                throw new IllegalArgumentException();
+            }
+            return new FailureInjection(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), parts.length == 3);
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("--inject-failure must be RANK:EPOCH, got '" + s + "'");
+            throw new IllegalArgumentException("--inject-failure must be RANK:EPOCH or RANK:EPOCH:hang, got '" + s
+                + "'");
         }
     }
 
     /** The model to use on {@code myRank}: {@code model} itself, or one that fails on time. */
     public Model wrap(Model model, int myRank) {
-        return myRank != rank ? model : new Failing(model, epoch);
+        return myRank != rank ? model : new Failing(model, epoch, hang);
     }
 
     private static final class Failing implements Model {
         private final Model inner;
         private final int failAtEpoch;
+        private final boolean hang;
         private int epoch;
         private int firstFrom = -1;
 
-        Failing(Model inner, int failAtEpoch) {
+        Failing(Model inner, int failAtEpoch, boolean hang) {
             this.inner = inner;
             this.failAtEpoch = failAtEpoch;
+            this.hang = hang;
         }
 
         @Override
@@ -56,10 +63,23 @@ public record FailureInjection(int rank, int epoch) {
             if (from == firstFrom) {
                 epoch++;   // a rank visits its first block once per epoch
             }
+            if (epoch == failAtEpoch && hang) {
+                hang();
+            }
             if (epoch == failAtEpoch) {
                 throw new IllegalStateException("failure injected on purpose");
             }
             return inner.lossAndGradient(data, from, to, params, grad, offset);
+        }
+
+        /** Stops answering, as a hung rank does, until the job ends it. */
+        private static void hang() {
+            try {
+                Thread.sleep(Long.MAX_VALUE);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("hang injected on purpose, ended by the job");
+            }
         }
 
         @Override

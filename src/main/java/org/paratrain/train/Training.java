@@ -40,14 +40,25 @@ public final class Training {
      * Classifiers report their training accuracy.
      */
     public static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe, FailureInjection failure) {
+        return local(data, config, recipe, TrainingControl.none(), failure);
+    }
+
+    /**
+     * As {@link #local(Dataset, TrainConfig, Recipe, FailureInjection)}, resumed, checkpointed and
+     * watched as {@code control} says.
+     *
+     * @throws org.paratrain.comm.RankFailedException if a rank failed or waited past the timeout
+     */
+    public static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control,
+                                       FailureInjection failure) {
         int classes = recipe.check(data);
         List<TrainingResult> results;
         try {
-            results = LocalCluster.run(config.nodes(), comm -> {
+            results = LocalCluster.run(config.nodes(), control.commTimeout(), comm -> {
                 Model m = recipe.newModel(data.features(), config.intercept(), classes);
                 return new RankTrainer(comm, data, failure == null ? m : failure.wrap(m, comm.rank()),
                     recipe.newOptimizer(config.learningRate(), totalSteps(data, config, recipe)), config,
-                    recipe.batchSize(), recipe.seed()).train();
+                    recipe.batchSize(), recipe.seed()).train(control);
             });
         } catch (RankFailedException e) {
             if (e.getCause() instanceof DivergenceException d) {
@@ -66,12 +77,12 @@ public final class Training {
      * accuracy is counted by each rank on its shard and summed.
      */
     public static TrainingResult mpiShard(Dataset shard, int origin, int owned, int total, int classes,
-                                          TrainConfig config, Recipe recipe) {
+                                          TrainConfig config, Recipe recipe, TrainingControl control) {
         MpiCommunicator comm = world(config);
         Model model = recipe.newModel(shard.features(), config.intercept(), classes);
         return orAbort(comm, () -> {
             TrainingResult r = new RankTrainer(comm, shard, origin, total, model, recipe.newOptimizer(
-                config.learningRate(), config.epochs()), config, 0, recipe.seed()).train();
+                config.learningRate(), config.epochs()), config, 0, recipe.seed()).train(control);
             if (!(model instanceof org.paratrain.model.Classifier c) || !c.classifies()) {
                 return r;
             }
@@ -110,18 +121,22 @@ public final class Training {
      * @throws IllegalArgumentException if {@code config.nodes()} differs from the job's size
      */
     public static TrainingResult mpi(Dataset data, TrainConfig config, FailureInjection failure) {
-        return mpi(data, config, Recipe.paper(), failure);
+        return mpi(data, config, Recipe.paper(), TrainingControl.none(), failure);
     }
 
-    /** As {@link #mpi(Dataset, TrainConfig, FailureInjection)} with the model and optimiser of {@code recipe}. */
-    public static TrainingResult mpi(Dataset data, TrainConfig config, Recipe recipe, FailureInjection failure) {
+    /**
+     * As {@link #mpi(Dataset, TrainConfig, FailureInjection)} with the model and optimiser of
+     * {@code recipe}, resumed, checkpointed and watched as {@code control} says.
+     */
+    public static TrainingResult mpi(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control,
+                                     FailureInjection failure) {
         int classes = recipe.check(data);
         MpiCommunicator comm = world(config);
         Model m = recipe.newModel(data.features(), config.intercept(), classes);
         Model model = failure == null ? m : failure.wrap(m, comm.rank());
         return orAbort(comm, () -> withAccuracy(new RankTrainer(comm, data, model, recipe.newOptimizer(
             config.learningRate(), totalSteps(data, config, recipe)), config, recipe.batchSize(), recipe.seed())
-            .train(), data, config, recipe, classes));
+            .train(control), data, config, recipe, classes));
     }
 
     /** This process's rank, after checking the job has the configured number of processes. */

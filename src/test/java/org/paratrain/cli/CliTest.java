@@ -93,14 +93,22 @@ class CliTest {
     }
 
     @Test
-    void divergenceExitsNonZeroWithAdviceAndWritesNothing() throws IOException {
+    void divergenceExitsNonZeroWithAdviceAndWritesOnlyTheHistory() throws IOException {
         PaperFormat.write(new MakeRegression(500, 1, 1, 0, 0, true).generate(new NumpyRandomState(1)).data(), dir);
         Path out = dir.resolve("run");
         Run r = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(),
             "--lr", "0.01", "--nodes", "3", "--out", out.toString());
         assertEquals(1, r.status());
         assertTrue(r.err().contains("diverged") && r.err().contains("smaller learning rate"), r.err());
-        assertFalse(Files.exists(out));
+        // No result, no model: only the losses up to the divergence, and where they went.
+        try (var files = Files.list(out)) {
+            assertEquals(List.of("history.csv"), files.map(f -> f.getFileName().toString()).toList());
+        }
+        List<String> lines = Files.readAllLines(out.resolve("history.csv"));
+        assertTrue(r.err().contains(out.resolve("history.csv").toString()), r.err());
+        double last = Double.parseDouble(lines.get(lines.size() - 1).split(",")[1]);
+        double first = Double.parseDouble(lines.get(1).split(",")[1]);
+        assertTrue(!(last <= first), "the last loss shows the divergence: " + lines);
     }
 
     @ParameterizedTest

@@ -1,5 +1,6 @@
 package org.paratrain.optim;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -69,5 +70,41 @@ class OptimizerTest {
         assertThrows(IllegalArgumentException.class, () -> new GradientDescent(LearningRateSchedule.constant(1), 1.0,
             false, 0));
         assertThrows(IllegalArgumentException.class, () -> LearningRateSchedule.constant(-1));
+    }
+
+    /** An optimiser restored from another's state continues with the same bits, at every step after. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"gd", "momentum", "nesterov", "adam"})
+    void restoredStateContinuesBitForBit(String kind) {
+        java.util.function.Supplier<Optimizer> make = () -> new org.paratrain.train.Recipe("linear", 0, kind, 0.8,
+            0.01, "step:3:0.5", 2).newOptimizer(0.05, 20);
+        Optimizer a = make.get();
+        double[] wa = {1.0, -2.0, 3.5};
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(5);
+        double[][] grads = new double[20][];
+        for (int t = 0; t < 20; t++) {
+            grads[t] = new double[] {rnd.nextGaussian(), rnd.nextGaussian(), rnd.nextGaussian()};
+        }
+        for (int t = 0; t < 9; t++) {
+            a.step(wa, grads[t]);
+        }
+        Optimizer b = make.get();
+        b.restore(a.state());
+        double[] wb = wa.clone();
+        for (int t = 9; t < 20; t++) {
+            a.step(wa, grads[t]);
+            b.step(wb, grads[t]);
+            assertArrayEquals(wa, wb, 0.0, "step " + t);
+        }
+        assertEquals(a.state(), b.state());
+    }
+
+    @Test
+    void stateOfAnotherKindIsRefused() {
+        Optimizer adam = Adam.withDefaults(LearningRateSchedule.constant(0.1));
+        Optimizer gd = new GradientDescent(0.1);
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> gd.restore(adam.state()));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("adam"), e.getMessage());
     }
 }

@@ -110,7 +110,7 @@ class TrainingTest {
         LinearRegression linear = new LinearRegression(1, false);
         RankFailedException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () ->
             assertThrows(RankFailedException.class, () -> LocalCluster.run(8, comm -> {
-                var model = new FailureInjection(5, 3).wrap(linear, comm.rank());
+                var model = new FailureInjection(5, 3, false).wrap(linear, comm.rank());
                 return new RankTrainer(comm, PAPER, model, new GradientDescent(1e-4),
                     TrainConfig.paper().withNodes(8)).train();
             })));

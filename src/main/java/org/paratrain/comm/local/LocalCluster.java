@@ -35,10 +35,19 @@ public final class LocalCluster {
      * @throws RankFailedException if any rank threw
      */
     public static <T> List<T> run(int size, RankTask<T> task) {
+        return run(size, java.time.Duration.ofSeconds(300), task);
+    }
+
+    /**
+     * As {@link #run(int, RankTask)}, with no rank waiting longer than {@code timeout} for
+     * another: a rank that waits longer fails with a
+     * {@link org.paratrain.comm.CommTimeoutException} naming the rank it waited for.
+     */
+    public static <T> List<T> run(int size, java.time.Duration timeout, RankTask<T> task) {
         if (size < 1) {
             throw new IllegalArgumentException("number of ranks must be at least 1, got " + size);
         }
-        LocalFabric fabric = new LocalFabric(size);
+        LocalFabric fabric = new LocalFabric(size, timeout);
         List<T> results = new ArrayList<>(Collections.nCopies(size, null));
         boolean coreEach = size <= Runtime.getRuntime().availableProcessors();
         if (coreEach) {
@@ -51,10 +60,12 @@ public final class LocalCluster {
                 runRank(fabric, 0, bound(task, allowed), results);
             } finally {
                 CpuAffinity.set(allowed);
+                Thread.interrupted();   // clear what a failing rank's wake-up may have set on the caller
             }
-            joinAll(threads);
+            joinAll(fabric, threads);
+            Thread.interrupted();
         } else {
-            joinAll(start(fabric, task, results, 0, Thread::ofVirtual));
+            joinAll(fabric, start(fabric, task, results, 0, Thread::ofVirtual));
         }
         int failed = fabric.failedRank();
         if (failed >= 0) {
@@ -86,11 +97,28 @@ public final class LocalCluster {
         };
     }
 
-    private static void joinAll(Thread[] threads) {
+    /**
+     * Waits for every rank; once one has failed, gives the others {@link #GRACE_MILLIS} to end
+     * and then leaves behind any that do not (a rank stuck in its own computation cannot be
+     * stopped from outside; its thread is a daemon and holds nothing the caller needs).
+     */
+    private static void joinAll(LocalFabric fabric, Thread[] threads) {
+        long graceEnd = Long.MAX_VALUE;
         for (Thread t : threads) {
-            joinUninterruptibly(t);
+            while (t.isAlive()) {
+                if (fabric.failedRank() >= 0 && graceEnd == Long.MAX_VALUE) {
+                    graceEnd = System.nanoTime() + GRACE_MILLIS * 1_000_000L;
+                }
+                if (System.nanoTime() > graceEnd) {
+                    return;
+                }
+                joinFor(t, 50);
+            }
         }
     }
+
+    /** How long ranks get to end after another rank failed. */
+    private static final long GRACE_MILLIS = 5_000;
 
     private static <T> void runRank(LocalFabric fabric, int rank, RankTask<T> task, List<T> results) {
         try {
@@ -106,18 +134,11 @@ public final class LocalCluster {
         }
     }
 
-    private static void joinUninterruptibly(Thread t) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                t.join();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+    private static void joinFor(Thread t, long millis) {
+        try {
+            t.join(millis);
+        } catch (InterruptedException e) {
+            // A failing rank wakes every rank's thread, the caller's too (it ran rank 0): keep waiting.
         }
     }
 }

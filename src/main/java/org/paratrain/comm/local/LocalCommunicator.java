@@ -50,7 +50,7 @@ final class LocalCommunicator implements Communicator {
         fabric.notifyReceiver(ch);
         int n = rawRecv(recvBuf, recvOffset, recvLength, source, recvTag);
         if (ticket >= 0) {
-            fabric.awaitDelivered(ch, ticket);
+            fabric.awaitDelivered(ch, rank, dest, sendTag, ticket);
         }
         return n;
     }
@@ -61,12 +61,12 @@ final class LocalCommunicator implements Communicator {
         long ticket = ch.put(buf, offset, length, tag);
         fabric.notifyReceiver(ch);
         if (ticket >= 0) {
-            fabric.awaitDelivered(ch, ticket);
+            fabric.awaitDelivered(ch, rank, dest, tag, ticket);
         }
     }
 
     private int rawRecv(double[] buf, int offset, int length, int source, int tag) {
-        int n = fabric.await(fabric.channel(source, rank), tag, buf, offset, length);
+        int n = fabric.await(fabric.channel(source, rank), rank, source, tag, buf, offset, length);
         if (n < -1) {
             throw new MessageTooLongException(source, tag, -2 - n, length);
         }

@@ -1,6 +1,7 @@
 package org.paratrain.comm.local;
 
 import java.util.concurrent.locks.LockSupport;
+import org.paratrain.comm.CommTimeoutException;
 import org.paratrain.comm.PeerFailedException;
 
 /**
@@ -9,7 +10,8 @@ import org.paratrain.comm.PeerFailedException;
  *
  * <p>Waiting polls for up to 50 microseconds, then parks. When there are more ranks than
  * cores a polling rank would hold a core its peer needs to make progress, so it parks at
- * once and costs nothing while it waits.
+ * once and costs nothing while it waits. No wait lasts longer than the job's timeout: a
+ * rank that is hung (or stopped) is named by the rank waiting for it.
  */
 final class LocalFabric {
     /** How long a rank that has a core of its own polls before it parks. */
@@ -20,17 +22,26 @@ final class LocalFabric {
     private final Channel[] channels;
     private final Thread[] threads;
     private final long spinNanos;
+    /** How long one wait may last before the peer is taken for hung. */
+    private final long timeoutNanos;
     private volatile Failure failure;
+    /** Per rank: the rank it is parked waiting for, or -1; read only to explain a timeout. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray waitingFor;
 
     private record Failure(int rank, Throwable cause) { }
 
-    LocalFabric(int size) {
+    LocalFabric(int size, java.time.Duration timeout) {
         this.size = size;
+        this.timeoutNanos = timeout.toNanos();
         this.channels = new Channel[size * size];
         for (int i = 0; i < channels.length; i++) {
             channels[i] = new Channel();
         }
         this.threads = new Thread[size];
+        this.waitingFor = new java.util.concurrent.atomic.AtomicIntegerArray(size);
+        for (int r = 0; r < size; r++) {
+            waitingFor.set(r, -1);
+        }
         this.spinNanos = size <= Runtime.getRuntime().availableProcessors() ? SPIN_NANOS : 0;
     }
 
@@ -54,37 +65,73 @@ final class LocalFabric {
         }
     }
 
-    /** Blocks until a message with {@code tag} arrives on the channel; returns take()'s result. */
-    int await(Channel ch, int tag, double[] buf, int offset, int capacity) {
-        long start = spinNanos == 0 ? 0 : System.nanoTime();
+    /**
+     * Blocks until a message with {@code tag} arrives on the channel from {@code source};
+     * returns take()'s result.
+     *
+     * @throws CommTimeoutException if none came within the timeout
+     */
+    int await(Channel ch, int self, int source, int tag, double[] buf, int offset, int capacity) {
+        long start = System.nanoTime();
         int spins = 0;
+        boolean parked = false;
         while (true) {
-            if (ch.mayHaveMessages()) {
-                int n = ch.take(tag, buf, offset, capacity);
-                if (n != -1) {
-                    return n;
-                }
-            }
-            checkFailure();
-            if (spinNanos != 0 && keepPolling(start, ++spins)) {
-                continue;
-            }
-            ch.waiter = Thread.currentThread();
-            // Re-check after publishing the waiter: a sender that missed it has enqueued already.
             int n = ch.mayHaveMessages() ? ch.take(tag, buf, offset, capacity) : -1;
-            if (n == -1 && failure == null) {
-                LockSupport.park(ch);
+            if (n == -1) {
+                checkFailure();
+                if (spinNanos != 0 && keepPolling(start, ++spins)) {
+                    continue;
+                }
+                ch.waiter = Thread.currentThread();
+                // Re-check after publishing the waiter: a sender that missed it has enqueued already.
+                n = ch.mayHaveMessages() ? ch.take(tag, buf, offset, capacity) : -1;
+                if (n == -1 && failure == null) {
+                    parkUntilDeadline(ch, start, self, source, tag < 0 ? "barrier" : "receive", tag);
+                    parked = true;
+                }
+                ch.waiter = null;
             }
-            ch.waiter = null;
             if (n != -1) {
+                if (parked) {
+                    waitingFor.lazySet(self, -1);
+                }
                 return n;
             }
         }
     }
 
-    /** Blocks until the receiver of {@code ch} has copied out the lent message {@code ticket}. */
-    void awaitDelivered(Channel ch, long ticket) {
-        long start = spinNanos == 0 ? 0 : System.nanoTime();
+    /** Parks for at most the time left before the deadline; throws when it has passed. */
+    private void parkUntilDeadline(Channel ch, long start, int self, int peer, String operation, int tag) {
+        long left = timeoutNanos - (System.nanoTime() - start);
+        if (left <= 0) {
+            ch.waiter = null;
+            ch.sender = null;
+            throw new CommTimeoutException(culprit(peer), peer, operation, tag, timeoutNanos / 1e9);
+        }
+        waitingFor.set(self, peer);     // cleared by the caller when the wait ends, not between parks
+        LockSupport.parkNanos(ch, left);
+    }
+
+    /**
+     * The rank at the end of the chain of waits that starts at {@code peer}: when rank 1 waits
+     * for rank 0, which waits for rank 2, which waits for nobody, rank 2 is the one that hangs.
+     * A cycle (a deadlock) names the rank where it closes.
+     */
+    private int culprit(int peer) {
+        int r = peer;
+        for (int hops = 0; hops < size; hops++) {
+            int next = waitingFor.get(r);
+            if (next < 0) {
+                return r;
+            }
+            r = next;
+        }
+        return r;
+    }
+
+    /** Blocks until the receiver {@code dest} of {@code ch} has copied out the lent message {@code ticket}. */
+    void awaitDelivered(Channel ch, int self, int dest, int tag, long ticket) {
+        long start = System.nanoTime();
         int spins = 0;
         while (!ch.isDelivered(ticket)) {
             checkFailure();
@@ -93,10 +140,11 @@ final class LocalFabric {
             }
             ch.sender = Thread.currentThread();
             if (!ch.isDelivered(ticket) && failure == null) {
-                LockSupport.park(ch);
+                parkUntilDeadline(ch, start, self, dest, "send", tag);
             }
             ch.sender = null;
         }
+        waitingFor.lazySet(self, -1);
     }
 
     /**
@@ -130,6 +178,9 @@ final class LocalFabric {
         for (Thread t : threads) {
             if (t != null) {
                 LockSupport.unpark(t);
+                if (t != Thread.currentThread()) {
+                    t.interrupt();     // a rank asleep or blocked outside the fabric ends too
+                }
             }
         }
     }

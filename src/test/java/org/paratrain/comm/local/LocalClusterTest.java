@@ -241,4 +241,46 @@ class LocalClusterTest {
         });
         assertEquals("local", names.get(0));
     }
+
+    /**
+     * A rank that stops answering (here: asleep) is named by the rank that waited for it, once
+     * the timeout has passed, whether the wait is a receive, a barrier or a long send; the job
+     * ends soon after, the sleeper woken, and the waiting rank did not spin meanwhile.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"receive", "barrier", "send"})
+    void aHungRankIsNamedAfterTheTimeout(String operation) {
+        long start = System.nanoTime();
+        java.util.concurrent.atomic.AtomicLong waiterCpu = new java.util.concurrent.atomic.AtomicLong();
+        RankFailedException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () ->
+            assertThrows(RankFailedException.class, () -> LocalCluster.run(3, Duration.ofMillis(600), comm -> {
+                if (comm.rank() == 2) {
+                    Thread.sleep(60_000);
+                }
+                if (comm.rank() == 0) {
+                    long cpu0 = threadCpu();
+                    try {
+                        switch (operation) {
+                            case "receive" -> comm.recv(new double[1], 0, 1, 2, 5);
+                            case "barrier" -> comm.barrier();
+                            default -> comm.send(new double[100_000], 0, 100_000, 2, 5);   // rendezvous: waits
+                        }
+                    } finally {
+                        waiterCpu.set(threadCpu() - cpu0);
+                    }
+                }
+                comm.barrier();
+                return null;
+            })));
+        double seconds = (System.nanoTime() - start) / 1e9;
+        // Rank 0 waits for rank 2, rank 1 for rank 0 (in the barrier): whichever gives up first names rank 2.
+        assertTrue(e.getMessage().contains("rank 2 stopped answering") && e.getMessage().contains("0.600 s"),
+            e.getMessage());
+        assertTrue(seconds > 0.6 && seconds < 8, "took " + seconds + " s");
+        assertTrue(waiterCpu.get() < 300_000_000L, "the waiting rank used " + waiterCpu.get() / 1e6 + " ms of CPU");
+    }
+
+    private static long threadCpu() {
+        return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+    }
 }

@@ -1,0 +1,196 @@
+package org.paratrain.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.paratrain.comm.RankFailedException;
+import org.paratrain.experiment.RunWriter;
+import org.paratrain.train.DivergenceException;
+import org.paratrain.train.TrainingControl;
+import org.paratrain.train.TrainingResult;
+import org.paratrain.train.TrainingState;
+import org.paratrain.train.checkpoint.CheckpointStore;
+import org.paratrain.train.checkpoint.CheckpointWriter;
+
+/**
+ * Runs a training job until it succeeds or runs out of restarts. After a rank fails (it
+ * threw, died or hung), the job starts again from the newest checkpoint; when failures
+ * repeat, on one rank fewer each time down to the minimum. Results do not depend on the
+ * node count, so a restarted run ends with the bits of one that never failed. Divergence is
+ * not a failure to retry: the same settings would diverge again.
+ *
+ * <p>Also keeps the history of the latest attempt, so that a run that fails for good still
+ * leaves the losses that show what went wrong.
+ */
+final class Attempts {
+    private final CheckpointOptions options;
+    private final JsonNode meta;
+    private final PrintWriter err;
+    private final ArrayNode log = RunWriter.json().createArrayNode();
+    private TrainingResult.History history;
+    private int epochsDone;
+
+    Attempts(CheckpointOptions options, JsonNode meta, PrintWriter err) {
+        this.options = options;
+        this.meta = meta;
+        this.err = err;
+    }
+
+    /** One attempt: trains on {@code nodes} ranks under {@code control}. */
+    @FunctionalInterface
+    interface Attempt {
+        TrainingResult run(int nodes, TrainingControl control, boolean firstAttempt);
+    }
+
+    /** Runs in this process (the local backend): attempts until one succeeds or restarts run out. */
+    TrainingResult runLocal(int nodes, TrainingState resumed, Attempt attempt) {
+        TrainingState state = resumed;
+        int n = nodes;
+        for (int restart = 0; ; restart++) {
+            CheckpointWriter writer = options.writer(meta, f -> { });
+            try {
+                TrainingResult r = attempt.run(n, options.control(state, writer, this::epochEnd), restart == 0);
+                if (writer != null) {
+                    writer.close();     // the last checkpoint is on disk before the run reports success
+                }
+                return r;
+            } catch (RankFailedException e) {
+                if (writer != null) {
+                    writer.close();
+                }
+                if (e.getCause() instanceof DivergenceException || restart >= options.maxRestarts) {
+                    throw e;
+                }
+                state = newestState();
+                n = restart == 0 ? n : Math.max(options.minNodes(nodes), n - 1);
+                logRestart(restart + 1, e.getMessage(), state, n);
+            }
+        }
+    }
+
+    /**
+     * Runs an MPI job (the front process): {@code launch} starts mpirun with the arguments for
+     * the given node count and state, and returns its exit status.
+     */
+    void runMpi(int nodes, Function<Restart, Integer> launch) {
+        int n = nodes;
+        Restart how = new Restart(n, options.resume, true);
+        for (int restart = 0; ; restart++) {
+            int status = launch.apply(how);
+            if (status == 0) {
+                return;
+            }
+            if (restart >= options.maxRestarts || status == 2) {
+                throw new JobFailedException(status);
+            }
+            TrainingState state = newestState();
+            n = restart == 0 ? n : Math.max(options.minNodes(nodes), n - 1);
+            logRestart(restart + 1, "the MPI job ended with status " + status, state, n);
+            how = new Restart(n, state == null ? null : options.dir, false);
+        }
+    }
+
+    /**
+     * How to launch an attempt.
+     *
+     * @param nodes  ranks
+     * @param resume checkpoint to resume from, or null to start afresh
+     * @param first  whether this is the first attempt (not a restart)
+     */
+    record Restart(int nodes, Path resume, boolean first) { }
+
+    /** The restarts so far, for result.json: attempt, reason, where it resumed, on how many ranks. */
+    ArrayNode log() {
+        return log;
+    }
+
+    /**
+     * Writes the history of the epochs completed before a failure into {@code out}, if any,
+     * and says where; does nothing when no epoch completed.
+     */
+    void writePartialHistory(Path out) {
+        if (out == null || history == null || epochsDone == 0) {
+            return;
+        }
+        Path f = RunWriter.writePartialHistory(out, history, epochsDone);
+        err.println("paratrain: wrote the loss history of the " + epochsDone + " epochs before the failure to " + f);
+    }
+
+    /** The listener that keeps the latest history, for {@link #writePartialHistory}. */
+    TrainingControl.EpochListener listener() {
+        return this::epochEnd;
+    }
+
+    private void epochEnd(int epoch, TrainingResult.History h) {
+        history = h;
+        epochsDone = epoch;
+    }
+
+    /** The newest intact checkpoint's state, or null (a restart from the beginning) when there is none. */
+    private TrainingState newestState() {
+        if (options.dir == null || !Files.isDirectory(options.dir)) {
+            return null;
+        }
+        try {
+            return CheckpointStore.newest(options.dir, w -> err.println("paratrain: warning: " + w)).state();
+        } catch (java.io.UncheckedIOException e) {
+            return null;
+        }
+    }
+
+    private void logRestart(int attempt, String reason, TrainingState state, int nodes) {
+        ObjectNode r = log.addObject();
+        r.put("restart", attempt);
+        r.put("reason", reason);
+        r.put("resumed_from", state == null ? "the beginning" : state.toString());
+        r.put("nodes", nodes);
+        err.println("paratrain: " + reason + "; restarting from " + (state == null ? "the beginning" : state)
+            + " on " + nodes + (nodes == 1 ? " node" : " nodes") + " (restart " + attempt + " of "
+            + options.maxRestarts + ")");
+        err.flush();
+    }
+
+    /** The arguments of a command line with {@code option}'s value set to {@code value} (added if missing). */
+    static List<String> withOption(List<String> args, String option, String value) {
+        List<String> out = new ArrayList<>();
+        boolean set = false;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a.equals(option) && i + 1 < args.size()) {
+                out.add(a);
+                out.add(value);
+                i++;
+                set = true;
+            } else if (a.startsWith(option + "=")) {
+                out.add(option + "=" + value);
+                set = true;
+            } else {
+                out.add(a);
+            }
+        }
+        if (!set) {
+            out.add(option);
+            out.add(value);
+        }
+        return out;
+    }
+
+    /** The arguments without {@code option} and its value. */
+    static List<String> withoutOption(List<String> args, String option) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            if (args.get(i).equals(option)) {
+                i++;
+            } else if (!args.get(i).startsWith(option + "=")) {
+                out.add(args.get(i));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,149 @@
+package org.paratrain.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.paratrain.experiment.DataFingerprint;
+import org.paratrain.experiment.SpecCodec;
+import org.paratrain.train.TrainingControl;
+import org.paratrain.train.TrainingState;
+import org.paratrain.train.checkpoint.CheckpointFile;
+import org.paratrain.train.checkpoint.CheckpointStore;
+import org.paratrain.train.checkpoint.CheckpointWriter;
+import picocli.CommandLine.Option;
+
+/**
+ * The options that keep a long run safe: checkpoints, resuming, restarts after a failure,
+ * and how long a rank may wait for another.
+ */
+final class CheckpointOptions {
+    @Option(names = "--checkpoint-dir", description = "Save the full training state into this directory "
+        + "(every epoch unless --checkpoint-every or --checkpoint-every-steps says otherwise).")
+    Path dir;
+
+    @Option(names = "--checkpoint-every", description = "Save a checkpoint every N epochs (and after the last).")
+    Integer everyEpochs;
+
+    @Option(names = "--checkpoint-every-steps", description = "Mini-batch runs: also save every N updates.")
+    Long everySteps;
+
+    @Option(names = "--keep-checkpoints", defaultValue = "2",
+        description = "How many of the newest checkpoints to keep (default ${DEFAULT-VALUE}).")
+    int keep;
+
+    @Option(names = "--resume", description = "Continue from the newest intact checkpoint in this directory (or "
+        + "this checkpoint file); any --nodes and --backend, same settings and data.")
+    Path resume;
+
+    @Option(names = "--max-restarts", defaultValue = "0",
+        description = "When a rank fails or hangs, restart from the newest checkpoint up to N times (default 0).")
+    int maxRestarts;
+
+    @Option(names = "--min-nodes", description = "With --max-restarts: when a failure repeats, restart on one rank "
+        + "fewer each time, down to this many (default: always --nodes).")
+    Integer minNodes;
+
+    @Option(names = "--comm-timeout", defaultValue = "300", description = "Seconds a rank may wait for another "
+        + "before the run is ended as hung, naming the rank it waited for (default ${DEFAULT-VALUE}).")
+    double commTimeoutSeconds;
+
+    /** Checks the values and how they combine, before any work; messages name the option. */
+    void check(int nodes, int batchSize) {
+        if (everyEpochs != null && everyEpochs < 1) {
+            throw new IllegalArgumentException("--checkpoint-every must be at least 1 epoch, got " + everyEpochs);
+        }
+        if (everySteps != null && everySteps < 1) {
+            throw new IllegalArgumentException("--checkpoint-every-steps must be at least 1, got " + everySteps);
+        }
+        if (everySteps != null && batchSize == 0) {
+            throw new IllegalArgumentException("--checkpoint-every-steps needs mini-batches (--batch-size); a "
+                + "full-batch epoch is one step: use --checkpoint-every");
+        }
+        if ((everyEpochs != null || everySteps != null) && dir == null) {
+            throw new IllegalArgumentException("--checkpoint-every and --checkpoint-every-steps need --checkpoint-dir");
+        }
+        if (keep < 1) {
+            throw new IllegalArgumentException("--keep-checkpoints must be at least 1, got " + keep);
+        }
+        if (maxRestarts < 0) {
+            throw new IllegalArgumentException("--max-restarts must be at least 0, got " + maxRestarts);
+        }
+        if (minNodes != null && (minNodes < 1 || minNodes > nodes)) {
+            throw new IllegalArgumentException("--min-nodes must be in [1, " + nodes + "] (--nodes), got " + minNodes);
+        }
+        if (minNodes != null && maxRestarts == 0) {
+            throw new IllegalArgumentException("--min-nodes has no effect without --max-restarts");
+        }
+        if (!(commTimeoutSeconds > 0) || commTimeoutSeconds > 1e7) {
+            throw new IllegalArgumentException("--comm-timeout must be a number of seconds in (0, 10000000], got "
+                + commTimeoutSeconds);
+        }
+        if (resume != null && !java.nio.file.Files.exists(resume)) {
+            throw new IllegalArgumentException("--resume " + resume + ": no such file or directory");
+        }
+    }
+
+    /** True when checkpoints are written or read. */
+    boolean active() {
+        return dir != null || resume != null;
+    }
+
+    Duration commTimeout() {
+        return Duration.ofNanos((long) (commTimeoutSeconds * 1e9));
+    }
+
+    /** The fewest ranks a restart may use. */
+    int minNodes(int nodes) {
+        return minNodes == null ? nodes : minNodes;
+    }
+
+    /**
+     * What every checkpoint of this run records: its settings, its data and how it was made.
+     *
+     * @param settings    from {@link SpecCodec#encode}
+     * @param fingerprint from {@link DataFingerprint#of}
+     */
+    static ObjectNode meta(ObjectNode settings, ObjectNode fingerprint, ObjectNode provenance) {
+        ObjectNode m = settings.objectNode();
+        m.set("settings", settings);
+        m.set("data", fingerprint);
+        m.set("provenance", provenance);
+        return m;
+    }
+
+    /**
+     * The state to continue from: the newest intact checkpoint at {@code from}, checked against
+     * this run's {@code meta}; warnings about skipped checkpoints go to {@code warnings}.
+     *
+     * @throws IllegalArgumentException naming every difference, if it belongs to another run
+     */
+    static TrainingState load(Path from, JsonNode meta, java.util.function.Consumer<String> warnings) {
+        CheckpointFile.Contents c = CheckpointStore.newest(from, warnings);
+        if (meta != null) {
+            List<String> diff = new ArrayList<>(SpecCodec.differences(c.meta().path("settings"),
+                meta.path("settings")));
+            diff.addAll(DataFingerprint.differences(c.meta().path("data"), meta.path("data")));
+            if (!diff.isEmpty()) {
+                throw new IllegalArgumentException("--resume " + from + ": the checkpoint belongs to another run: "
+                    + String.join("; ", diff));
+            }
+        }
+        return c.state();
+    }
+
+    /** A writer of this run's checkpoints, or null when none are asked for; told each file written. */
+    CheckpointWriter writer(JsonNode meta, java.util.function.Consumer<Path> written) {
+        return dir == null ? null : new CheckpointWriter(new CheckpointStore(dir, keep), meta, written);
+    }
+
+    /** The control of one attempt: from {@code state} (or the start), saving with {@code writer} if any. */
+    TrainingControl control(TrainingState state, CheckpointWriter writer, TrainingControl.EpochListener listener) {
+        TrainingControl.Checkpoints c = writer == null ? null : new TrainingControl.Checkpoints(
+            everyEpochs == null && everySteps == null ? 1 : everyEpochs == null ? 0 : everyEpochs,
+            everySteps == null ? 0 : everySteps, writer);
+        return new TrainingControl(state, c, listener, commTimeout());
+    }
+}

@@ -1,0 +1,79 @@
+package org.paratrain.train;
+
+import java.time.Duration;
+
+/**
+ * How a run is watched and kept safe, apart from what it trains: where it starts (a state to
+ * resume, or the beginning), when it saves its state, whom it tells after each epoch, and
+ * how long a rank may wait for another before the run is ended as hung.
+ *
+ * @param resume      the state to continue from, or null to start afresh
+ * @param checkpoints when and where to save the state, or null for never
+ * @param listener    told on rank 0 after every epoch, or null
+ * @param commTimeout how long any rank may wait in one communication call
+ */
+public record TrainingControl(TrainingState resume, Checkpoints checkpoints, EpochListener listener,
+                              Duration commTimeout) {
+
+    /** The default wait before a run is called hung: 300 s, long enough for any epoch's straggler. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(300);
+
+    /** Checks the timeout. */
+    public TrainingControl {
+        if (commTimeout == null) {
+            commTimeout = DEFAULT_TIMEOUT;
+        }
+        if (commTimeout.isNegative() || commTimeout.isZero()) {
+            throw new IllegalArgumentException("the communication timeout must be positive, got " + commTimeout);
+        }
+    }
+
+    /** Start afresh, no checkpoints, no listener, the default timeout. */
+    public static TrainingControl none() {
+        return new TrainingControl(null, null, null, DEFAULT_TIMEOUT);
+    }
+
+    /** This control resuming from {@code state}. */
+    public TrainingControl resumingFrom(TrainingState state) {
+        return new TrainingControl(state, checkpoints, listener, commTimeout);
+    }
+
+    /** This control telling {@code l} after every epoch. */
+    public TrainingControl withListener(EpochListener l) {
+        return new TrainingControl(resume, checkpoints, l, commTimeout);
+    }
+
+    /**
+     * Told on rank 0 at the end of every epoch, after the divergence check: a progress bar,
+     * epoch lines, or a record of the history kept for when the run fails.
+     */
+    @FunctionalInterface
+    public interface EpochListener {
+        /**
+         * @param epoch   the epoch just completed, 1-based
+         * @param history the run's history, valid for entries {@code [0, epoch)}; do not keep
+         *                the arrays, they are the trainer's own
+         */
+        void epochEnd(int epoch, TrainingResult.History history);
+    }
+
+    /**
+     * When rank 0 saves the training state, and to whom it hands it.
+     *
+     * @param everyEpochs save after every this many epochs (0: not by epochs)
+     * @param everySteps  save after every this many updates within an epoch (0: not by steps)
+     * @param sink        receives each state (a copy the trainer no longer touches)
+     */
+    public record Checkpoints(int everyEpochs, long everySteps, java.util.function.Consumer<TrainingState> sink) {
+        /** Checks the intervals. */
+        public Checkpoints {
+            if (everyEpochs < 0 || everySteps < 0 || (everyEpochs == 0 && everySteps == 0)) {
+                throw new IllegalArgumentException("checkpoint intervals must be at least 0 and not both 0, got "
+                    + everyEpochs + " epochs and " + everySteps + " steps");
+            }
+            if (sink == null) {
+                throw new IllegalArgumentException("checkpoints need somewhere to go");
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package org.paratrain.train;
+
+import java.util.Arrays;
+import org.paratrain.optim.OptimizerState;
+
+/**
+ * Everything a run needs to continue exactly where it stopped: the parameters and the
+ * optimiser's state as raw bits, the position (epochs done and, within the next epoch, steps
+ * done), and the history so far. The loss history also rebuilds the divergence check's
+ * state, and the mini-batch order of an epoch is drawn from the seed and the epoch, so
+ * nothing else is needed: a run resumed from this state, at any node count, ends with the
+ * bits of one that never stopped.
+ *
+ * @param epoch     epochs completed
+ * @param step      steps completed within epoch {@code epoch} (0 at an epoch's end)
+ * @param params    parameters after those steps
+ * @param optimizer the optimiser's state after those steps
+ * @param history   one entry per completed epoch, plus the partial sums of the epoch under
+ *                  way when {@code step > 0}
+ */
+public record TrainingState(int epoch, int step, double[] params, OptimizerState optimizer,
+                            TrainingResult.History history) {
+
+    /** Checks that the history matches the position, and keeps copies. */
+    public TrainingState {
+        if (epoch < 0 || step < 0) {
+            throw new IllegalArgumentException("training state: epoch and step must be at least 0, got " + epoch
+                + " and " + step);
+        }
+        int entries = epoch + (step > 0 ? 1 : 0);
+        if (history.loss().length != entries || history.seconds().length != entries
+            || history.compute().length != entries || history.comm().length != entries) {
+            throw new IllegalArgumentException("training state at epoch " + epoch + ", step " + step + " needs "
+                + entries + " history entries, got " + history.loss().length);
+        }
+        params = params.clone();
+        history = copy(history, entries);
+    }
+
+    /** The parameters, a copy. */
+    @Override
+    public double[] params() {
+        return params.clone();
+    }
+
+    /** Updates applied so far: the optimiser's count. */
+    public long updates() {
+        return optimizer.steps();
+    }
+
+    /** The first {@code n} entries of {@code h}, copied. */
+    static TrainingResult.History copy(TrainingResult.History h, int n) {
+        return new TrainingResult.History(Arrays.copyOf(h.loss(), n), Arrays.copyOf(h.seconds(), n),
+            Arrays.copyOf(h.compute(), n), Arrays.copyOf(h.comm(), n));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TrainingState s && epoch == s.epoch && step == s.step && Arrays.equals(params, s.params)
+            && optimizer.equals(s.optimizer) && Arrays.equals(history.loss(), s.history.loss());
+    }
+
+    @Override
+    public int hashCode() {
+        return epoch * 31 + step;
+    }
+
+    @Override
+    public String toString() {
+        return step == 0 ? "epoch " + epoch : "epoch " + epoch + ", step " + step;
+    }
+}

@@ -1,0 +1,108 @@
+package org.paratrain.train.checkpoint;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.paratrain.optim.OptimizerState;
+import org.paratrain.train.TrainingResult;
+import org.paratrain.train.TrainingState;
+
+class CheckpointStoreTest {
+    @TempDir
+    Path dir;
+
+    static TrainingState state(int epoch, double[] params) {
+        double[] h = new double[epoch];
+        for (int i = 0; i < epoch; i++) {
+            h[i] = 100.0 / (i + 1);
+        }
+        return new TrainingState(epoch, 0, params, new OptimizerState("adam", 7L * epoch,
+            new double[] {0.9, 0.999}, new double[][] {params.clone(), new double[params.length]}),
+            new TrainingResult.History(h, h, h, h));
+    }
+
+    static ObjectNode meta() {
+        ObjectNode m = new ObjectMapper().createObjectNode();
+        m.putObject("settings").put("lr", 0.1);
+        return m;
+    }
+
+    /** Every double comes back with its exact bits: signed zeros, subnormals, NaN payloads, infinities. */
+    @Property(tries = 200)
+    void bitsSurviveTheRoundTrip(@ForAll double a, @ForAll double b, @ForAll long rawBits) throws IOException {
+        double[] p = {a, b, Double.longBitsToDouble(rawBits), -0.0, Double.MIN_VALUE, Double.MAX_VALUE,
+            Double.longBitsToDouble(0x7ff0000000000123L), Double.NEGATIVE_INFINITY};
+        TrainingState s = state(3, p);
+        CheckpointFile.Contents c = CheckpointFile.decode(CheckpointFile.encode(s, meta()));
+        for (int i = 0; i < p.length; i++) {
+            assertEquals(Double.doubleToRawLongBits(p[i]), Double.doubleToRawLongBits(c.state().params()[i]));
+        }
+        assertEquals(s, c.state());
+        assertEquals(meta(), c.meta());
+    }
+
+    /** Any single flipped bit, or a cut anywhere, is caught by the checksum or the framing. */
+    @Test
+    void damageAnywhereIsRefused() {
+        byte[] ok = CheckpointFile.encode(state(4, new double[] {1, 2, 3}), meta());
+        for (int i = 0; i < ok.length; i++) {
+            byte[] bad = ok.clone();
+            bad[i] ^= (byte) (1 << (i % 8));
+            assertThrows(IOException.class, () -> CheckpointFile.decode(bad), "flipped bit in byte " + i);
+        }
+        for (int n = 0; n < ok.length; n += 7) {
+            byte[] cut = java.util.Arrays.copyOf(ok, n);
+            assertThrows(IOException.class, () -> CheckpointFile.decode(cut), "cut at " + n);
+        }
+    }
+
+    @Test
+    void keepsTheNewestAndFallsBackPastADamagedOne() throws IOException {
+        CheckpointStore store = new CheckpointStore(dir, 2);
+        for (int e = 1; e <= 5; e++) {
+            store.write(state(e, new double[] {e, -e}), meta());
+        }
+        List<Path> files = CheckpointStore.list(dir);
+        assertEquals(2, files.size(), files.toString());
+        assertEquals(5, CheckpointStore.newest(dir, w -> { }).state().epoch());
+        try (var s = Files.list(dir)) {
+            assertEquals(2, s.count(), "temporary files left behind");
+        }
+        // Damage the newest: a warning, and the one before it.
+        byte[] b = Files.readAllBytes(files.get(1));
+        b[b.length / 2] ^= 1;
+        Files.write(files.get(1), b);
+        List<String> warnings = new ArrayList<>();
+        TrainingState s = CheckpointStore.newest(dir, warnings::add).state();
+        assertEquals(4, s.epoch());
+        assertArrayEquals(new double[] {4, -4}, s.params());
+        assertEquals(1, warnings.size());
+        assertTrue(warnings.get(0).contains(files.get(1).getFileName().toString())
+            && warnings.get(0).contains("checksum"), warnings.get(0));
+        // Damage both: an error naming the directory and both reasons.
+        Files.write(files.get(0), new byte[] {1, 2, 3});
+        UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> CheckpointStore.newest(dir, w -> { }));
+        assertTrue(e.getMessage().contains("no intact checkpoint") && e.getMessage().contains("not a paratrain"),
+            e.getMessage());
+    }
+
+    @Test
+    void anEmptyDirectoryIsNamed() {
+        UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> CheckpointStore.newest(dir, w -> { }));
+        assertTrue(e.getMessage().contains(dir.toString()), e.getMessage());
+    }
+}
