@@ -109,6 +109,11 @@ final class BenchMlpCommand implements Runnable {
     }
 
     private Dataset data() {
+        return images(samples);
+    }
+
+    /** {@code samples} Fashion-MNIST training images (random ones of the same shape where it is not installed). */
+    static Dataset images(int samples) {
         if (samples < 512) {
             throw new IllegalArgumentException("--samples must be at least 512, got " + samples);
         }

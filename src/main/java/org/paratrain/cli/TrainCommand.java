@@ -179,6 +179,9 @@ final class TrainCommand implements Runnable {
         if (mpi && !child) {
             List<String> base = Attempts.withoutOption(Attempts.withoutOption(args, "--max-restarts"), "--min-nodes");
             attempts.runMpi(config.nodes(), how -> backendOptions.launchStatus(how.nodes(), relaunch(base, how)));
+            if (out != null && !attempts.log().isEmpty()) {
+                RunWriter.addToResult(out, "restarts", attempts.log());   // rank 0 of the last attempt wrote it
+            }
             return;
         }
         TrainingResult r = train(attempts, meta, data, config, recipe, resumed, failure);

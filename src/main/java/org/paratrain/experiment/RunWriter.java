@@ -39,6 +39,18 @@ public final class RunWriter {
         AtomicFiles.writeBytes(dir.resolve("result.json"), out -> JSON.writeValue(out, root));
     }
 
+    /** Adds {@code field} to the result.json in {@code dir}, rewriting it atomically. */
+    public static void addToResult(Path dir, String field, com.fasterxml.jackson.databind.JsonNode value) {
+        Path file = dir.resolve("result.json");
+        try {
+            ObjectNode root = (ObjectNode) JSON.readTree(file.toFile());
+            root.set(field, value);
+            AtomicFiles.writeBytes(file, out -> JSON.writeValue(out, root));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot update " + file + ": " + e.getMessage(), e);
+        }
+    }
+
     /**
      * Writes the first {@code epochs} entries of {@code h} as {@code dir/history.csv}, for a run
      * that failed or diverged: what went wrong shows in it. Returns the file.

@@ -1,0 +1,128 @@
+package org.paratrain.cli;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+import org.paratrain.data.Dataset;
+import org.paratrain.io.AtomicFiles;
+import org.paratrain.optim.OptimizerState;
+import org.paratrain.train.LossReduction;
+import org.paratrain.train.Recipe;
+import org.paratrain.train.TrainConfig;
+import org.paratrain.train.Training;
+import org.paratrain.train.TrainingControl;
+import org.paratrain.train.TrainingResult;
+import org.paratrain.train.TrainingState;
+import org.paratrain.train.checkpoint.CheckpointStore;
+import org.paratrain.train.checkpoint.CheckpointWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code paratrain bench checkpoint}: what checkpoints cost on the Fashion-MNIST MLP
+ * (784-256-10, Adam): the time to write one durably, and a run checkpointing every epoch
+ * beside the same run without, alternated so both see the same machine.
+ */
+@Command(name = "checkpoint", mixinStandardHelpOptions = true,
+    description = {"Time one checkpoint of the Fashion-MNIST MLP and the slowdown of checkpointing every epoch.",
+        "The 784-256-10 MLP with Adam (203,530 parameters and two moment vectors): one checkpoint written",
+        "durably (fsync, rename, fsync of the directory), and training with a checkpoint after every epoch",
+        "beside the same training without, alternated, on Fashion-MNIST (random images where it is missing)."})
+final class BenchCheckpointCommand implements Runnable {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--samples", defaultValue = "12000", description = "Training images (default ${DEFAULT-VALUE}).")
+    int samples;
+
+    @Option(names = "--epochs", defaultValue = "3", description = "Epochs per timed run (default ${DEFAULT-VALUE}).")
+    int epochs;
+
+    @Option(names = "--repeats", defaultValue = "3", description = "Timed pairs of runs (default ${DEFAULT-VALUE}).")
+    int repeats;
+
+    @Option(names = "--nodes", defaultValue = "2", description = "Ranks (default ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(names = "--dir", description = "Where to write the checkpoints (default: a temporary directory; "
+        + "point it at the disk you will use).")
+    Path dir;
+
+    @Override
+    public void run() {
+        Dataset data = BenchMlpCommand.images(samples);
+        Recipe recipe = new Recipe("mlp", 10, "adam", 0.9, 0, "constant", 0, 256, 42, "256", "relu");
+        TrainConfig config = new TrainConfig(nodes, epochs, 1e-3, false, LossReduction.MEAN, 0,
+            TrainConfig.MASTER_WORKER);
+        Path where = dir != null ? dir : tempDir();
+        try {
+            double[] write = writeTimes(where, recipe.newModel(784, false, 10).parameterCount());
+            double[] plain = new double[repeats];
+            double[] saving = new double[repeats];
+            Training.local(data, config.withEpochs(1), recipe, null);   // warm-up
+            for (int r = 0; r < repeats; r++) {
+                plain[r] = Training.local(data, config, recipe, null).trainSeconds();
+                saving[r] = timedWithCheckpoints(data, config, recipe, where.resolve("run"));
+            }
+            report(data, write, plain, saving);
+        } finally {
+            if (dir == null) {
+                AtomicFiles.deleteQuietly(where);
+            }
+        }
+    }
+
+    /** Seconds to write one checkpoint of a network with {@code p} parameters and Adam's two vectors, 5 times. */
+    private static double[] writeTimes(Path where, int p) {
+        double[] w = new double[p];
+        Arrays.fill(w, 0.25);
+        TrainingState s = new TrainingState(10, 0, w, new OptimizerState("adam", 470, new double[] {0.5, 0.6},
+            new double[][] {w, w}), new TrainingResult.History(new double[10], new double[10], new double[10],
+            new double[10]));
+        CheckpointStore store = new CheckpointStore(where.resolve("single"), 2);
+        double[] t = new double[5];
+        for (int i = 0; i < t.length; i++) {
+            long t0 = System.nanoTime();
+            store.write(s, JsonNodeFactory.instance.objectNode());
+            t[i] = (System.nanoTime() - t0) / 1e9;
+        }
+        return t;
+    }
+
+    private static double timedWithCheckpoints(Dataset data, TrainConfig config, Recipe recipe, Path ck) {
+        long t0 = System.nanoTime();
+        try (CheckpointWriter w = new CheckpointWriter(new CheckpointStore(ck, 2),
+            JsonNodeFactory.instance.objectNode(), f -> { })) {
+            Training.local(data, config, recipe, new TrainingControl(null, new TrainingControl.Checkpoints(1, 0, w),
+                null, null), null);
+        }
+        return (System.nanoTime() - t0) / 1e9;     // the last write included: it is on disk when this returns
+    }
+
+    private void report(Dataset data, double[] write, double[] plain, double[] saving) {
+        Arrays.sort(write);
+        Arrays.sort(plain);
+        Arrays.sort(saving);
+        double p = plain[plain.length / 2];
+        double s = saving[saving.length / 2];
+        long bytes = (3L * 203_530 + 42) * 8;
+        var out = spec.commandLine().getOut();
+        out.printf(Locale.ROOT, "MLP 784-256-10, Adam, batch 256, %d ranks, %d %s images, %d epochs per run%n",
+            nodes, data.samples(), Files.isDirectory(Path.of("/usr/share/datasets/fashion-mnist")) ? "Fashion-MNIST"
+                : "random", epochs);
+        out.printf(Locale.ROOT, "one checkpoint (%.1f MB, durable): median %.1f ms, min %.1f, max %.1f%n",
+            bytes / 1e6, write[write.length / 2] * 1e3, write[0] * 1e3, write[write.length - 1] * 1e3);
+        out.printf(Locale.ROOT, "run without checkpoints: median %.3f s; with one every epoch: %.3f s; "
+            + "slowdown %.1f%% (%.1f ms per epoch)%n", p, s, 100 * (s / p - 1), (s - p) / epochs * 1e3);
+    }
+
+    private static Path tempDir() {
+        try {
+            return Files.createTempDirectory("paratrain-bench-checkpoint");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot make a temporary directory: " + e.getMessage(), e);
+        }
+    }
+}
