@@ -137,6 +137,7 @@ final class TrainCommand implements Runnable {
 
     @Override
     public void run() {
+        OptionChecks.train(this);
         boolean mpi = backendOptions.isMpi();
         boolean child = mpi && MpiJob.insideMpirun();
         if (child && (nodesText.equals("auto") || allreduce.equals("auto"))) {
@@ -159,6 +160,7 @@ final class TrainCommand implements Runnable {
         Prepared prepared = prepare(read(xFile, yFile, "--labels"), testX == null ? null
             : read(testX, testY, "--test-labels"));
         Dataset data = prepared.train();
+        OptionChecks.trainData(this, data, recipe.check(data), config, recipe);
         if (n == AUTO || config.exchange().equals("auto")) {
             config = AutoChoice.resolve(config, n == AUTO, data, mpi, out());
             args = AutoChoice.replace(args, config);
@@ -259,7 +261,7 @@ final class TrainCommand implements Runnable {
     }
 
     private Dataset read(Path x, Path y, String labelsOption) {
-        return dataFormat.read(x, y, labelsOption);
+        return OptionChecks.labels(model, classes, dataFormat.read(x, y, labelsOption), y == null ? x : y);
     }
 
     private Prepared prepare(Dataset all, Dataset givenTest) {
