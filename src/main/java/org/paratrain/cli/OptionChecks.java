@@ -202,6 +202,14 @@ final class OptionChecks {
         return data;
     }
 
+    /** Test data with as many features as the training data; else the test metrics would read the wrong columns. */
+    static void sameFeatures(Dataset train, Path trainFile, Dataset test, Path testFile) {
+        if (test != null && test.features() != train.features()) {
+            throw new DataFormatException(testFile + ": " + test.features() + " features a sample, but the training "
+                + "data (" + trainFile + ") has " + train.features());
+        }
+    }
+
     /** A count option's value in [min, max]. */
     static void range(String option, long value, long min, long max) {
         if (value < min || value > max) {

@@ -265,6 +265,7 @@ final class TrainCommand implements Runnable {
     }
 
     private Prepared prepare(Dataset all, Dataset givenTest) {
+        OptionChecks.sameFeatures(all, xFile, givenTest, testX);
         if (givenTest != null && testFraction != 0) {
             throw new IllegalArgumentException("give either --test-data or --test-fraction, not both");
         }

@@ -28,7 +28,21 @@ public final class TableFormats {
                 throw new DataFormatException(file + ":1: the header names one column ('" + Clip.value(header)
                     + "'); expected the label and at least one feature, separated by commas");
             }
+            if (Arrays.stream(names).allMatch(TableFormats::isNumber)) {
+                throw new DataFormatException(file + ":1: the header line holds only numbers ('" + Clip.value(header)
+                    + "'); expected the names of the columns (is the header missing?)");
+            }
             return csvRows(file, in, names, labelColumn(file, names, label));
+        }
+    }
+
+    /** Whether a header field is a number: a header of numbers is a first sample that lost its header. */
+    private static boolean isNumber(String field) {
+        try {
+            TextLines.parse(field.strip());
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
         }
     }
 

@@ -117,7 +117,8 @@ final class TextLines implements Closeable {
             if (java.util.List.of("nan", "inf", "infinity").contains(t.toLowerCase(java.util.Locale.ROOT))) {
                 throw error(what + " is " + Clip.value(token) + ", expected a finite number");
             }
-            throw error(what + " is '" + Clip.value(token) + "', expected a number");
+            throw error(what + " is '" + Clip.value(token) + "', expected a number" + (token.contains(",")
+                ? " (values are separated by spaces or tabs here; is this a CSV file?)" : ""));
         }
         if (!Double.isFinite(v)) {
             throw error(what + " is " + Clip.value(token) + ", expected a finite number");

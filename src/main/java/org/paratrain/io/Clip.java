@@ -44,7 +44,7 @@ public final class Clip {
             }
             if (end > i) {
                 String word = message.substring(i, end);
-                sb.append(word.length() > LONGEST_WORD ? value(word) : visible(word));
+                sb.append(word.length() > LONGEST_WORD ? cut(word) : visible(word));
                 i = end;
             } else {
                 char c = message.charAt(i++);
@@ -55,6 +55,15 @@ public final class Clip {
             sb.append(" ... (message cut at ").append(LONGEST_MESSAGE).append(" characters)");
         }
         return sb.toString();
+    }
+
+    /** A long word cut as {@link #value} cuts, keeping the punctuation that closes it (a quote, a colon). */
+    private static String cut(String word) {
+        int end = word.length();
+        while (end > word.length() - 3 && !Character.isLetterOrDigit(word.charAt(end - 1))) {
+            end--;
+        }
+        return value(word.substring(0, end)) + visible(word.substring(end));
     }
 
     /** Control characters, the byte-order mark and U+2028/U+2029 as escapes, so the text stays on one line. */

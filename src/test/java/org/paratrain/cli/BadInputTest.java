@@ -176,6 +176,8 @@ class BadInputTest {
         c.add(bad("scale hostfile with local", 2, "--hostfile", "scale", "--samples", "10", "--features", "1",
             "--hostfile", "@X.in", "--out", "@scale"));
         c.add(bad("paper repeats 0", 2, "--repeats", "paper", "--repeats", "0", "--out", "@paper"));
+        c.add(bad("bench collectives rounds 0", 2, "--rounds", "bench", "collectives", "--rounds", "0", "--out",
+            "@bench"));
         c.add(bad("paper out under a file", 2, "--out|not a directory", "paper", "--out", "@X.in/paper"));
     }
 
@@ -203,6 +205,9 @@ class BadInputTest {
         c.add(bad("value of 5 MB", 1, "X.in:1", train()).file("X.in", BIG + "x 2\n" + tail(1)));
         c.add(bad("float suffix", 1, "X.in:1", train()).file("X.in", "2f 1\n" + tail(1)));
         c.add(bad("hexadecimal", 1, "X.in:1", train()).file("X.in", "0x1p3 1\n" + tail(1)));
+        c.add(bad("commas in the paper format", 1, "X.in:1|CSV", train()).file("X.in", "1,2\n" + tail(1)));
+        c.add(bad("test data of other features", 1, "X3.in|features", train("--test-data", "@X3.in",
+            "--test-labels", "@y.in")).file("X3.in", rows(i -> "1 2 3")));
         c.add(bad("label not a class", 1, "labels.in", train("--model", "logistic", "--y", "@labels.in"))
             .file("labels.in", "0\n1\n3\n" + rows(i -> "0").substring(6)));
     }
@@ -215,6 +220,7 @@ class BadInputTest {
         c.add(bad("csv cell of 5 MB", 1, "d.csv:2", csv).file("d.csv", "a,b,y\n1," + BIG + "z,0\n"));
         c.add(bad("csv header of one column", 1, "d.csv:1", csv).file("d.csv", "a;b;y\n1;2;0\n"));
         c.add(bad("csv header only", 1, "d.csv", csv).file("d.csv", "a,b,y\n"));
+        c.add(bad("csv header missing", 1, "d.csv:1|header", csv).file("d.csv", "1,2,0\n3,4,1\n"));
         c.add(bad("csv empty", 1, "d.csv", csv).file("d.csv", ""));
         c.add(bad("csv unknown label column", 1, "d.csv|zzz", concat(csv, "--label", "zzz")));
         c.add(bad("csv NaN", 1, "d.csv:2", csv).file("d.csv", "a,b,y\nnan,2,0\n"));
