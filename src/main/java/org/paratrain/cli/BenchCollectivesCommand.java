@@ -55,6 +55,8 @@ final class BenchCollectivesCommand implements Runnable {
                 throw new IllegalArgumentException("--sizes must be in [1, 16777216] doubles, got " + n);
             }
         }
+        OptionChecks.range("--rounds", rounds, 1, 1000);
+        OutputPaths.directory("--out", out);
         List<String> algorithms = Allreduces.portableNames();
         List<CostModel.Measurement> data;
         try (ConsoleProgress progress = new ConsoleProgress(quiet)) {

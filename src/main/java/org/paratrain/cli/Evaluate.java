@@ -16,6 +16,15 @@ import picocli.CommandLine.Option;
 final class Evaluate {
     private Evaluate() { }
 
+    /** {@code data}, after checking it has the features the model was trained on; the error names the file. */
+    static Dataset sameFeatures(ModelFile m, Dataset data, Path file) {
+        if (data.features() != m.features()) {
+            throw new org.paratrain.data.DataFormatException(file + ": " + data.features() + " features a sample, but "
+                + "the model was trained on " + m.features());
+        }
+        return data;
+    }
+
     static String format(Map<String, Object> metrics) {
         StringBuilder sb = new StringBuilder();
         metrics.forEach((k, v) -> {
@@ -48,8 +57,12 @@ final class Evaluate {
 
         @Override
         public void run() {
+            OptionChecks.formats(spec.commandLine().getParseResult(), dataFormat.format, false);
+            InputFiles.require(modelFile, x, y);
             ModelFile m = ModelFile.read(modelFile);
-            Dataset data = m.prepare(dataFormat.read(x, y, "--labels"));
+            Dataset raw = OptionChecks.labels(m.model(), m.classes(), dataFormat.read(x, y, "--labels"),
+                y == null ? x : y);
+            Dataset data = m.prepare(sameFeatures(m, raw, x));
             Map<String, Object> metrics = Metrics.evaluate(m.newModel(), m.params(), data);
             var out = spec.commandLine().getOut();
             out.println(m.model() + " on " + data.samples() + " samples: " + format(metrics));
@@ -91,9 +104,16 @@ final class Evaluate {
 
         @Override
         public void run() {
+            picocli.CommandLine.ParseResult given = spec.commandLine().getParseResult();
+            OptionChecks.formats(given, dataFormat.format, false);
+            if (dataFormat.format.equals("paper") && given.hasMatchedOption("--labels")) {
+                throw new IllegalArgumentException("--labels has no effect with predict --format paper: predictions "
+                    + "need only the features");
+            }
+            InputFiles.require(modelFile, x, y);
+            OutputPaths.file("--out", out);
             ModelFile m = ModelFile.read(modelFile);
-            Dataset raw = dataFormat.readFeatures(x, y);
-            Dataset data = m.prepare(raw);
+            Dataset data = m.prepare(sameFeatures(m, dataFormat.readFeatures(x, y), x));
             Model model = m.newModel();
             AtomicFiles.writeText(out, w -> {
                 for (int i = 0; i < data.samples(); i++) {

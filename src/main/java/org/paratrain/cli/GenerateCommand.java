@@ -41,6 +41,7 @@ final class GenerateCommand implements Runnable {
 
         @Override
         public void run() {
+            OutputPaths.directory("--out", out);
             MakeRegression.Result r = args.generate();
             PaperFormat.write(r.data(), out);
             PaperFormat.writeColumn(r.coef(), out.resolve("coef.txt"));

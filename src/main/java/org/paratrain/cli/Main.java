@@ -1,14 +1,9 @@
 package org.paratrain.cli;
 
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import org.paratrain.comm.RankFailedException;
 import org.paratrain.comm.mpi.MpiCommunicator;
-import org.paratrain.comm.mpi.MpiException;
 import org.paratrain.comm.mpi.MpiJob;
-import org.paratrain.data.DataFormatException;
 import org.paratrain.experiment.Provenance;
-import org.paratrain.train.DivergenceException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -52,6 +47,13 @@ public final class Main implements Runnable {
         cli.setParameterExceptionHandler(Main::handleParameter);
         try {
             return cli.execute(args);
+        } catch (Error e) {
+            // Picocli passes only exceptions to the handler; errors the user can cause (running out of
+            // memory, an MPI library that will not load) still end as one line.
+            if (!Failures.known(e)) {
+                throw e;
+            }
+            return report(err, commandName(cli, args), Failures.describe(e), e);
         } finally {
             // Every rank of an MPI job must finalize, whether its command succeeded or not.
             MpiCommunicator.finalizeIfInitialized();
@@ -63,33 +65,52 @@ public final class Main implements Runnable {
         if (MpiJob.insideMpirun() && MpiJob.rankFromEnvironment() != 0) {
             return 2;   // every rank sees the same mistake; rank 0 says it
         }
+        String name = e.getCommandLine().getCommandSpec().qualifiedName();
         String message = e.getMessage().startsWith("Error: ") ? e.getMessage().substring(7) : e.getMessage();
-        err.println(e.getCommandLine().getCommandSpec().qualifiedName() + ": error: " + message);
-        err.println("Try '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help' for more information.");
+        String hint = "";
+        if (e instanceof CommandLine.UnmatchedArgumentException u) {
+            hint = u.getSuggestions().isEmpty() ? "; see " + name + " --help"
+                : "; did you mean " + String.join(" or ", u.getSuggestions().subList(0,
+                    Math.min(3, u.getSuggestions().size()))) + "?";
+        } else if (e instanceof CommandLine.MissingParameterException) {
+            hint = "; see " + name + " --help";
+        }
+        err.println(name + ": error: " + Failures.line(message + hint));
         return 2;
     }
 
     private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
-        PrintWriter err = cli.getErr();
         if (e instanceof JobFailedException jf) {
             return jf.status();   // the ranks have printed why
         }
+        return report(cli.getErr(), cli.getCommandSpec().qualifiedName(), Failures.describe(e), e);
+    }
+
+    /** Prints the outcome as one line (a stack trace too for a bug); returns the exit status. */
+    private static int report(PrintWriter err, String command, Failures.Outcome outcome, Throwable e) {
         if (MpiJob.insideMpirun() && MpiJob.rankFromEnvironment() != 0) {
-            err = new PrintWriter(java.io.Writer.nullWriter());   // every rank fails alike; rank 0 says it
+            return outcome.status();   // every rank fails alike; rank 0 says it
         }
-        Throwable t = e instanceof RankFailedException rf && rf.getCause() instanceof DivergenceException d ? d : e;
-        if (t instanceof IllegalArgumentException) {
-            err.println(cli.getCommandSpec().qualifiedName() + ": error: " + t.getMessage());
-            return 2;
+        if (outcome.message() == null) {
+            err.println(command + ": internal error: " + e);
+            e.printStackTrace(err);
+        } else {
+            err.println(command + ": error: " + Failures.line(outcome.message()));
         }
-        if (t instanceof DataFormatException || t instanceof DivergenceException
-            || t instanceof RankFailedException || t instanceof UncheckedIOException || t instanceof MpiException) {
-            err.println(cli.getCommandSpec().qualifiedName() + ": error: " + t.getMessage());
-            return 1;
+        err.flush();
+        return outcome.status();
+    }
+
+    /** The command's name for a message, from the parse if it got that far, else from the words given. */
+    private static String commandName(CommandLine cli, String[] args) {
+        CommandLine.ParseResult parsed = cli.getParseResult();
+        if (parsed == null) {
+            return "paratrain" + (args.length > 0 && !args[0].startsWith("-") ? " " + args[0] : "");
         }
-        err.println(cli.getCommandSpec().qualifiedName() + ": internal error: " + t);
-        t.printStackTrace(err);
-        return 3;
+        while (parsed.hasSubcommand()) {
+            parsed = parsed.subcommand();
+        }
+        return parsed.commandSpec().qualifiedName();
     }
 
     /** Version from the jar's manifest and the source tree's commit. */

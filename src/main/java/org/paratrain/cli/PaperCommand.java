@@ -34,6 +34,7 @@ final class PaperCommand implements Runnable {
     public void run() {
         SweepSpec sweep = options.spec(PaperSetup.config(), PaperSetup.NODES, 5, 20);
         Path out = options.out(Path.of("results", "paper"));
+        options.check(spec.commandLine().getParseResult(), out);
         Provenance provenance = Provenance.capture(List.of(spec.commandLine().getParseResult().originalArgs()
             .toArray(String[]::new)));
         ObjectNode data = RunWriter.json().createObjectNode();

@@ -68,6 +68,9 @@ final class PlanCommand implements Runnable {
             case "mpi" -> true;
             default -> throw new IllegalArgumentException("--backend must be local or mpi, got '" + backend + "'");
         };
+        OptionChecks.backend(spec.commandLine().getParseResult(), mpi);
+        InputFiles.require(machineFile);
+        OutputPaths.directory("--out", out);
         var o = spec.commandLine().getOut();
         Allreduce.Machine machine = machine(o);
         int params = features + (intercept ? 1 : 0);

@@ -66,6 +66,10 @@ final class ScaleCommand implements Runnable {
         TrainConfig defaults = new TrainConfig(1, 20, 0.1, intercept, TrainCommand.reduction(lossReduction), 0);
         SweepSpec sweep = options.spec(defaults, new int[] {1, 2, 4}, 3, 1);
         Path out = options.out(Path.of("results", "scale"));
+        options.check(spec.commandLine().getParseResult(), out);
+        if (source.files != null) {
+            InputFiles.require(source.files.x, source.files.y);
+        }
         Provenance provenance = Provenance.capture(List.of(spec.commandLine().getParseResult().originalArgs()
             .toArray(String[]::new)));
         ObjectNode info = RunWriter.json().createObjectNode();

@@ -53,6 +53,15 @@ final class SweepOptions {
         return backend.isMpi() ? backend.launchSpec(1) : null;
     }
 
+    /** Checks what the sweep spec cannot: options of the other backend, the output directory, the MPI library. */
+    void check(picocli.CommandLine.ParseResult given, Path outDir) {
+        OptionChecks.backend(given, backend.isMpi());
+        OutputPaths.directory("--out", outDir);
+        if (backend.isMpi()) {
+            InputFiles.mpiLibrary(System.getenv("PARATRAIN_MPI_LIB"));
+        }
+    }
+
     Path out(Path defaultOut) {
         return out == null ? defaultOut : out;
     }

@@ -144,6 +144,7 @@ final class TrainCommand implements Runnable {
 
     @Override
     public void run() {
+        OptionChecks.train(this);
         boolean mpi = backendOptions.isMpi();
         boolean child = mpi && MpiJob.insideMpirun();
         if (child && (nodesText.equals("auto") || allreduce.equals("auto"))) {
@@ -167,6 +168,7 @@ final class TrainCommand implements Runnable {
         Prepared prepared = prepare(read(xFile, yFile, "--labels"), testX == null ? null
             : read(testX, testY, "--test-labels"));
         Dataset data = prepared.train();
+        OptionChecks.trainData(this, data, recipe.check(data), config, recipe);
         if (n == AUTO || config.exchange().equals("auto")) {
             config = AutoChoice.resolve(config, n == AUTO, data, mpi, out());
             args = AutoChoice.replace(args, config);
@@ -342,10 +344,11 @@ final class TrainCommand implements Runnable {
     }
 
     private Dataset read(Path x, Path y, String labelsOption) {
-        return dataFormat.read(x, y, labelsOption);
+        return OptionChecks.labels(model, classes, dataFormat.read(x, y, labelsOption), y == null ? x : y);
     }
 
     private Prepared prepare(Dataset all, Dataset givenTest) {
+        OptionChecks.sameFeatures(all, xFile, givenTest, testX);
         if (givenTest != null && testFraction != 0) {
             throw new IllegalArgumentException("give either --test-data or --test-fraction, not both");
         }

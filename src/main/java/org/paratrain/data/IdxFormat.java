@@ -6,7 +6,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
 
@@ -62,6 +61,7 @@ public final class IdxFormat {
         return new Dataset(x, y, n, features);
     }
 
+    /** Values per item: the product of every dimension but the first (checked by {@link #header} to fit). */
     private static int itemSize(int[] dims) {
         int s = 1;
         for (int d = 1; d < dims.length; d++) {
@@ -74,42 +74,82 @@ public final class IdxFormat {
 
     /** Reads the header and items {@code [from, to)}, skipping the others. */
     private static Array readArray(Path file, int from, int to) {
+        if (Files.isDirectory(file)) {
+            throw new DataFormatException(file + ": is a directory, expected an IDX file");
+        }
         try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
             raw.mark(2);
             boolean gz = raw.read() == 0x1f && raw.read() == 0x8b;
             raw.reset();
             DataInputStream in = new DataInputStream(gz ? new GZIPInputStream(raw, 1 << 16) : raw);
-            int magic = in.readInt();
-            int type = (magic >>> 8) & 0xff;
-            int ndims = magic & 0xff;
-            if ((magic >>> 16) != 0 || type != UNSIGNED_BYTE || ndims < 1 || ndims > 4) {
-                throw new DataFormatException(file + ": not an IDX file of unsigned bytes (magic number 0x"
-                    + Integer.toHexString(magic) + ", expected 0x0000080N)");
-            }
-            int[] dims = new int[ndims];
-            long total = 1;
-            for (int d = 0; d < ndims; d++) {
-                dims[d] = in.readInt();
-                total *= dims[d];
-            }
-            if (dims[0] < 1 || total > Integer.MAX_VALUE - 8) {
-                throw new DataFormatException(file + ": IDX dimensions " + java.util.Arrays.toString(dims)
-                    + " are empty or too large");
-            }
+            int[] dims = header(file, in);
             int item = itemSize(dims);
             if (from < 0 || to > dims[0] || from > to) {
                 throw new DataFormatException(file + ": items [" + from + ", " + to + ") are outside its " + dims[0]);
             }
+            long bytes = (long) (to - from) * item;
+            // The bytes, and the doubles they become.
+            HeapBudget.require(9 * bytes, file + ": " + (to - from) + " items of " + item + " values");
             in.skipNBytes((long) from * item);
-            byte[] values = new byte[(to - from) * item];
-            in.readFully(values);
+            byte[] values = new byte[(int) bytes];
+            try {
+                in.readFully(values);
+            } catch (EOFException e) {
+                throw new DataFormatException(file + ": the file ends before the data its header announces ("
+                    + dims[0] + " items of " + item + " bytes" + (gz ? ", uncompressed" : "") + ")");
+            }
+            if (to == dims[0] && in.read() != -1) {
+                throw new DataFormatException(file + ": bytes after the " + dims[0] + " items of " + item
+                    + " its header announces; the header and the data disagree");
+            }
             return new Array(dims, values);
-        } catch (NoSuchFileException e) {
-            throw new DataFormatException(file + ": no such file");
         } catch (EOFException e) {
             throw new DataFormatException(file + ": the file ends before the data its header announces");
+        } catch (java.util.zip.ZipException e) {
+            throw new DataFormatException(file + ": not a valid gzip file (" + e.getMessage() + ")");
         } catch (IOException e) {
-            throw new DataFormatException(file + ": cannot read: " + e.getMessage());
+            throw TextLines.failure(file, e);
         }
+    }
+
+    /**
+     * The dimensions, checked: every one at least 1 and their product small enough for one
+     * array. The product is formed in steps that stop before a long could overflow (four
+     * dimensions of 2^31 would).
+     */
+    private static int[] header(Path file, DataInputStream in) throws IOException {
+        int magic;
+        try {
+            magic = in.readInt();
+        } catch (EOFException e) {
+            throw new DataFormatException(file + ": too short for an IDX header (expected at least 4 bytes)");
+        }
+        int type = (magic >>> 8) & 0xff;
+        int ndims = magic & 0xff;
+        if ((magic >>> 16) != 0 || type != UNSIGNED_BYTE || ndims < 1 || ndims > 4) {
+            throw new DataFormatException(file + ": not an IDX file of unsigned bytes (magic number 0x"
+                + Integer.toHexString(magic) + ", expected 0x0000080N with N from 1 to 4)");
+        }
+        int[] dims = new int[ndims];
+        long total = 1;
+        for (int d = 0; d < ndims; d++) {
+            try {
+                dims[d] = in.readInt();
+            } catch (EOFException e) {
+                throw new DataFormatException(file + ": the file ends inside its IDX header (" + ndims
+                    + " dimensions announced)");
+            }
+            if (dims[d] < 1) {
+                throw new DataFormatException(file + ": IDX dimension " + (d + 1) + " of " + ndims + " is "
+                    + dims[d] + "; expected every dimension to be at least 1");
+            }
+            total *= dims[d];
+            if (total > HeapBudget.MAX_ARRAY) {
+                throw new DataFormatException(file + ": IDX dimensions " + java.util.Arrays.toString(
+                    java.util.Arrays.copyOf(dims, d + 1)) + (d + 1 < ndims ? "..." : "") + " make more values than "
+                    + "one array holds (" + HeapBudget.MAX_ARRAY + ")");
+            }
+        }
+        return dims;
     }
 }

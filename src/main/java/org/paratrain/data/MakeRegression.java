@@ -52,6 +52,8 @@ public record MakeRegression(int samples, int features, int informative, double 
     public Result generate(NumpyRandomState rng) {
         int n = samples;
         int d = features;
+        // X and y, and a second X while shuffling.
+        HeapBudget.require(8L * ((long) n * d * (shuffle ? 2 : 1) + n + d), n + " samples x " + d + " features");
         double[] x = new double[n * d];
         for (int i = 0; i < x.length; i++) {
             x[i] = rng.gauss();

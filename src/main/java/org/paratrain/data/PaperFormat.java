@@ -1,11 +1,7 @@
 package org.paratrain.data;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.paratrain.io.AtomicFiles;
@@ -36,10 +32,10 @@ public final class PaperFormat {
 
     /** Number of samples in a paper-format file (non-blank lines), without keeping them. */
     public static int countSamples(Path file) {
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (TextLines in = TextLines.open(file)) {
             int n = 0;
             String line;
-            while ((line = in.readLine()) != null) {
+            while ((line = in.next()) != null) {
                 if (!line.isBlank()) {
                     n++;
                 }
@@ -48,10 +44,6 @@ public final class PaperFormat {
                 throw new DataFormatException(file + ": the file is empty; expected one sample a line");
             }
             return n;
-        } catch (NoSuchFileException e) {
-            throw new DataFormatException(file + ": no such file");
-        } catch (IOException e) {
-            throw new DataFormatException(file + ": cannot read: " + e.getMessage());
         }
     }
 
@@ -72,15 +64,13 @@ public final class PaperFormat {
     }
 
     private static Matrix readLines(Path file, int expectedCols, int from, int to) {
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (TextLines in = TextLines.open(file)) {
             int sample = 0;
-            int lineNo = 0;
             int cols = expectedCols;
             double[] values = null;
             int count = 0;
             String line;
-            while (sample < to && (line = in.readLine()) != null) {
-                lineNo++;
+            while (sample < to && (line = in.next()) != null) {
                 String[] tokens = tokens(line);
                 if (tokens.length == 0) {
                     continue;
@@ -90,23 +80,21 @@ public final class PaperFormat {
                 }
                 if (sample >= from) {
                     if (tokens.length != cols) {
-                        throw new DataFormatException(file + ":" + lineNo + ": found " + tokens.length
-                            + " numbers, expected " + cols);
+                        throw in.error("found " + tokens.length + " numbers, expected " + cols);
                     }
                     if (values == null) {
-                        values = new double[(to - from) * cols];
+                        long n = (long) (to - from) * cols;
+                        checkSize(file, n);
+                        HeapBudget.require(8 * n, file + ": " + (to - from) + " samples x " + cols + " values");
+                        values = new double[(int) n];
                     }
                     for (int t = 0; t < cols; t++) {
-                        values[count++] = number(file, lineNo, t + 1, tokens[t]);
+                        values[count++] = in.number("value " + (t + 1), tokens[t]);
                     }
                 }
                 sample++;
             }
             return new Matrix(values == null ? new double[0] : values, to - from, Math.max(cols, 1));
-        } catch (NoSuchFileException e) {
-            throw new DataFormatException(file + ": no such file");
-        } catch (IOException e) {
-            throw new DataFormatException(file + ": cannot read: " + e.getMessage());
         }
     }
 
@@ -121,30 +109,22 @@ public final class PaperFormat {
 
     /** Reads rows of numbers; {@code expectedCols} of -1 takes the first line's count. */
     static Matrix readMatrix(Path file, int expectedCols) {
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (TextLines in = TextLines.open(file)) {
             return parse(file, in, expectedCols);
-        } catch (NoSuchFileException e) {
-            throw new DataFormatException(file + ": no such file");
-        } catch (java.nio.charset.MalformedInputException e) {
-            throw new DataFormatException(file + ": not a text file (invalid UTF-8)");
-        } catch (IOException e) {
-            throw new DataFormatException(file + ": cannot read: " + e.getMessage());
         }
     }
 
-    private static Matrix parse(Path file, BufferedReader in, int expectedCols) throws IOException {
+    private static Matrix parse(Path file, TextLines in, int expectedCols) {
         double[] values = new double[1024];
         int count = 0;
         int rows = 0;
         int cols = expectedCols;
-        int lineNo = 0;
         int blankAt = 0;
         String line;
-        while ((line = in.readLine()) != null) {
-            lineNo++;
+        while ((line = in.next()) != null) {
             String[] tokens = tokens(line);
             if (tokens.length == 0) {
-                blankAt = blankAt == 0 ? lineNo : blankAt;
+                blankAt = blankAt == 0 ? in.line() : blankAt;
                 continue;
             }
             if (blankAt != 0) {
@@ -155,14 +135,14 @@ public final class PaperFormat {
                 cols = tokens.length;
             }
             if (tokens.length != cols) {
-                throw new DataFormatException(file + ":" + lineNo + ": found " + tokens.length + " numbers, expected "
-                    + cols + (expectedCols < 0 ? " like line 1" : ""));
+                throw in.error("found " + tokens.length + " numbers, expected " + cols
+                    + (expectedCols < 0 ? " like line 1" : ""));
             }
             if (count + cols > values.length) {
-                values = Arrays.copyOf(values, Math.max(values.length * 2, count + cols));
+                values = grow(file, values, (long) count + cols);
             }
             for (int t = 0; t < cols; t++) {
-                values[count++] = number(file, lineNo, t + 1, tokens[t]);
+                values[count++] = in.number("value " + (t + 1), tokens[t]);
             }
             rows++;
         }
@@ -172,24 +152,25 @@ public final class PaperFormat {
         return new Matrix(Arrays.copyOf(values, count), rows, cols);
     }
 
+    /** A larger copy of {@code values} that holds at least {@code needed}: doubled, up to the largest array. */
+    static double[] grow(Path file, double[] values, long needed) {
+        checkSize(file, needed);
+        int size = (int) Math.min(HeapBudget.MAX_ARRAY, Math.max(2L * values.length, needed));
+        HeapBudget.require(8L * size, file + ": the first " + needed + " values");
+        return Arrays.copyOf(values, size);
+    }
+
+    /** Refuses more values than one Java array holds (a little under 2^31). */
+    static void checkSize(Path file, long values) {
+        if (values > HeapBudget.MAX_ARRAY) {
+            throw new DataFormatException(file + ": more than " + HeapBudget.MAX_ARRAY + " values, more than one "
+                + "array holds; split the data or use fewer features");
+        }
+    }
+
     private static String[] tokens(String line) {
         String s = line.strip();
         return s.isEmpty() ? new String[0] : s.split("[ \t]+");
-    }
-
-    private static double number(Path file, int line, int column, String token) {
-        double v;
-        try {
-            v = Double.parseDouble(token);
-        } catch (NumberFormatException e) {
-            throw new DataFormatException(file + ":" + line + ": value " + column + " is '" + token
-                + "', expected a number");
-        }
-        if (!Double.isFinite(v)) {
-            throw new DataFormatException(file + ":" + line + ": value " + column + " is " + token
-                + ", expected a finite number");
-        }
-        return v;
     }
 
     /** Writes {@code DIR/X.in} and {@code DIR/y.in}, each atomically. */

@@ -1,12 +1,8 @@
 package org.paratrain.data;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import org.paratrain.io.Clip;
 
 /**
  * CSV (a header line, one sample a line, one column the label) and LibSVM ({@code label
@@ -22,58 +18,70 @@ public final class TableFormats {
      * @param label the label column: a name from the header, or a 0-based index; null for the last
      */
     public static Dataset csv(Path file, String label) {
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String header = in.readLine();
+        try (TextLines in = TextLines.open(file)) {
+            String header = in.next();
             if (header == null || header.isBlank()) {
                 throw new DataFormatException(file + ": the file is empty; expected a header line naming the columns");
             }
             String[] names = header.split(",", -1);
-            int cols = names.length;
-            int lab = labelColumn(file, names, label);
-            double[] x = new double[1024];
-            double[] y = new double[256];
-            int n = 0;
-            String line;
-            int lineNo = 1;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) {
-                    continue;
-                }
-                String[] f = line.split(",", -1);
-                if (f.length != cols) {
-                    throw new DataFormatException(file + ":" + lineNo + ": found " + f.length + " columns, expected "
-                        + cols + " like the header");
-                }
-                if ((long) (n + 1) * (cols - 1) > x.length) {
-                    x = Arrays.copyOf(x, Math.max(x.length * 2, (n + 1) * (cols - 1)));
-                }
-                if (n == y.length) {
-                    y = Arrays.copyOf(y, y.length * 2);
-                }
-                int k = 0;
-                for (int c = 0; c < cols; c++) {
-                    double v = number(file, lineNo, names[c].strip(), f[c].strip());
-                    if (c == lab) {
-                        y[n] = v;
-                    } else {
-                        x[n * (cols - 1) + k++] = v;
-                    }
-                }
-                n++;
+            if (names.length < 2) {
+                throw new DataFormatException(file + ":1: the header names one column ('" + Clip.value(header)
+                    + "'); expected the label and at least one feature, separated by commas");
             }
-            if (n == 0) {
-                throw new DataFormatException(file + ": no samples after the header");
+            if (Arrays.stream(names).allMatch(TableFormats::isNumber)) {
+                throw new DataFormatException(file + ":1: the header line holds only numbers ('" + Clip.value(header)
+                    + "'); expected the names of the columns (is the header missing?)");
             }
-            if (cols < 2) {
-                throw new DataFormatException(file + ": only the label column; expected features too");
-            }
-            return new Dataset(Arrays.copyOf(x, n * (cols - 1)), Arrays.copyOf(y, n), n, cols - 1);
-        } catch (NoSuchFileException e) {
-            throw new DataFormatException(file + ": no such file");
-        } catch (IOException e) {
-            throw new DataFormatException(file + ": cannot read: " + e.getMessage());
+            return csvRows(file, in, names, labelColumn(file, names, label));
         }
+    }
+
+    /** Whether a header field is a number: a header of numbers is a first sample that lost its header. */
+    private static boolean isNumber(String field) {
+        try {
+            TextLines.parse(field.strip());
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /** The samples after the header; {@code lab} is the label's column. */
+    private static Dataset csvRows(Path file, TextLines in, String[] names, int lab) {
+        int cols = names.length;
+        double[] x = new double[1024];
+        double[] y = new double[256];
+        int n = 0;
+        String line;
+        while ((line = in.next()) != null) {
+            if (line.isBlank()) {
+                continue;
+            }
+            String[] f = line.split(",", -1);
+            if (f.length != cols) {
+                throw in.error("found " + f.length + " columns, expected " + cols + " like the header");
+            }
+            if ((long) (n + 1) * (cols - 1) > x.length) {
+                x = PaperFormat.grow(file, x, (long) (n + 1) * (cols - 1));
+            }
+            if (n == y.length) {
+                y = Arrays.copyOf(y, y.length * 2);
+            }
+            int k = 0;
+            for (int c = 0; c < cols; c++) {
+                double v = in.number(Clip.value(names[c].strip()), f[c].strip());
+                if (c == lab) {
+                    y[n] = v;
+                } else {
+                    x[n * (cols - 1) + k++] = v;
+                }
+            }
+            n++;
+        }
+        if (n == 0) {
+            throw new DataFormatException(file + ": no samples after the header");
+        }
+        return new Dataset(Arrays.copyOf(x, n * (cols - 1)), Arrays.copyOf(y, n), n, cols - 1);
     }
 
     private static int labelColumn(Path file, String[] names, String label) {
@@ -93,83 +101,109 @@ public final class TableFormats {
         } catch (NumberFormatException e) {
             // Not an index either: reported below.
         }
-        throw new DataFormatException(file + ": --label '" + label + "' is neither a column of the header "
-            + Arrays.toString(names) + " nor an index below " + names.length);
+        throw new DataFormatException(file + ": label column '" + Clip.value(label) + "' is neither a column of the "
+            + "header " + Clip.value(Arrays.toString(names)) + " nor an index below " + names.length);
     }
 
+    /** The shape of a LibSVM file, from a first pass that checks every index. */
+    private record Shape(int samples, long maxIndex, int maxIndexLine) { }
+
     /**
-     * Reads a LibSVM file.
+     * Reads a LibSVM file in two passes: the first checks the indices and finds the shape, so
+     * that the features are allocated once, at their size, and only after checking it fits.
      *
      * @param features the number of features, or 0 to take the largest index seen
      */
     public static Dataset libsvm(Path file, int features) {
-        try {
-            java.util.List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-            int max = 0;
+        Shape shape = libsvmShape(file);
+        long d = features > 0 ? features : Math.max(1, shape.maxIndex());
+        if (shape.maxIndex() > d) {
+            throw new DataFormatException(file + ":" + shape.maxIndexLine() + ": feature index " + shape.maxIndex()
+                + " is beyond the " + d + " features");
+        }
+        String what = file + ": " + shape.samples() + " samples x " + d + " features (the largest index, at line "
+            + shape.maxIndexLine() + ")";
+        if (shape.samples() * d > HeapBudget.MAX_ARRAY) {
+            throw new DataFormatException(what + " make " + shape.samples() * d + " values, more than one array "
+                + "holds (" + HeapBudget.MAX_ARRAY + "); is the index a mistake?");
+        }
+        HeapBudget.require(8 * (shape.samples() * d + shape.samples()), what);
+        int n = shape.samples();
+        double[] x = new double[(int) (n * d)];
+        double[] y = new double[n];
+        try (TextLines in = TextLines.open(file)) {
+            int row = 0;
+            String line;
+            while ((line = in.next()) != null) {
+                String[] t = line.strip().split("\\s+");
+                if (t[0].isEmpty()) {
+                    continue;
+                }
+                y[row] = in.number("label", t[0]);
+                for (int k = 1; k < t.length; k++) {
+                    int j = index(in, t[k]);
+                    x[(int) (row * d) + j - 1] = in.number("feature " + j, t[k].substring(t[k].indexOf(':') + 1));
+                }
+                row++;
+            }
+        }
+        return new Dataset(x, y, n, (int) d);
+    }
+
+    /** First pass: samples, the largest index and its line; refuses bad and repeated indices. */
+    private static Shape libsvmShape(Path file) {
+        try (TextLines in = TextLines.open(file)) {
             int n = 0;
-            for (int i = 0; i < lines.size(); i++) {
-                String[] t = lines.get(i).strip().split("\\s+");
-                if (t.length == 0 || t[0].isEmpty()) {
+            long max = 0;
+            int maxLine = 0;
+            String line;
+            while ((line = in.next()) != null) {
+                String[] t = line.strip().split("\\s+");
+                if (t[0].isEmpty()) {
                     continue;
                 }
                 n++;
+                int[] indices = new int[t.length - 1];
                 for (int k = 1; k < t.length; k++) {
-                    max = Math.max(max, index(file, i + 1, t[k]));
+                    indices[k - 1] = index(in, t[k]);
+                    if (indices[k - 1] > max) {
+                        max = indices[k - 1];
+                        maxLine = in.line();
+                    }
                 }
+                refuseRepeats(in, indices);
             }
             if (n == 0) {
                 throw new DataFormatException(file + ": the file is empty; expected one 'label index:value ...' a line");
             }
-            int d = features > 0 ? features : Math.max(1, max);
-            if (max > d) {
-                throw new DataFormatException(file + ": feature index " + max + " is beyond --features " + d);
-            }
-            double[] x = new double[n * d];
-            double[] y = new double[n];
-            int row = 0;
-            for (int i = 0; i < lines.size(); i++) {
-                String[] t = lines.get(i).strip().split("\\s+");
-                if (t.length == 0 || t[0].isEmpty()) {
-                    continue;
-                }
-                y[row] = number(file, i + 1, "label", t[0]);
-                for (int k = 1; k < t.length; k++) {
-                    int j = index(file, i + 1, t[k]);
-                    x[row * d + j - 1] = number(file, i + 1, "feature " + j, t[k].substring(t[k].indexOf(':') + 1));
-                }
-                row++;
-            }
-            return new Dataset(x, y, n, d);
-        } catch (NoSuchFileException e) {
-            throw new DataFormatException(file + ": no such file");
-        } catch (IOException e) {
-            throw new DataFormatException(file + ": cannot read: " + e.getMessage());
+            return new Shape(n, max, maxLine);
         }
     }
 
-    private static int index(Path file, int line, String token) {
+    /** A feature given twice in one row is a mistake in whatever wrote the file: one value would be lost. */
+    private static void refuseRepeats(TextLines in, int[] indices) {
+        int[] sorted = indices.clone();
+        Arrays.sort(sorted);
+        for (int k = 1; k < sorted.length; k++) {
+            if (sorted[k] == sorted[k - 1]) {
+                throw in.error("feature index " + sorted[k] + " appears more than once in the row");
+            }
+        }
+    }
+
+    private static int index(TextLines in, String token) {
         int colon = token.indexOf(':');
-        try {
-            int j = Integer.parseInt(token.substring(0, Math.max(0, colon)));
-            if (colon > 0 && j >= 1) {
+        String digits = token.substring(0, Math.max(0, colon));
+        if (colon > 0 && digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            if (digits.length() > 10 || Long.parseLong(digits) > Integer.MAX_VALUE) {
+                throw in.error("feature index " + Clip.value(digits) + " is too large (at most "
+                    + Integer.MAX_VALUE + ")");
+            }
+            int j = Integer.parseInt(digits);
+            if (j >= 1) {
                 return j;
             }
-        } catch (NumberFormatException e) {
-            // Reported below.
         }
-        throw new DataFormatException(file + ":" + line + ": '" + token + "' is not index:value with an index >= 1");
-    }
-
-    private static double number(Path file, int line, String what, String token) {
-        double v;
-        try {
-            v = Double.parseDouble(token);
-        } catch (NumberFormatException e) {
-            throw new DataFormatException(file + ":" + line + ": " + what + " is '" + token + "', expected a number");
-        }
-        if (!Double.isFinite(v)) {
-            throw new DataFormatException(file + ":" + line + ": " + what + " is " + token + ", expected a finite number");
-        }
-        return v;
+        throw in.error("'" + Clip.value(token) + "' is not index:value with an index >= 1");
     }
 }

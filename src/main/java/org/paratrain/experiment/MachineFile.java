@@ -2,7 +2,6 @@ package org.paratrain.experiment;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
 import java.nio.file.Path;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.data.DataFormatException;
@@ -30,14 +29,10 @@ public final class MachineFile {
 
     /** Reads a file written by {@link #write}. */
     public static Contents read(Path file) {
-        try {
-            JsonNode o = RunWriter.json().readTree(file.toFile());
-            return new Contents(new Allreduce.Machine(need(o, file, "alpha_seconds"), need(o, file,
-                "beta_seconds_per_byte"), need(o, file, "gamma_seconds_per_byte")),
-                need(o, file, "seconds_per_sample_parameter"), (int) need(o, file, "cores"));
-        } catch (IOException e) {
-            throw new DataFormatException(file + ": cannot read a machine file: " + e.getMessage());
-        }
+        JsonNode o = JsonFiles.read(file, "a machine file (machine.json from bench collectives)");
+        return new Contents(new Allreduce.Machine(need(o, file, "alpha_seconds"), need(o, file,
+            "beta_seconds_per_byte"), need(o, file, "gamma_seconds_per_byte")),
+            need(o, file, "seconds_per_sample_parameter"), (int) need(o, file, "cores"));
     }
 
     private static double need(JsonNode o, Path file, String field) {

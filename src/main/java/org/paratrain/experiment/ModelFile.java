@@ -2,7 +2,6 @@ package org.paratrain.experiment;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
 import java.nio.file.Path;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.data.Dataset;
@@ -72,28 +71,30 @@ public record ModelFile(String model, int features, int classes, boolean interce
 
     /** Reads and checks a model file; errors name the file and what is wrong. */
     public static ModelFile read(Path file) {
-        JsonNode o;
-        try {
-            o = RunWriter.json().readTree(file.toFile());
-        } catch (IOException e) {
-            throw new DataFormatException(file + ": not a readable JSON model file: " + e.getMessage());
-        }
-        if (o == null || !FORMAT.equals(o.path("format").asText())) {
+        JsonNode o = JsonFiles.read(file, "a paratrain model file");
+        if (!FORMAT.equals(o.path("format").asText())) {
             throw new DataFormatException(file + ": not a paratrain model file (no \"format\": \"" + FORMAT + "\")");
         }
         if (o.path("version").asInt(-1) != VERSION) {
             throw new DataFormatException(file + ": model file version " + o.path("version") + ", this paratrain "
                 + "reads version " + VERSION);
         }
-        JsonNode scaling = o.get("standardizer");
-        Standardizer st = scaling == null ? null
-            : new Standardizer(ResultCodec.doubles(scaling.get("mean")), ResultCodec.doubles(scaling.get("scale")));
-        ModelFile m = new ModelFile(o.path("model").asText(), o.path("features").asInt(), o.path("classes").asInt(),
-            o.path("intercept").asBoolean(), ResultCodec.doubles(o.get("params")), st, o.path("layers").asText(""),
-            o.path("activation").asText("relu"));
-        if (m.newModel().parameterCount() != m.params().length) {
-            throw new DataFormatException(file + ": " + m.params().length + " parameters, the model needs "
-                + m.newModel().parameterCount());
+        ModelFileCheck check = new ModelFileCheck(file, o);
+        String kind = check.model();
+        double[] params = check.numbers(o, "params");
+        int features = check.count("features", 1);
+        int classes = check.classes(kind);
+        // Every feature, and every class of a softmax or MLP, has a weight of its own.
+        if (Math.max(features, kind.equals("logistic") ? 0 : classes) > params.length) {
+            throw new DataFormatException(file + ": " + features + " features and " + classes + " classes need more "
+                + "than the " + params.length + " parameters the file holds");
+        }
+        boolean mlp = kind.startsWith("mlp");
+        ModelFile m = new ModelFile(kind, features, classes, !mlp && check.flag("intercept"), params,
+            check.standardizer(features), mlp ? check.layers(params.length) : "", mlp ? check.activation() : "relu");
+        int needed = m.newModel().parameterCount();
+        if (needed != params.length) {
+            throw new DataFormatException(file + ": " + params.length + " parameters, the model needs " + needed);
         }
         return m;
     }

@@ -1,0 +1,141 @@
+package org.paratrain.experiment;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.util.List;
+import org.paratrain.data.DataFormatException;
+import org.paratrain.data.Standardizer;
+import org.paratrain.io.Clip;
+
+/**
+ * The checks of a model.json as read back: every field present and of its type, numbers
+ * finite, and sizes consistent, so that a hand-edited or damaged file is refused with a
+ * message naming the file and the field rather than failing later, far from its cause (a
+ * parameter "abc" would otherwise read as 0, and "NaN" as NaN).
+ */
+final class ModelFileCheck {
+    static final List<String> MODELS = List.of("linear", "logistic", "softmax", "mlp", "mlp-regression");
+    private static final List<String> ACTIVATIONS = List.of("relu", "tanh", "sigmoid");
+
+    private final Path file;
+    private final JsonNode root;
+
+    ModelFileCheck(Path file, JsonNode root) {
+        this.file = file;
+        this.root = root;
+    }
+
+    private DataFormatException error(String what) {
+        return new DataFormatException(file + ": " + what);
+    }
+
+    /** The model kind, one paratrain knows. */
+    String model() {
+        JsonNode v = root.get("model");
+        if (v == null || !v.isTextual()) {
+            throw error("field \"model\" is missing or not a string; expected one of " + String.join(", ", MODELS));
+        }
+        if (!MODELS.contains(v.asText())) {
+            throw error("model kind '" + Clip.value(v.asText()) + "' is not one this paratrain knows ("
+                + String.join(", ", MODELS) + ")");
+        }
+        return v.asText();
+    }
+
+    /** A whole number of at least {@code min}. */
+    int count(String field, int min) {
+        JsonNode v = root.get(field);
+        if (v == null || !v.canConvertToInt() || !v.isIntegralNumber() || v.asInt() < min) {
+            throw error("field \"" + field + "\" is " + shown(v) + "; expected a whole number >= " + min);
+        }
+        return v.asInt();
+    }
+
+    /** {@code true} or {@code false}. */
+    boolean flag(String field) {
+        JsonNode v = root.get(field);
+        if (v == null || !v.isBoolean()) {
+            throw error("field \"" + field + "\" is " + shown(v) + "; expected true or false");
+        }
+        return v.asBoolean();
+    }
+
+    /** The classes, as the model kind allows them: 0 for regression, 2 for logistic, at least 2 else. */
+    int classes(String model) {
+        int k = count("classes", 0);
+        boolean ok = switch (model) {
+            case "linear", "mlp-regression" -> k == 0;
+            case "logistic" -> k == 2;
+            default -> k >= 2;
+        };
+        if (!ok) {
+            throw error("field \"classes\" is " + k + ", which a " + model + " model cannot have");
+        }
+        return k;
+    }
+
+    /** Finite numbers, none missing: a parameter "NaN" or "abc" is damage, not a value. */
+    double[] numbers(JsonNode parent, String field) {
+        JsonNode a = parent.get(field);
+        if (a == null || !a.isArray() || a.isEmpty()) {
+            throw error("field \"" + field + "\" is " + shown(a) + "; expected an array of numbers");
+        }
+        double[] v = new double[a.size()];
+        for (int i = 0; i < v.length; i++) {
+            JsonNode x = a.get(i);
+            if (!x.isNumber() || !Double.isFinite(x.asDouble())) {
+                throw error(field + "[" + i + "] is " + shown(x) + "; expected a finite number");
+            }
+            v[i] = x.asDouble();
+        }
+        return v;
+    }
+
+    /** An MLP's hidden widths, each no larger than the parameters could hold ("" for no hidden layer). */
+    String layers(int params) {
+        JsonNode v = root.get("layers");
+        String s = v == null ? "" : v.asText("");
+        if (v != null && !v.isTextual() || !s.isEmpty() && !s.matches("[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*")) {
+            throw error("field \"layers\" is " + shown(v) + "; expected hidden widths such as \"256,128\"");
+        }
+        for (String w : s.isEmpty() ? new String[0] : s.split(",")) {
+            if (Long.parseLong(w) > params) {
+                throw error("hidden layer width " + w + " needs more than the " + params + " parameters the file holds");
+            }
+        }
+        return s;
+    }
+
+    /** An MLP's hidden activation. */
+    String activation() {
+        JsonNode v = root.get("activation");
+        if (v == null || !ACTIVATIONS.contains(v.asText())) {
+            throw error("field \"activation\" is " + shown(v) + "; expected one of " + String.join(", ", ACTIVATIONS));
+        }
+        return v.asText();
+    }
+
+    /** The feature scaling, or null when the file has none. */
+    Standardizer standardizer(int features) {
+        JsonNode s = root.get("standardizer");
+        if (s == null || s.isNull()) {
+            return null;
+        }
+        double[] mean = numbers(s, "mean");
+        double[] scale = numbers(s, "scale");
+        if (mean.length != features || scale.length != features) {
+            throw error("the standardizer has " + mean.length + " means and " + scale.length + " scales for "
+                + features + " features");
+        }
+        for (double v : scale) {
+            if (!(v > 0)) {
+                throw error("the standardizer has a scale of " + v + "; expected every scale > 0");
+            }
+        }
+        return new Standardizer(mean, scale);
+    }
+
+    private static String shown(JsonNode v) {
+        return v == null ? "missing" : Clip.value(v.toString());
+    }
+}
