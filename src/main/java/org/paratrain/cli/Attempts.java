@@ -49,13 +49,14 @@ final class Attempts {
     }
 
     /** Runs in this process (the local backend): attempts until one succeeds or restarts run out. */
-    TrainingResult runLocal(int nodes, TrainingState resumed, Attempt attempt) {
+    TrainingResult runLocal(int nodes, TrainingState resumed, TrainingControl.EpochListener listener,
+                            Attempt attempt) {
         TrainingState state = resumed;
         int n = nodes;
         for (int restart = 0; ; restart++) {
             CheckpointWriter writer = options.writer(meta, f -> { });
             try {
-                TrainingResult r = attempt.run(n, options.control(state, writer, this::epochEnd), restart == 0);
+                TrainingResult r = attempt.run(n, options.control(state, writer, listener), restart == 0);
                 if (writer != null) {
                     writer.close();     // the last checkpoint is on disk before the run reports success
                 }

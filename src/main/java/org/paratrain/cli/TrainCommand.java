@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.paratrain.experiment.DataFingerprint;
 import org.paratrain.experiment.SpecCodec;
+import org.paratrain.train.TrainingControl;
 import org.paratrain.train.TrainingState;
 import java.nio.file.Path;
 import java.util.List;
@@ -136,6 +137,9 @@ final class TrainCommand implements Runnable {
     @picocli.CommandLine.Mixin
     CheckpointOptions checkpoints;
 
+    @picocli.CommandLine.Mixin
+    MonitorOptions monitor;
+
     @Option(names = "--inject-failure", hidden = true, description = "RANK:EPOCH: make a rank fail, for tests.")
     String injectFailure;
 
@@ -161,6 +165,7 @@ final class TrainCommand implements Runnable {
         List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
         checkpoints.check(config.nodes(), batchSize);
+        monitor.check(testX != null || testFraction > 0);
         if (child && shardable()) {
             trainOnShard(config, recipe, provenance);
             return;
@@ -186,7 +191,9 @@ final class TrainCommand implements Runnable {
             }
             return;
         }
-        TrainingResult r = train(attempts, meta, data, config, recipe, resumed, failure);
+        TrainingControl.Validation validation = prepared.test() == null ? null : monitor.validation(prepared.test(),
+            recipe.newModel(data.features(), config.intercept(), recipe.check(data)), config.lossReduction());
+        TrainingResult r = train(attempts, meta, data, config, recipe, resumed, failure, validation);
         if (r == null) {
             return;   // an MPI rank other than 0: rank 0 reports
         }
@@ -227,14 +234,17 @@ final class TrainCommand implements Runnable {
      * backend; if the run fails for good, the history of the epochs it completed is written.
      */
     private TrainingResult train(Attempts attempts, JsonNode meta, Dataset data, TrainConfig config, Recipe recipe,
-                                 TrainingState resumed, FailureInjection failure) {
-        try {
+                                 TrainingState resumed, FailureInjection failure,
+                                 TrainingControl.Validation validation) {
+        boolean rankZero = MpiJob.rankFromEnvironment() == 0;
+        try (MonitorOptions.Display display = monitor.display(config.epochs(), out(), attempts.listener())) {
+            TrainingControl.EpochListener listener = rankZero ? display : attempts.listener();
             if (backendOptions.isMpi()) {
-                return onMpiRank(meta, resumed, attempts.listener(),
-                    control -> Training.mpi(data, config, recipe, control, failure));
+                return onMpiRank(meta, resumed, listener, control -> Training.mpi(data, config, recipe,
+                    control.withValidation(validation), failure));
             }
-            return attempts.runLocal(config.nodes(), resumed, (nodes, control, first) -> Training.local(data,
-                config.withNodes(nodes), recipe, control, first ? failure : null));
+            return attempts.runLocal(config.nodes(), resumed, listener, (nodes, control, first) -> Training.local(data,
+                config.withNodes(nodes), recipe, control.withValidation(validation), first ? failure : null));
         } catch (RuntimeException e) {
             attempts.writePartialHistory(out);
             throw e;
@@ -392,16 +402,18 @@ final class TrainCommand implements Runnable {
     }
 
     private void printSummary(Dataset data, TrainingResult r, int samples) {
-        out().printf(Locale.ROOT, "trained %s on %d samples x %d features: %d nodes (%s, %s), %d epochs%n", model,
-            samples, data.features(), r.nodes(), r.backend(), r.algorithm(), r.epochs());
+        out().printf(Locale.ROOT, "trained %s on %d samples x %d features: %s (%s, %s), %s%s%n", model,
+            samples, data.features(), Formats.count(r.nodes(), "node"), r.backend(), r.algorithm(),
+            Formats.count(r.epochs(), "epoch"), r.epochs() < epochs ? " (stopped early; the best parameters kept)"
+                : "");
         out().println("  params     " + format(r.params()));
         out().printf(Locale.ROOT, "  final loss %.10g%n", r.finalLoss());
         if (!Double.isNaN(r.trainAccuracy())) {
             out().printf(Locale.ROOT, "  accuracy   %.2f%% on the training data%n", 100 * r.trainAccuracy());
         }
-        out().printf(Locale.ROOT, "  time       %.3f ms (%.2f us/epoch: compute %.2f, communication %.2f)%n",
-            r.trainSeconds() * 1e3, r.trainSeconds() / r.epochs() * 1e6, r.computeSeconds() / r.epochs() * 1e6,
-            r.commSeconds() / r.epochs() * 1e6);
+        out().printf(Locale.ROOT, "  time       %s (%s an epoch: compute %s, communication %s)%n",
+            Formats.duration(r.trainSeconds()), Formats.duration(r.trainSeconds() / r.epochs()),
+            Formats.duration(r.computeSeconds() / r.epochs()), Formats.duration(r.commSeconds() / r.epochs()));
     }
 
     private static String format(double[] v) {

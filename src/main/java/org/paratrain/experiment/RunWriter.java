@@ -61,13 +61,36 @@ public final class RunWriter {
         return file;
     }
 
+    /**
+     * history.csv: one row an epoch. {@code elapsed_seconds} counts from the start of training
+     * to the end of the epoch; {@code loss} is the epoch's training loss (the sum, or mean, over
+     * its steps, each at the parameters the step started from); {@code lr} the learning rate of
+     * its last update; {@code val_loss} and {@code val_accuracy} (classifiers) the validation
+     * measures after the epoch, empty where it was not validated, and present only when the run
+     * validated; {@code compute_seconds} and {@code comm_seconds} rank 0's time in the epoch.
+     */
     private static void writeHistory(java.io.Writer out, TrainingResult.History h, int epochs)
         throws java.io.IOException {
-        out.write("epoch,loss,seconds,compute_seconds,comm_seconds\n");
+        boolean validated = java.util.Arrays.stream(h.valLoss(), 0, epochs).anyMatch(v -> !Double.isNaN(v));
+        boolean accuracy = java.util.Arrays.stream(h.valAccuracy(), 0, epochs).anyMatch(v -> !Double.isNaN(v));
+        out.write("epoch,elapsed_seconds,loss,lr" + (validated ? ",val_loss" : "") + (accuracy ? ",val_accuracy" : "")
+            + ",compute_seconds,comm_seconds\n");
         for (int e = 0; e < epochs; e++) {
-            out.write((e + 1) + "," + h.loss()[e] + "," + h.seconds()[e] + "," + h.compute()[e] + ","
-                + h.comm()[e] + "\n");
+            StringBuilder row = new StringBuilder().append(e + 1).append(',').append(h.seconds()[e]).append(',')
+                .append(h.loss()[e]).append(',').append(cell(h.lr()[e]));
+            if (validated) {
+                row.append(',').append(cell(h.valLoss()[e]));
+            }
+            if (accuracy) {
+                row.append(',').append(cell(h.valAccuracy()[e]));
+            }
+            out.write(row.append(',').append(h.compute()[e]).append(',').append(h.comm()[e]).append('\n').toString());
         }
+    }
+
+    /** A number, or an empty cell for NaN (not measured). */
+    private static String cell(double v) {
+        return Double.isNaN(v) ? "" : Double.toString(v);
     }
 
     /** The result and the settings it was trained with (see {@link SpecCodec}) as JSON. */

@@ -21,6 +21,7 @@ public final class Adam implements Optimizer {
     private double beta1Power = 1.0;
     private double beta2Power = 1.0;
     private long steps;
+    private double lastRate = Double.NaN;
 
     /**
      * @param schedule    learning rate by step
@@ -55,6 +56,7 @@ public final class Adam implements Optimizer {
             v = new double[params.length];
         }
         double lr = schedule.rate(steps++);
+        lastRate = lr;
         beta1Power *= beta1;
         beta2Power *= beta2;
         double c1 = 1 - beta1Power;
@@ -67,6 +69,11 @@ public final class Adam implements Optimizer {
             double vHat = v[j] / c2;
             params[j] -= lr * (mHat / (Math.sqrt(vHat) + epsilon) + weightDecay * params[j]);
         }
+    }
+
+    @Override
+    public double learningRate() {
+        return lastRate;
     }
 
     @Override
@@ -84,6 +91,7 @@ public final class Adam implements Optimizer {
     public void restore(OptimizerState s) {
         s.expect(name(), 2, 2);
         steps = s.steps();
+        lastRate = steps == 0 ? Double.NaN : schedule.rate(steps - 1);
         double[] powers = s.scalars();
         beta1Power = powers[0];
         beta2Power = powers[1];

@@ -17,6 +17,7 @@ public final class GradientDescent implements Optimizer {
     private final double weightDecay;
     private double[] velocity;
     private long steps;
+    private double lastRate = Double.NaN;
 
     /** Plain gradient descent with a constant learning rate. */
     public GradientDescent(double learningRate) {
@@ -45,6 +46,7 @@ public final class GradientDescent implements Optimizer {
     @Override
     public void step(double[] params, double[] grad) {
         double lr = schedule.rate(steps++);
+        lastRate = lr;
         if (momentum == 0 && weightDecay == 0) {
             for (int j = 0; j < params.length; j++) {
                 params[j] -= lr * grad[j];
@@ -62,6 +64,11 @@ public final class GradientDescent implements Optimizer {
     }
 
     @Override
+    public double learningRate() {
+        return lastRate;
+    }
+
+    @Override
     public String name() {
         return momentum == 0 ? "gd" : nesterov ? "nesterov" : "momentum";
     }
@@ -76,6 +83,7 @@ public final class GradientDescent implements Optimizer {
     public void restore(OptimizerState s) {
         s.expect(name(), 0, 1);
         steps = s.steps();
+        lastRate = steps == 0 ? Double.NaN : schedule.rate(steps - 1);
         velocity = s.vector(0).length == 0 ? null : s.vector(0);
     }
 }

@@ -16,6 +16,9 @@ public interface Optimizer {
     /** Short name, as in results. */
     String name();
 
+    /** The learning rate of the last update (what the schedule gave), NaN before the first. */
+    double learningRate();
+
     /**
      * Everything {@link #restore} needs to continue bit for bit: the update count (which is
      * also the schedule's position) and the raw values of every state vector and scalar.

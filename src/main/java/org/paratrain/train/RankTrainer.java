@@ -1,5 +1,6 @@
 package org.paratrain.train;
 
+import java.util.List;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.PeerFailedException;
@@ -75,16 +76,18 @@ public final class RankTrainer {
     }
 
     /**
-     * Runs the loop from {@code control}'s state (or the beginning), saving checkpoints and
-     * telling its listener on rank 0; rank 0 returns the result, other ranks return null.
+     * Runs the loop from {@code control}'s state (or the beginning), saving checkpoints,
+     * validating, and telling its listener on rank 0; rank 0 returns the result, other ranks
+     * return null.
      */
     public TrainingResult train(TrainingControl control) {
-        int p = model.parameterCount();
-        GradientExchange exchange = exchange(p, batches.sharding());
-        Loop loop = new Loop(p, control);
+        GradientExchange exchange = exchange(model.parameterCount(), batches.sharding());
+        Loop loop = new Loop(control);
         comm.barrier();
         loop.start = comm.wtime() - loop.resumedSeconds;
-        for (int e = loop.firstEpoch; e < config.epochs(); e++) {
+        int e = loop.firstEpoch;
+        boolean stop = false;
+        while (e < config.epochs() && !stop) {
             try {
                 runEpoch(loop, exchange, e);
             } catch (PeerFailedException ex) {
@@ -92,93 +95,84 @@ public final class RankTrainer {
             } catch (RuntimeException ex) {
                 throw new TrainingException("epoch " + (e + 1) + ": " + message(ex), ex);
             }
-            loop.tellListener(e + 1);      // the diverging epoch too: its loss shows what went wrong
-            String diverged = loop.monitor.check(e + 1, loop.loss[e]);
-            if (diverged != null) {
-                throw new DivergenceException(diverged);
-            }
-            loop.saveIfDue(e + 1);
+            e++;
+            stop = loop.endEpoch(e);
         }
-        return finish(loop, exchange);
+        if (loop.stopping != null) {
+            loop.stopping.finish(loop.weights);
+        }
+        return finish(loop, exchange, e);
     }
 
     /** One epoch's steps, from the resumed step when it is the resumed epoch. */
     private void runEpoch(Loop loop, GradientExchange exchange, int e) {
         int steps = batches.steps();
         int first = e == loop.firstEpoch ? loop.firstStep : 0;
+        TrainingResult.History h = loop.history;
         for (int s = first; s < steps; s++) {
             double t0 = comm.wtime();
             computeBlocks(exchange, batches.sharding(), batches.step(e, s), loop.weights, true);
             double t1 = comm.wtime();
-            loop.loss[e] += exchange.step(loop.weights, optimizer, loop.scale);
+            h.loss()[e] += exchange.step(loop.weights, optimizer, loop.scale);
             double t2 = comm.wtime();
-            loop.compute[e] += t1 - t0;
-            loop.commTime[e] += t2 - t1;
+            h.compute()[e] += t1 - t0;
+            h.comm()[e] += t2 - t1;
             if (s + 1 < steps) {
                 loop.stepDone(e, s + 1);
             }
         }
-        loop.seconds[e] = comm.wtime() - loop.start;
-        loop.loss[e] = loop.mean ? loop.loss[e] / steps : loop.loss[e];
+        h.seconds()[e] = comm.wtime() - loop.start;
+        h.lr()[e] = optimizer.learningRate();
+        h.loss()[e] = loop.mean ? h.loss()[e] / steps : h.loss()[e];
     }
 
-    /** The loss at the final weights, and rank 0's result. */
-    private TrainingResult finish(Loop loop, GradientExchange exchange) {
+    /** The loss at the final weights, and rank 0's result over the {@code epochs} run. */
+    private TrainingResult finish(Loop loop, GradientExchange exchange, int epochs) {
         double trainSeconds = comm.wtime() - loop.start;
-        int p = model.parameterCount();
         GradientExchange whole = batches.steps() == 1 && batches.stepSamples() == totalSamples ? exchange
-            : exchange(p, sharding);
+            : exchange(model.parameterCount(), sharding);
         computeBlocks(whole, sharding, data, loop.weights, false);
         double finalLoss = whole.reduceLoss(loop.mean ? 1.0 / totalSamples : 1.0);
         if (comm.rank() != 0) {
             return null;
         }
-        return new TrainingResult(loop.weights, finalLoss, config.epochs(), comm.size(), comm.backend(),
-            exchange.name(), batches.sharding().blockSize(), trainSeconds, sum(loop.compute), sum(loop.commTime),
-            new TrainingResult.History(loop.loss, loop.seconds, loop.compute, loop.commTime));
+        TrainingResult.History h = loop.history.first(epochs);
+        return new TrainingResult(loop.weights, finalLoss, epochs, comm.size(), comm.backend(), exchange.name(),
+            batches.sharding().blockSize(), trainSeconds, sum(h.compute()), sum(h.comm()), h);
     }
 
     /**
-     * The state of the loop on this rank: weights, history, where it starts, and when it
-     * saves. A resumed run takes the weights, optimiser state and history of its checkpoint,
-     * and rebuilds the divergence check's state by replaying the saved losses through it.
+     * The state of the loop on this rank: weights, history, where it starts, when it saves and
+     * validates. A resumed run takes the weights, optimiser state, history and best parameters
+     * of its checkpoint, and rebuilds the divergence check's and early stopping's counters by
+     * replaying the saved losses.
      */
     private final class Loop {
-        final double[] weights;
-        final double[] loss;
-        final double[] seconds;
-        final double[] compute;
-        final double[] commTime;
+        final double[] weights = new double[model.parameterCount()];
+        final TrainingResult.History history = TrainingResult.History.empty(config.epochs());
         final boolean mean = config.lossReduction() == LossReduction.MEAN;
-        final double scale;
+        final double scale = mean ? 1.0 / batches.stepSamples() : 1.0;
         final DivergenceMonitor monitor = new DivergenceMonitor(config.learningRate());
         final TrainingControl control;
+        final EarlyStopping stopping;
         final int firstEpoch;
         final int firstStep;
         final double resumedSeconds;
         double start;
 
-        Loop(int p, TrainingControl control) {
+        Loop(TrainingControl control) {
             this.control = control;
-            int epochs = config.epochs();
-            scale = mean ? 1.0 / batches.stepSamples() : 1.0;
-            weights = new double[p];
-            loss = new double[epochs];
-            seconds = new double[epochs];
-            compute = new double[epochs];
-            commTime = new double[epochs];
+            this.stopping = control.validation() == null ? null
+                : new EarlyStopping(control.validation(), comm, config.epochs());
             TrainingState r = control.resume();
             if (r == null) {
                 model.initialize(weights, seed);
-                firstEpoch = 0;
-                firstStep = 0;
-                resumedSeconds = 0;
-                return;
+            } else {
+                resume(r);
             }
-            resume(r);
-            firstEpoch = r.epoch();
-            firstStep = r.step();
-            resumedSeconds = r.epoch() == 0 ? 0 : r.history().seconds()[r.epoch() - 1];
+            firstEpoch = r == null ? 0 : r.epoch();
+            firstStep = r == null ? 0 : r.step();
+            resumedSeconds = r == null || r.epoch() == 0 ? 0 : r.history().seconds()[r.epoch() - 1];
         }
 
         private void resume(TrainingState r) {
@@ -190,33 +184,41 @@ public final class RankTrainer {
             }
             System.arraycopy(r.params(), 0, weights, 0, weights.length);
             optimizer.restore(r.optimizer());
-            TrainingResult.History h = r.history();
-            int n = h.loss().length;
-            System.arraycopy(h.loss(), 0, loss, 0, n);
-            System.arraycopy(h.seconds(), 0, seconds, 0, n);
-            System.arraycopy(h.compute(), 0, compute, 0, n);
-            System.arraycopy(h.comm(), 0, commTime, 0, n);
+            List<double[]> from = r.history().arrays();
+            List<double[]> to = history.arrays();
+            for (int i = 0; i < from.size(); i++) {
+                System.arraycopy(from.get(i), 0, to.get(i), 0, from.get(i).length);
+            }
             for (int e = 0; e < r.epoch(); e++) {
-                monitor.check(e + 1, loss[e]);
+                monitor.check(e + 1, history.loss()[e]);
+            }
+            if (stopping != null) {
+                stopping.resume(history, r.epoch(), r.best());
             }
         }
 
-        /** After epoch {@code epoch} (1-based), on rank 0: tell the listener. */
-        void tellListener(int epoch) {
+        /**
+         * After epoch {@code epoch} (1-based): validate if due, tell the listener (the diverging
+         * epoch too: its loss shows what went wrong), check for divergence, save if due.
+         * Returns true when early stopping ends the run.
+         */
+        boolean endEpoch(int epoch) {
+            boolean stop = stopping != null && stopping.due(epoch) && stopping.validate(epoch, weights, history);
             if (comm.rank() == 0 && control.listener() != null) {
-                control.listener().epochEnd(epoch, new TrainingResult.History(loss, seconds, compute, commTime));
+                control.listener().epochEnd(epoch, history);
             }
-        }
-
-        /** After epoch {@code epoch} (1-based) passed the divergence check, on rank 0: save if it is time. */
-        void saveIfDue(int epoch) {
+            String diverged = monitor.check(epoch, history.loss()[epoch - 1]);
+            if (diverged != null) {
+                throw new DivergenceException(diverged);
+            }
             TrainingControl.Checkpoints c = control.checkpoints();
             boolean byEpochs = c != null && c.everyEpochs() > 0
-                && (epoch % c.everyEpochs() == 0 || epoch == config.epochs());
+                && (epoch % c.everyEpochs() == 0 || epoch == config.epochs() || stop);
             boolean bySteps = c != null && c.everySteps() > 0 && (long) epoch * batches.steps() % c.everySteps() == 0;
             if (comm.rank() == 0 && (byEpochs || bySteps)) {
                 save(epoch, 0);
             }
+            return stop;
         }
 
         /** After step {@code step} of epoch {@code e} (0-based), not the epoch's last: save if it is time. */
@@ -232,13 +234,12 @@ public final class RankTrainer {
         }
 
         private void save(int epoch, int step) {
-            int entries = epoch + (step > 0 ? 1 : 0);
-            TrainingResult.History h = TrainingState.copy(new TrainingResult.History(loss, seconds, compute, commTime),
-                entries);
+            TrainingResult.History h = history.first(epoch + (step > 0 ? 1 : 0));
             if (step > 0) {
                 h.seconds()[epoch] = comm.wtime() - start;
             }
-            control.checkpoints().sink().accept(new TrainingState(epoch, step, weights, optimizer.state(), h));
+            control.checkpoints().sink().accept(new TrainingState(epoch, step, weights, optimizer.state(), h,
+                stopping == null ? new double[0] : stopping.best()));
         }
     }
 

@@ -11,9 +11,17 @@ import java.time.Duration;
  * @param checkpoints when and where to save the state, or null for never
  * @param listener    told on rank 0 after every epoch, or null
  * @param commTimeout how long any rank may wait in one communication call
+ * @param validation  when to measure the model on held-out data and whether to stop early,
+ *                    or null for never
  */
 public record TrainingControl(TrainingState resume, Checkpoints checkpoints, EpochListener listener,
-                              Duration commTimeout) {
+                              Duration commTimeout, Validation validation) {
+
+    /** A control without validation. */
+    public TrainingControl(TrainingState resume, Checkpoints checkpoints, EpochListener listener,
+                           Duration commTimeout) {
+        this(resume, checkpoints, listener, commTimeout, null);
+    }
 
     /** The default wait before a run is called hung: 300 s, long enough for any epoch's straggler. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(300);
@@ -35,12 +43,17 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
 
     /** This control resuming from {@code state}. */
     public TrainingControl resumingFrom(TrainingState state) {
-        return new TrainingControl(state, checkpoints, listener, commTimeout);
+        return new TrainingControl(state, checkpoints, listener, commTimeout, validation);
     }
 
     /** This control telling {@code l} after every epoch. */
     public TrainingControl withListener(EpochListener l) {
-        return new TrainingControl(resume, checkpoints, l, commTimeout);
+        return new TrainingControl(resume, checkpoints, l, commTimeout, validation);
+    }
+
+    /** This control validating as {@code v} says (null: not at all). */
+    public TrainingControl withValidation(Validation v) {
+        return new TrainingControl(resume, checkpoints, listener, commTimeout, v);
     }
 
     /**
@@ -73,6 +86,26 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
             }
             if (sink == null) {
                 throw new IllegalArgumentException("checkpoints need somewhere to go");
+            }
+        }
+    }
+
+    /**
+     * Validation during training: every {@code every} epochs (and after the last) rank 0
+     * measures the parameters on held-out data; with {@code patience > 0} the run stops when
+     * the validation loss has not improved for that many validations in a row, and ends with
+     * the parameters of the best one.
+     *
+     * @param every     epochs between validations, at least 1
+     * @param patience  validations without improvement before stopping; 0 never stops early
+     * @param validator measures parameters: returns {loss, accuracy (NaN for regression)}
+     */
+    public record Validation(int every, int patience, java.util.function.Function<double[], double[]> validator) {
+        /** Checks the values. */
+        public Validation {
+            if (every < 1 || patience < 0 || validator == null) {
+                throw new IllegalArgumentException("validation needs an interval >= 1 and a patience >= 0, got "
+                    + every + " and " + patience);
             }
         }
     }

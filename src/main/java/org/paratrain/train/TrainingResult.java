@@ -37,10 +37,50 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
     /**
      * Per-epoch records, one array entry per epoch.
      *
-     * @param loss    loss at the parameters the epoch started from
-     * @param seconds wall time since the start of training at the end of the epoch
-     * @param compute time computing gradients in the epoch (rank 0)
-     * @param comm    time exchanging in the epoch (rank 0)
+     * @param loss        loss over the epoch's steps, each at the parameters the step started from
+     * @param seconds     wall time since the start of training at the end of the epoch
+     * @param compute     time computing gradients in the epoch (rank 0)
+     * @param comm        time exchanging in the epoch (rank 0)
+     * @param lr          learning rate of the epoch's last update
+     * @param valLoss     loss on the validation data after the epoch, NaN where not validated
+     * @param valAccuracy accuracy on the validation data after the epoch, NaN where not validated
+     *                    or not a classifier
      */
-    public record History(double[] loss, double[] seconds, double[] compute, double[] comm) { }
+    public record History(double[] loss, double[] seconds, double[] compute, double[] comm, double[] lr,
+                          double[] valLoss, double[] valAccuracy) {
+
+        /** A history without learning rates or validation (NaN there). */
+        public History(double[] loss, double[] seconds, double[] compute, double[] comm) {
+            this(loss, seconds, compute, comm, nan(loss.length), nan(loss.length), nan(loss.length));
+        }
+
+        /** An empty history for {@code epochs} epochs: zeros, NaN where nothing was measured. */
+        public static History empty(int epochs) {
+            return new History(new double[epochs], new double[epochs], new double[epochs], new double[epochs],
+                nan(epochs), nan(epochs), nan(epochs));
+        }
+
+        /** The first {@code n} entries, copied. */
+        public History first(int n) {
+            return new History(java.util.Arrays.copyOf(loss, n), java.util.Arrays.copyOf(seconds, n),
+                java.util.Arrays.copyOf(compute, n), java.util.Arrays.copyOf(comm, n), java.util.Arrays.copyOf(lr, n),
+                java.util.Arrays.copyOf(valLoss, n), java.util.Arrays.copyOf(valAccuracy, n));
+        }
+
+        /** The arrays in a fixed order, as checkpoints store them. */
+        public java.util.List<double[]> arrays() {
+            return java.util.List.of(loss, seconds, compute, comm, lr, valLoss, valAccuracy);
+        }
+
+        /** The history made of {@link #arrays()} in their order. */
+        public static History of(java.util.List<double[]> a) {
+            return new History(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5), a.get(6));
+        }
+
+        private static double[] nan(int n) {
+            double[] v = new double[n];
+            java.util.Arrays.fill(v, Double.NaN);
+            return v;
+        }
+    }
 }

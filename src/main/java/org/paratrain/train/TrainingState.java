@@ -17,9 +17,17 @@ import org.paratrain.optim.OptimizerState;
  * @param optimizer the optimiser's state after those steps
  * @param history   one entry per completed epoch, plus the partial sums of the epoch under
  *                  way when {@code step > 0}
+ * @param best      with early stopping, the parameters of the best validation so far (empty
+ *                  before the first validation, or without early stopping)
  */
 public record TrainingState(int epoch, int step, double[] params, OptimizerState optimizer,
-                            TrainingResult.History history) {
+                            TrainingResult.History history, double[] best) {
+
+    /** A state without early stopping. */
+    public TrainingState(int epoch, int step, double[] params, OptimizerState optimizer,
+                         TrainingResult.History history) {
+        this(epoch, step, params, optimizer, history, new double[0]);
+    }
 
     /** Checks that the history matches the position, and keeps copies. */
     public TrainingState {
@@ -28,13 +36,13 @@ public record TrainingState(int epoch, int step, double[] params, OptimizerState
                 + " and " + step);
         }
         int entries = epoch + (step > 0 ? 1 : 0);
-        if (history.loss().length != entries || history.seconds().length != entries
-            || history.compute().length != entries || history.comm().length != entries) {
+        if (history.arrays().stream().anyMatch(a -> a.length != entries)) {
             throw new IllegalArgumentException("training state at epoch " + epoch + ", step " + step + " needs "
                 + entries + " history entries, got " + history.loss().length);
         }
         params = params.clone();
-        history = copy(history, entries);
+        history = history.first(entries);
+        best = best.clone();
     }
 
     /** The parameters, a copy. */
@@ -43,21 +51,23 @@ public record TrainingState(int epoch, int step, double[] params, OptimizerState
         return params.clone();
     }
 
+    /** The best parameters so far, a copy (empty when none). */
+    @Override
+    public double[] best() {
+        return best.clone();
+    }
+
     /** Updates applied so far: the optimiser's count. */
     public long updates() {
         return optimizer.steps();
     }
 
-    /** The first {@code n} entries of {@code h}, copied. */
-    static TrainingResult.History copy(TrainingResult.History h, int n) {
-        return new TrainingResult.History(Arrays.copyOf(h.loss(), n), Arrays.copyOf(h.seconds(), n),
-            Arrays.copyOf(h.compute(), n), Arrays.copyOf(h.comm(), n));
-    }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof TrainingState s && epoch == s.epoch && step == s.step && Arrays.equals(params, s.params)
-            && optimizer.equals(s.optimizer) && Arrays.equals(history.loss(), s.history.loss());
+            && optimizer.equals(s.optimizer) && Arrays.equals(best, s.best)
+            && Arrays.equals(history.loss(), s.history.loss()) && Arrays.equals(history.valLoss(), s.history.valLoss());
     }
 
     @Override

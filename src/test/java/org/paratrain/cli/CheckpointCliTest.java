@@ -57,7 +57,7 @@ class CheckpointCliTest {
     }
 
     static List<String> losses(Path out) throws IOException {
-        return Files.readAllLines(out.resolve("history.csv")).stream().map(l -> l.split(",")[1]).toList();
+        return Files.readAllLines(out.resolve("history.csv")).stream().map(l -> l.split(",")[2]).toList();
     }
 
     static void assertSameRun(Path expected, Path got) throws IOException {

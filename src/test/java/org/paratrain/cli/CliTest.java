@@ -74,9 +74,9 @@ class CliTest {
         }
         assertEquals(4, json.get("nodes").asInt());
         List<String> history = Files.readAllLines(out.resolve("history.csv"));
-        assertEquals("epoch,loss,seconds,compute_seconds,comm_seconds", history.get(0));
+        assertEquals("epoch,elapsed_seconds,loss,lr,compute_seconds,comm_seconds", history.get(0));
         assertEquals(301, history.size());
-        assertEquals(api.history().loss()[299], Double.parseDouble(history.get(300).split(",")[1]), 0.0);
+        assertEquals(api.history().loss()[299], Double.parseDouble(history.get(300).split(",")[2]), 0.0);
     }
 
     @Test
@@ -106,8 +106,8 @@ class CliTest {
         }
         List<String> lines = Files.readAllLines(out.resolve("history.csv"));
         assertTrue(r.err().contains(out.resolve("history.csv").toString()), r.err());
-        double last = Double.parseDouble(lines.get(lines.size() - 1).split(",")[1]);
-        double first = Double.parseDouble(lines.get(1).split(",")[1]);
+        double last = Double.parseDouble(lines.get(lines.size() - 1).split(",")[2]);
+        double first = Double.parseDouble(lines.get(1).split(",")[2]);
         assertTrue(!(last <= first), "the last loss shows the divergence: " + lines);
     }
 

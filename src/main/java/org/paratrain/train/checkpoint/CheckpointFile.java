@@ -24,12 +24,13 @@ import org.paratrain.train.TrainingState;
  * header                                    H bytes, UTF-8 JSON (below)
  * payload                                   8 bytes a double, little-endian, raw bits:
  *                                           params, optimizer scalars, optimizer vectors in
- *                                           order, history loss, seconds, compute, comm
+ *                                           order, best params, history loss, seconds,
+ *                                           compute, comm, lr, val_loss, val_accuracy
  * CRC-32C of everything above               8 bytes, big-endian
  * </pre>
  *
  * The header holds {@code format}, {@code version}, {@code epoch}, {@code step},
- * {@code params} (count), {@code optimizer} ({@code kind}, {@code steps}, {@code scalars}
+ * {@code params} (count), {@code best} (count), {@code optimizer} ({@code kind}, {@code steps}, {@code scalars}
  * count, {@code vectors} lengths), {@code history} (entries) and {@code meta}: what the
  * caller records to tell later which run the checkpoint belongs to (configuration, data
  * fingerprint, provenance). Readers refuse another format or a newer version.
@@ -56,6 +57,7 @@ public final class CheckpointFile {
         head.put("epoch", state.epoch());
         head.put("step", state.step());
         head.put("params", state.params().length);
+        head.put("best", state.best().length);
         ObjectNode o = head.putObject("optimizer");
         o.put("kind", opt.kind());
         o.put("steps", opt.steps());
@@ -69,7 +71,8 @@ public final class CheckpointFile {
         byte[] header = head.toString().getBytes(StandardCharsets.UTF_8);
         List<double[]> arrays = new ArrayList<>(List.of(state.params(), opt.scalars()));
         arrays.addAll(List.of(vectors));
-        arrays.addAll(List.of(h.loss(), h.seconds(), h.compute(), h.comm()));
+        arrays.add(state.best());
+        arrays.addAll(h.arrays());
         long doubles = arrays.stream().mapToLong(a -> a.length).sum();
         long size = MAGIC.length + 4L + header.length + 8 * doubles + 8;
         if (size > Integer.MAX_VALUE - 16) {
@@ -130,14 +133,18 @@ public final class CheckpointFile {
         for (int i = 0; i < vectors.length; i++) {
             vectors[i] = doubles(b, o.path("vectors").get(i).asInt(-1), end);
         }
-        TrainingResult.History h = new TrainingResult.History(doubles(b, entries, end), doubles(b, entries, end),
-            doubles(b, entries, end), doubles(b, entries, end));
+        double[] best = doubles(b, count(head, "best"), end);
+        List<double[]> history = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            history.add(doubles(b, entries, end));
+        }
+        TrainingResult.History h = TrainingResult.History.of(history);
         if (b.position() != end) {
             throw new IOException((end - b.position()) + " bytes after the payload the header describes");
         }
         try {
             return new TrainingState(head.path("epoch").asInt(-1), head.path("step").asInt(-1), params,
-                new OptimizerState(o.path("kind").asText(), o.path("steps").asLong(-1), scalars, vectors), h);
+                new OptimizerState(o.path("kind").asText(), o.path("steps").asLong(-1), scalars, vectors), h, best);
         } catch (IllegalArgumentException e) {
             throw new IOException(e.getMessage());
         }

@@ -1,0 +1,35 @@
+package org.paratrain.cli;
+
+import java.util.Locale;
+
+/** How numbers read on screen: times in the unit that fits, counts with their noun. */
+final class Formats {
+    private Formats() { }
+
+    /** A duration in the unit that fits: 850 us, 12.3 ms, 4.56 s, 3 min 05 s, 2 h 07 min. */
+    static String duration(double seconds) {
+        double s = Math.abs(seconds);
+        if (Double.isNaN(seconds)) {
+            return "n/a";
+        }
+        if (s < 1e-3) {
+            return String.format(Locale.ROOT, "%.3g us", seconds * 1e6);
+        }
+        if (s < 1) {
+            return String.format(Locale.ROOT, "%.3g ms", seconds * 1e3);
+        }
+        if (s < 60) {
+            return String.format(Locale.ROOT, "%.3g s", seconds);
+        }
+        long whole = Math.round(seconds);
+        if (whole < 3600) {
+            return String.format(Locale.ROOT, "%d min %02d s", whole / 60, whole % 60);
+        }
+        return String.format(Locale.ROOT, "%d h %02d min", whole / 3600, whole % 3600 / 60);
+    }
+
+    /** "1 node", "4 nodes". */
+    static String count(long n, String noun) {
+        return n + " " + (n == 1 ? noun : noun + "s");
+    }
+}
