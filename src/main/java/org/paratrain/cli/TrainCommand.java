@@ -197,7 +197,7 @@ final class TrainCommand implements Runnable {
         if (r == null) {
             return;   // an MPI rank other than 0: rank 0 reports
         }
-        printSummary(data, r);
+        TrainReport.print(out(), model, data.samples(), data.features(), r, epochs);
         ModelFile file = new ModelFile(recipe.model(), data.features(), recipe.check(data), config.intercept(),
             r.params(), prepared.standardizer(), recipe.layers(), recipe.activation());
         java.util.Map<String, Object> test = prepared.test() == null ? null
@@ -222,10 +222,7 @@ final class TrainCommand implements Runnable {
             if (!attempts.log().isEmpty()) {
                 extra.set("restarts", attempts.log());
             }
-            RunWriter.write(out, r, config, recipe, d, provenance, extra);
-            file.write(out.resolve("model.json"), RunWriter.resultJson(r, config, recipe).retain("config", "epochs", "nodes",
-                "backend", "algorithm", "final_loss"), provenance);
-            out().println("wrote " + out.resolve("result.json") + ", history.csv and model.json");
+            TrainReport.write(out(), out, r, config, recipe, file, d, extra, provenance);
         }
     }
 
@@ -337,7 +334,7 @@ final class TrainCommand implements Runnable {
         }
         out().printf(Locale.ROOT, "(each rank read only the samples of its own blocks: rank 0, %d of %d)%n",
             to - from, total);
-        printSummary(new Dataset(new double[shard.features()], new double[1], 1, shard.features()), r, total);
+        TrainReport.print(out(), model, total, shard.features(), r, epochs);
         if (out != null) {
             ObjectNode d = RunWriter.json().createObjectNode();
             d.put("x", xFile.toString());
@@ -345,11 +342,9 @@ final class TrainCommand implements Runnable {
             d.put("samples", total);
             d.put("features", shard.features());
             d.put("read", "each rank its own blocks");
-            RunWriter.write(out, r, config, recipe, d, provenance, RunWriter.json().createObjectNode());
-            new ModelFile(model, shard.features(), k, config.intercept(), r.params(), null, layers, activation)
-                .write(out.resolve("model.json"), RunWriter.resultJson(r, config, recipe).retain("config", "epochs", "nodes",
-                    "backend", "algorithm", "final_loss"), provenance);
-            out().println("wrote " + out.resolve("result.json") + ", history.csv and model.json");
+            TrainReport.write(out(), out, r, config, recipe, new ModelFile(model, shard.features(), k,
+                config.intercept(), r.params(), null, layers, activation), d, RunWriter.json().createObjectNode(),
+                provenance);
         }
     }
 
@@ -397,31 +392,4 @@ final class TrainCommand implements Runnable {
         };
     }
 
-    private void printSummary(Dataset data, TrainingResult r) {
-        printSummary(data, r, data.samples());
-    }
-
-    private void printSummary(Dataset data, TrainingResult r, int samples) {
-        out().printf(Locale.ROOT, "trained %s on %d samples x %d features: %s (%s, %s), %s%s%n", model,
-            samples, data.features(), Formats.count(r.nodes(), "node"), r.backend(), r.algorithm(),
-            Formats.count(r.epochs(), "epoch"), r.epochs() < epochs ? " (stopped early; the best parameters kept)"
-                : "");
-        out().println("  params     " + format(r.params()));
-        out().printf(Locale.ROOT, "  final loss %.10g%n", r.finalLoss());
-        if (!Double.isNaN(r.trainAccuracy())) {
-            out().printf(Locale.ROOT, "  accuracy   %.2f%% on the training data%n", 100 * r.trainAccuracy());
-        }
-        out().printf(Locale.ROOT, "  time       %s (%s an epoch: compute %s, communication %s)%n",
-            Formats.duration(r.trainSeconds()), Formats.duration(r.trainSeconds() / r.epochs()),
-            Formats.duration(r.computeSeconds() / r.epochs()), Formats.duration(r.commSeconds() / r.epochs()));
-    }
-
-    private static String format(double[] v) {
-        StringBuilder sb = new StringBuilder();
-        int shown = Math.min(v.length, 8);
-        for (int i = 0; i < shown; i++) {
-            sb.append(i == 0 ? "" : " ").append(String.format(Locale.ROOT, "%.10g", v[i]));
-        }
-        return v.length > shown ? sb + " ... (" + v.length + " in all)" : sb.toString();
-    }
 }

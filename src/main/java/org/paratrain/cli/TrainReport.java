@@ -1,0 +1,55 @@
+package org.paratrain.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+import org.paratrain.experiment.ModelFile;
+import org.paratrain.experiment.Provenance;
+import org.paratrain.experiment.RunWriter;
+import org.paratrain.train.Recipe;
+import org.paratrain.train.TrainConfig;
+import org.paratrain.train.TrainingResult;
+
+/** What {@code train} prints at the end, and the files it writes: one place for every way of training. */
+final class TrainReport {
+    private TrainReport() { }
+
+    /** The summary: what was trained on what, the parameters (summarised when many), loss, accuracy, time. */
+    static void print(PrintWriter out, String model, int samples, int features, TrainingResult r, int epochsAsked) {
+        out.printf(Locale.ROOT, "trained %s on %d samples x %d features: %s (%s, %s), %s%s%n", model, samples, features,
+            Formats.count(r.nodes(), "node"), r.backend(), r.algorithm(), Formats.count(r.epochs(), "epoch"),
+            r.epochs() < epochsAsked ? " (stopped early; the best parameters kept)" : "");
+        out.println("  params     " + parameters(r.params()));
+        out.printf(Locale.ROOT, "  final loss %.10g%n", r.finalLoss());
+        if (!Double.isNaN(r.trainAccuracy())) {
+            out.printf(Locale.ROOT, "  accuracy   %.2f%% on the training data%n", 100 * r.trainAccuracy());
+        }
+        out.printf(Locale.ROOT, "  time       %s (%s an epoch: compute %s, communication %s)%n",
+            Formats.duration(r.trainSeconds()), Formats.duration(r.trainSeconds() / r.epochs()),
+            Formats.duration(r.computeSeconds() / r.epochs()), Formats.duration(r.commSeconds() / r.epochs()));
+    }
+
+    /**
+     * Writes result.json, history.csv and model.json into {@code dir}, each atomically, and
+     * says so on {@code out}; {@code data} describes the input, {@code extra} adds fields
+     * (test metrics, restarts) to result.json.
+     */
+    static void write(PrintWriter out, Path dir, TrainingResult r, TrainConfig config, Recipe recipe, ModelFile model,
+                      ObjectNode data, ObjectNode extra, Provenance provenance) {
+        RunWriter.write(dir, r, config, recipe, data, provenance, extra);
+        model.write(dir.resolve("model.json"), RunWriter.resultJson(r, config, recipe).retain("config", "epochs",
+            "nodes", "backend", "algorithm", "final_loss"), provenance);
+        out.println("wrote " + dir.resolve("result.json") + ", history.csv and model.json");
+    }
+
+    /** The first 8 parameters, and how many there are in all. */
+    private static String parameters(double[] v) {
+        StringBuilder sb = new StringBuilder();
+        int shown = Math.min(v.length, 8);
+        for (int i = 0; i < shown; i++) {
+            sb.append(i == 0 ? "" : " ").append(String.format(Locale.ROOT, "%.10g", v[i]));
+        }
+        return v.length > shown ? sb + " ... (" + v.length + " in all)" : sb.toString();
+    }
+}
