@@ -174,6 +174,7 @@ final class TrainCommand implements Runnable {
         if (r == null) {
             return;   // an MPI rank other than 0: rank 0 reports
         }
+        org.paratrain.train.Divergence.checkFinal(r, config.learningRate());
         printSummary(data, r);
         ModelFile file = new ModelFile(recipe.model(), data.features(), recipe.check(data), config.intercept(),
             r.params(), prepared.standardizer(), recipe.layers(), recipe.activation());
@@ -242,6 +243,7 @@ final class TrainCommand implements Runnable {
         if (r == null) {
             return;
         }
+        org.paratrain.train.Divergence.checkFinal(r, config.learningRate());
         out().printf(Locale.ROOT, "(each rank read only the samples of its own blocks: rank 0, %d of %d)%n",
             to - from, total);
         printSummary(new Dataset(new double[shard.features()], new double[1], 1, shard.features()), r, total);

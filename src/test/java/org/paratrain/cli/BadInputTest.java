@@ -287,6 +287,7 @@ class BadInputTest {
     static void runs(List<Case> c) {
         c.add(bad("adam oscillating at lr 1e6", 1, "diverged|--lr", train("--optimizer", "adam", "--lr", "1e6",
             "--loss-reduction", "mean", "--epochs", "100")));
+        c.add(bad("blow-up shorter than the patience", 1, "diverged|--lr", train("--lr", "1e3", "--epochs", "3")));
         c.add(bad("network too large for an array", 2, "--layers", train("--model", "mlp-regression", "--layers",
             "100000,100000")));
         c.add(bad("exchange table too large", 2, "--block-size", train("--model", "mlp-regression", "--layers",
