@@ -180,6 +180,9 @@ final class OptionChecks {
     static void backend(ParseResult given, boolean mpi) {
         refuse(given, "--hostfile", !mpi, "with --backend local: ranks are threads of this JVM");
         refuse(given, "--mpirun-args", !mpi, "with --backend local: no mpirun is started");
+        if (given.hasMatchedOption("--hostfile")) {
+            InputFiles.optionFile("--hostfile", given.matchedOptionValue("--hostfile", (Path) null));
+        }
     }
 
     private static void refuse(ParseResult given, String option, boolean noEffect, String why) {
