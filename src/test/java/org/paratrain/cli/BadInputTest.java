@@ -212,6 +212,8 @@ class BadInputTest {
         c.add(bad("commas in the paper format", 1, "X.in:1|CSV", train()).file("X.in", "1,2\n" + tail(1)));
         c.add(bad("test data of other features", 1, "X3.in|features", train("--test-data", "@X3.in",
             "--test-labels", "@y.in")).file("X3.in", rows(i -> "1 2 3")));
+        c.add(bad("stray label makes a million classes", 1, "labels.in|--classes", train("--model", "softmax", "--y",
+            "@labels.in")).file("labels.in", "0\n1\n1000000\n" + rows(i -> "0").substring(6)));
         c.add(bad("predict on a ragged file", 1, "X.in:2", "predict", "--model-file", "@model.json", "--x", "@X.in",
             "--out", "@p.txt").file("X.in", "1 2\n3\n"));
         c.add(bad("label not a class", 1, "labels.in", train("--model", "logistic", "--y", "@labels.in"))
