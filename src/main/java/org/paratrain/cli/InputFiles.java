@@ -33,6 +33,20 @@ final class InputFiles {
         }
     }
 
+    /** A file given as an option's value (not data: a mistake there is an option error, exit 2). */
+    static void optionFile(String option, Path f) {
+        if (f == null) {
+            return;
+        }
+        if (Files.isDirectory(f)) {
+            throw new IllegalArgumentException(option + " " + f + " is a directory, expected a file");
+        }
+        if (!Files.isReadable(f)) {
+            throw new IllegalArgumentException(option + " " + f + (Files.exists(f) ? ": permission denied"
+                : ": no such file"));
+        }
+    }
+
     /**
      * The library {@code PARATRAIN_MPI_LIB} names (null or blank: the installed one, found by the
      * ranks) can be loaded. Checked once in the process that starts mpirun; otherwise every rank

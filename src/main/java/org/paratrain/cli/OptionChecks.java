@@ -68,6 +68,12 @@ final class OptionChecks {
                     + "learning rate would never reach --lr");
             }
         }
+        if (c.classes == 0 && classes > train.samples()) {
+            // Counted from the largest label: one stray label (1000000 in a file of 0..9) makes a huge model.
+            throw new DataFormatException((c.yFile != null ? c.yFile : c.xFile) + ": the largest label makes "
+                + classes + " classes, more than the " + train.samples() + " samples; if that is meant, say so "
+                + "with --classes " + classes);
+        }
         long params = parameters(c, train.features(), classes);
         String model = "--model " + c.model + " with " + train.features() + " features"
             + (c.layers.isBlank() ? "" : ", --layers " + c.layers) + (classes > 0 ? " and " + classes + " classes" : "");
@@ -180,6 +186,9 @@ final class OptionChecks {
     static void backend(ParseResult given, boolean mpi) {
         refuse(given, "--hostfile", !mpi, "with --backend local: ranks are threads of this JVM");
         refuse(given, "--mpirun-args", !mpi, "with --backend local: no mpirun is started");
+        if (given.hasMatchedOption("--hostfile")) {
+            InputFiles.optionFile("--hostfile", given.matchedOptionValue("--hostfile", (Path) null));
+        }
     }
 
     private static void refuse(ParseResult given, String option, boolean noEffect, String why) {

@@ -197,6 +197,7 @@ final class TrainCommand implements Runnable {
         if (r == null) {
             return;   // an MPI rank other than 0: rank 0 reports
         }
+        org.paratrain.train.Divergence.checkFinal(r, config.learningRate());
         TrainReport.print(out(), model, data.samples(), data.features(), r, epochs);
         ModelFile file = new ModelFile(recipe.model(), data.features(), recipe.check(data), config.intercept(),
             r.params(), prepared.standardizer(), recipe.layers(), recipe.activation());
@@ -332,6 +333,7 @@ final class TrainCommand implements Runnable {
         if (r == null) {
             return;
         }
+        org.paratrain.train.Divergence.checkFinal(r, config.learningRate());
         out().printf(Locale.ROOT, "(each rank read only the samples of its own blocks: rank 0, %d of %d)%n",
             to - from, total);
         TrainReport.print(out(), model, total, shard.features(), r, epochs);

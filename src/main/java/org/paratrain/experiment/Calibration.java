@@ -139,7 +139,9 @@ public final class Calibration {
         int params = data.features() + (config.intercept() ? 1 : 0);
         int epochs = (int) Math.max(10, Math.min(300, PROBE_VALUES / ((long) probe.samples() * params)));
         org.paratrain.train.TrainConfig one = config.withNodes(1).withEpochs(epochs)
-            .withExchange(org.paratrain.train.TrainConfig.MASTER_WORKER);
+            .withExchange(org.paratrain.train.TrainConfig.MASTER_WORKER)
+            .withLossReduction(org.paratrain.train.LossReduction.MEAN).withLearningRate(stableRate(probe,
+                config.intercept()));
         org.paratrain.data.BlockSharding sharding = Plan.sharding(probe.samples(), config.blockSize());
         double compute = Double.MAX_VALUE;
         double other = Double.MAX_VALUE;
@@ -161,6 +163,22 @@ public final class Calibration {
     }
 
     private static final int PROBE_VALUES = 20_000_000;
+
+    /**
+     * A learning rate at which gradient descent on {@code d} (mean squared error) cannot diverge.
+     * The probe only times steps, but at the user's rate it could diverge and stop after a few
+     * epochs, blaming a run the user never asked for (or reach NaN, which some processors compute
+     * slowly). Half of 1 / trace of the Hessian is safe: the trace (the mean squared features,
+     * plus 1 for an intercept) bounds its largest eigenvalue, and steps below 2 / that converge.
+     */
+    static double stableRate(Dataset d, boolean intercept) {
+        double trace = intercept ? 1 : 0;
+        for (double v : d.x()) {
+            trace += v * v / d.samples();
+        }
+        double rate = 0.5 / Math.max(trace, 1e-300);
+        return rate > 0 && Double.isFinite(rate) ? rate : Double.MIN_NORMAL;   // features too large to square
+    }
 
     /** A synthetic workload of the given shape (at most 20,000,000 values), for planning before any data exists. */
     public static Dataset synthetic(int samples, int features) {

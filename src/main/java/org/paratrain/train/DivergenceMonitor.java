@@ -74,6 +74,23 @@ final class DivergenceMonitor {
     }
 
     private String advice() {
+        return advice(learningRate);
+    }
+
+    private static String advice(double learningRate) {
         return "try a smaller learning rate, e.g. --lr " + (learningRate / 10);
+    }
+
+    /**
+     * The check of a finished run: a run shorter than {@link #PATIENCE} epochs, or one that blew
+     * up in its last epochs, ends before the checks above can see it. Its final loss (at the
+     * final weights) far above the first epoch's means the weights are garbage; null if not.
+     */
+    static String finalCheck(double first, double last, double learningRate) {
+        if (Double.isFinite(last) && !(first > 0 && last > FAR * first)) {
+            return null;
+        }
+        return "training diverged: the loss at the final weights, " + last + ", is more than " + (int) FAR
+            + " times the loss of epoch 1 (" + first + "); " + advice(learningRate);
     }
 }

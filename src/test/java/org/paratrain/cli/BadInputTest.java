@@ -151,6 +151,10 @@ class BadInputTest {
         c.add(bad("warm-up beyond a mini-batch run", 2, "--warmup-steps", train("--batch-size", "5",
             "--warmup-steps", "13")));
         c.add(bad("hostfile with local", 2, "--hostfile", train("--hostfile", "@X.in")));
+        c.add(bad("hostfile is a directory", 2, "--hostfile|directory", train("--backend", "mpi", "--nodes", "2",
+            "--hostfile", "@sub")));
+        c.add(bad("hostfile missing", 2, "--hostfile|no such file", "scale", "--samples", "10", "--features", "1",
+            "--backend", "mpi", "--hostfile", "@nohosts", "--out", "@scale"));
         c.add(bad("label column with paper", 2, "--label", train("--label", "y")));
         c.add(bad("labels file with csv", 2, "--labels", "train", "--format", "csv", "--x", "@d.csv",
             "--labels", "@y.in"));
@@ -208,6 +212,10 @@ class BadInputTest {
         c.add(bad("commas in the paper format", 1, "X.in:1|CSV", train()).file("X.in", "1,2\n" + tail(1)));
         c.add(bad("test data of other features", 1, "X3.in|features", train("--test-data", "@X3.in",
             "--test-labels", "@y.in")).file("X3.in", rows(i -> "1 2 3")));
+        c.add(bad("stray label makes a million classes", 1, "labels.in|--classes", train("--model", "softmax", "--y",
+            "@labels.in")).file("labels.in", "0\n1\n1000000\n" + rows(i -> "0").substring(6)));
+        c.add(bad("predict on a ragged file", 1, "X.in:2", "predict", "--model-file", "@model.json", "--x", "@X.in",
+            "--out", "@p.txt").file("X.in", "1 2\n3\n"));
         c.add(bad("label not a class", 1, "labels.in", train("--model", "logistic", "--y", "@labels.in"))
             .file("labels.in", "0\n1\n3\n" + rows(i -> "0").substring(6)));
     }
@@ -287,6 +295,7 @@ class BadInputTest {
     static void runs(List<Case> c) {
         c.add(bad("adam oscillating at lr 1e6", 1, "diverged|--lr", train("--optimizer", "adam", "--lr", "1e6",
             "--loss-reduction", "mean", "--epochs", "100")));
+        c.add(bad("blow-up shorter than the patience", 1, "diverged|--lr", train("--lr", "1e3", "--epochs", "3")));
         c.add(bad("network too large for an array", 2, "--layers", train("--model", "mlp-regression", "--layers",
             "100000,100000")));
         c.add(bad("exchange table too large", 2, "--block-size", train("--model", "mlp-regression", "--layers",

@@ -55,6 +55,14 @@ class DivergenceMonitorTest {
     }
 
     @Test
+    void aRunThatEndsFarAboveItsStartIsCaughtAtTheEnd() {
+        assertNotNull(DivergenceMonitor.finalCheck(100, 1e6, 0.1));
+        assertNotNull(DivergenceMonitor.finalCheck(100, Double.POSITIVE_INFINITY, 0.1));
+        assertNull(DivergenceMonitor.finalCheck(100, 120, 0.1));
+        assertNull(DivergenceMonitor.finalCheck(0, 1e-20, 0.1));
+    }
+
+    @Test
     void growthIsStillCaught() {
         assertTrue(stopsAt(1, 2, 4, 8, 16, 32, 64) == 6);
         assertNull(new DivergenceMonitor(1).check(1, 5.0));
