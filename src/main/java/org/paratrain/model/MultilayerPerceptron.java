@@ -188,6 +188,33 @@ public final class MultilayerPerceptron implements Classifier {
         return best;
     }
 
+    /**
+     * The fraction of samples classified right, computed a chunk of samples at a time: one
+     * matrix product per layer per chunk instead of per sample (a sample at a time, 10,000
+     * Fashion-MNIST images took seconds; validation after every epoch needs it fast).
+     */
+    @Override
+    public double accuracy(Dataset data, double[] params) {
+        int k = widths[widths.length - 1];
+        int right = 0;
+        for (int from = 0; from < data.samples(); from += CHUNK) {
+            int n = Math.min(CHUNK, data.samples() - from);
+            forward(data, from, n, params);
+            double[] z = acts[widths.length - 1];
+            for (int i = 0; i < n; i++) {
+                int best = 0;
+                for (int c = 1; c < k; c++) {
+                    best = z[i * k + c] > z[i * k + best] ? c : best;
+                }
+                right += best == (int) data.y()[from + i] ? 1 : 0;
+            }
+        }
+        return (double) right / data.samples();
+    }
+
+    /** Samples a batched evaluation runs forward at once: large enough for dgemm, small enough for the cache. */
+    private static final int CHUNK = 256;
+
     /** Runs the block forward, keeping every layer's output; returns the summed cross-entropy. */
     private double forward(Dataset data, int from, int n, double[] params) {
         ensure(n);
