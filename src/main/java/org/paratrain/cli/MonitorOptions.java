@@ -94,23 +94,32 @@ final class MonitorOptions {
             next.epochEnd(epoch, h);
             if (bar != null) {
                 bar.stepTo(epoch);
-                bar.setExtraMessage(summary(epoch, h, false));
+                bar.setExtraMessage(brief(epoch - 1, h));
             }
             if (logEvery > 0 && (epoch % logEvery == 0 || epoch == epochs)) {
-                out.println(summary(epoch, h, true));
+                out.println(summary(epoch, h));
                 out.flush();
             }
         }
 
-        /** "epoch 3/15  loss 0.4123  lr 0.001  val_loss 0.43  val_acc 85.20%  1.2 s". */
-        private String summary(int epoch, TrainingResult.History h, boolean full) {
-            int e = epoch - 1;
-            StringBuilder s = new StringBuilder();
-            if (full) {
-                s.append(String.format(Locale.ROOT, "epoch %d/%d  ", epoch, epochs));
+        /** For the bar, which shares a terminal line: "loss 0.4123 val 0.4302 85.20%". */
+        private static String brief(int e, TrainingResult.History h) {
+            String s = String.format(Locale.ROOT, "loss %.4g", h.loss()[e]);
+            if (!Double.isNaN(h.valLoss()[e])) {
+                s += String.format(Locale.ROOT, " val %.4g", h.valLoss()[e]);
             }
+            if (!Double.isNaN(h.valAccuracy()[e])) {
+                s += String.format(Locale.ROOT, " %.2f%%", 100 * h.valAccuracy()[e]);
+            }
+            return s;
+        }
+
+        /** "epoch 3/15  loss 0.4123  lr 0.001  val_loss 0.43  val_acc 85.20%  1.2 s". */
+        private String summary(int epoch, TrainingResult.History h) {
+            int e = epoch - 1;
+            StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "epoch %d/%d  ", epoch, epochs));
             s.append(String.format(Locale.ROOT, "loss %.6g", h.loss()[e]));
-            if (full && !Double.isNaN(h.lr()[e])) {
+            if (!Double.isNaN(h.lr()[e])) {
                 s.append(String.format(Locale.ROOT, "  lr %.3g", h.lr()[e]));
             }
             if (!Double.isNaN(h.valLoss()[e])) {
@@ -119,10 +128,7 @@ final class MonitorOptions {
             if (!Double.isNaN(h.valAccuracy()[e])) {
                 s.append(String.format(Locale.ROOT, "  val_acc %.2f%%", 100 * h.valAccuracy()[e]));
             }
-            if (full) {
-                s.append("  ").append(Formats.duration(h.seconds()[e]));
-            }
-            return s.toString();
+            return s.append("  ").append(Formats.duration(h.seconds()[e])).toString();
         }
 
         @Override
