@@ -38,6 +38,29 @@ public final class DataFingerprint {
         return n;
     }
 
+    /**
+     * The fingerprint of data held in memory (for programs that build their data set
+     * themselves): the sample and feature counts and the CRC-32C of every value's bits.
+     */
+    public static ObjectNode of(org.paratrain.data.Dataset d) {
+        CRC32C crc = new CRC32C();
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 * 4096).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (double[] a : List.of(d.x(), d.y())) {
+            for (int i = 0; i < a.length; i += 4096) {
+                b.clear();
+                b.asDoubleBuffer().put(a, i, Math.min(4096, a.length - i));
+                crc.update(b.array(), 0, 8 * Math.min(4096, a.length - i));
+            }
+        }
+        ObjectNode n = RunWriter.json().createObjectNode();
+        ObjectNode e = n.putArray("files").addObject();
+        e.put("name", d.samples() + " x " + d.features() + " in memory");
+        e.put("bytes", 8L * (d.x().length + d.y().length));
+        e.put("crc32c", String.format("%08x", crc.getValue()));
+        n.putObject("preparation");
+        return n;
+    }
+
     /** How {@code saved} and {@code now} differ, one phrase each; empty when they match. */
     public static List<String> differences(JsonNode saved, JsonNode now) {
         List<String> out = new ArrayList<>();

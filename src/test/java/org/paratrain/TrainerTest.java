@@ -1,0 +1,59 @@
+package org.paratrain;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.MakeRegression;
+import org.paratrain.data.NumpyRandomState;
+import org.paratrain.train.LossReduction;
+import org.paratrain.train.Recipe;
+import org.paratrain.train.TrainConfig;
+import org.paratrain.train.Training;
+import org.paratrain.train.TrainingResult;
+
+/** The fluent API trains what the lower-level calls train, calls back every epoch, and checks its settings. */
+class TrainerTest {
+    static final Dataset DATA = new MakeRegression(300, 4, 4, 2.0, 3.0, true).generate(new NumpyRandomState(5)).data();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void trainsTheSameBitsAsTheLowerLevelCallAndCallsBackEveryEpoch() {
+        List<Integer> seen = new ArrayList<>();
+        TrainingResult r = Trainer.on(DATA).linear(true).adam(0.05).cosineSchedule().epochs(40).batchSize(50).meanLoss()
+            .nodes(3).onEpoch((epoch, h) -> seen.add(epoch)).run();
+        TrainingResult reference = Training.local(DATA, new TrainConfig(1, 40, 0.05, true, LossReduction.MEAN, 0,
+            TrainConfig.MASTER_WORKER), new Recipe("linear", 0, "adam", 0.9, 0, "cosine", 0, 50, 42, "", "relu"), null);
+        assertArrayEquals(reference.params(), r.params());
+        assertEquals(40, seen.size());
+        assertEquals(List.of(1, 2, 3), seen.subList(0, 3));
+    }
+
+    @Test
+    void resumesFromItsOwnCheckpointsWithTheSameBits() {
+        TrainingResult whole = Trainer.on(DATA).linear(true).momentum(0.01, 0.9).epochs(30).meanLoss().run();
+        Trainer.on(DATA).linear(true).momentum(0.01, 0.9).epochs(30).meanLoss().checkpoints(dir, 7).run();
+        TrainingResult resumed = Trainer.on(DATA).linear(true).momentum(0.01, 0.9).epochs(30).meanLoss().nodes(2)
+            .resumeFrom(dir).run();
+        assertArrayEquals(whole.params(), resumed.params());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Trainer.on(DATA).linear(true)
+            .momentum(0.02, 0.9).epochs(30).meanLoss().resumeFrom(dir).run());
+        assertTrue(e.getMessage().contains("learning_rate"), e.getMessage());
+    }
+
+    @Test
+    void badSettingsAreNamed() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> Trainer.on(DATA).epochs(0).run());
+        assertTrue(e.getMessage().contains("epochs"), e.getMessage());
+    }
+}
