@@ -36,11 +36,6 @@ final class LibmLog {
         }
     }
 
-    /** True when the C library's log is in use (and numpy's normal draws are reproduced). */
-    static boolean isNative() {
-        return Holder.LOG != null;
-    }
-
     static double log(double x) {
         MethodHandle h = Holder.LOG;
         if (h == null) {

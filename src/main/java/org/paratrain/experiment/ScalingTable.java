@@ -54,11 +54,6 @@ public final class ScalingTable {
         this.repeats = repeats;
     }
 
-    /** Summarises a sweep without predictions. */
-    public static ScalingTable of(List<Sweep.Point> points, int warmup) {
-        return of(points, warmup, p -> Double.NaN);
-    }
-
     /**
      * Summarises a sweep; the base for speedup is the smallest node count run.
      *
