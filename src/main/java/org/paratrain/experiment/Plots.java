@@ -79,13 +79,14 @@ public final class Plots {
             err[i] = Math.min(r.seconds().stddev() * 1e3, 0.9 * t[i]);
             ideal[i] = base.seconds().mean() * 1e3 * base.nodes() / r.nodes();
         }
-        XYSeries m = c.addSeries("measured (mean, bars: 1 std. dev.)", x, t, err);
+        XYSeries m = c.addSeries("measured (mean, bars: 1 sd)", x, t, err);
         m.setLineWidth(2.5f);
-        XYSeries i = c.addSeries("ideal scaling (time at " + base.nodes() + " node(s) / nodes)", x, ideal);
+        XYSeries i = c.addSeries("ideal (" + base.nodes() + (base.nodes() == 1 ? " node's" : " nodes'")
+            + " time / nodes)", x, ideal);
         i.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {8f, 6f}, 0f));
         i.setMarker(SeriesMarkers.NONE);
         if (rows.stream().noneMatch(r -> Double.isNaN(r.predictedSeconds()))) {
-            XYSeries pred = c.addSeries("predicted by the cost model", x,
+            XYSeries pred = c.addSeries("cost model", x,
                 rows.stream().mapToDouble(r -> r.predictedSeconds() * 1e3).toArray());
             pred.setMarker(SeriesMarkers.DIAMOND);
             pred.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
@@ -93,24 +94,34 @@ public final class Plots {
         }
         c.getStyler().setYAxisLogarithmic(true);
         c.getStyler().setxAxisTickLabelsFormattingFunction(Plots::powerOfTwoLabel);
+        // Below the plot: inside, the legend would cover points whichever corner it takes.
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        c.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         return c;
     }
 
-    /** Compute and communication time per epoch at each node count, stacked. */
+    /**
+     * Compute and communication time per epoch at each node count, stacked. The epoch's total
+     * goes under each bar, with its node count: labels inside the bars overlap where a segment
+     * is thin, and XChart draws totals only together with them.
+     */
     public static CategoryChart breakdown(List<ScalingTable.Row> rows, String title) {
         CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
-            .xAxisTitle("nodes (ranks)").yAxisTitle("time per epoch on rank 0 (microseconds)").build();
+            .xAxisTitle("nodes (ranks), and the epoch's total in microseconds")
+            .yAxisTitle("time per epoch on rank 0 (microseconds)").build();
         style(c.getStyler());
         c.getStyler().setStacked(true);
-        c.getStyler().setLabelsVisible(true);
-        c.getStyler().setShowStackSum(true);     // the epoch's total above each bar
-        c.getStyler().setLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
         c.getStyler().setDecimalPattern("#,##0.0");
         c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
-        List<String> labels = rows.stream().map(r -> Integer.toString(r.nodes())).toList();
+        List<String> labels = rows.stream().map(r -> String.format(Locale.ROOT, "%d: %s", r.nodes(),
+            total(r.computeUs() + r.commUs()))).toList();
         c.addSeries("compute (local gradient)", labels, rows.stream().map(r -> (Number) r.computeUs()).toList());
         c.addSeries("communication (exchange + update)", labels, rows.stream().map(r -> (Number) r.commUs()).toList());
         return c;
+    }
+
+    private static String total(double us) {
+        return us >= 100 ? String.format(Locale.ROOT, "%,.0f", us) : String.format(Locale.ROOT, "%.3g", us);
     }
 
     /**
