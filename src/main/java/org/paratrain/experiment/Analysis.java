@@ -54,9 +54,13 @@ final class Analysis {
                 + "incoming and p-1 outgoing messages one after another.%n", slope(rows)));
         }
         sb.append(String.format(Locale.ROOT, "- The fastest node count is %d (%.4f ms per run, speedup %.2f over "
-            + "%d node(s)).%n", best.nodes(), best.seconds().mean() * 1e3, best.speedup(), first.nodes()));
-        sb.append(String.format(Locale.ROOT, "- This machine has %d cores: beyond %d ranks, ranks take turns on "
-            + "the cores, so a rank's message waits until its receiver is scheduled.%n%n", cores, cores));
+            + "%d %s).%n", best.nodes(), best.seconds().mean() * 1e3, best.speedup(), first.nodes(),
+            first.nodes() == 1 ? "node" : "nodes"));
+        if (last.nodes() > cores) {
+            sb.append(String.format(Locale.ROOT, "- This machine has %d cores: beyond %d ranks, ranks take turns on "
+                + "the cores, so a rank's message waits until its receiver is scheduled.%n", cores, cores));
+        }
+        sb.append('\n');
     }
 
     private static void breakEvenSection(StringBuilder sb, List<BreakEven.Point> points) {
@@ -72,8 +76,16 @@ final class Analysis {
         }
         BreakEven.Point pay = BreakEven.firstPaying(points);
         sb.append('\n');
-        if (pay == null) {
+        List<BreakEven.Point> won = points.stream().filter(p -> p.speedup() > 1.0).toList();
+        if (won.isEmpty()) {
             sb.append("Two ranks did not beat one at any size measured.\n\n");
+        } else if (pay == null) {
+            BreakEven.Point top = won.stream().max((a, b) -> Double.compare(a.speedup(), b.speedup())).orElseThrow();
+            sb.append(String.format(Locale.ROOT, "Two ranks beat one at %s samples (best: %.2fx at %d), but not at "
+                    + "every size above the smallest of them, so no break-even point can be named: on a shared "
+                    + "machine a neighbour's load can slow one measurement. Repeat the run to separate the two.%n%n",
+                won.stream().map(p -> Integer.toString(p.samples())).collect(java.util.stream.Collectors.joining(", ")),
+                top.speedup(), top.samples()));
         } else {
             sb.append(String.format(Locale.ROOT, "On this machine two ranks beat one from %d samples on (%d per "
                     + "rank, about %.1f us of computation per rank per epoch), with a speedup of %.2f there and "

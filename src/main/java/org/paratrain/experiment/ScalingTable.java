@@ -117,11 +117,14 @@ public final class ScalingTable {
         sb.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|\n");
         for (Row r : rows) {
             boolean hasPrediction = !Double.isNaN(r.predictedSeconds());
-            sb.append(String.format(Locale.ROOT, "| %d | %.4f | %.3g | %.4f | %s | %s | %.10g | %.3g | %.6g | %.3g | %.3f | "
-                    + "%.3f | %.2f | %.2f | %s |%n", r.nodes(), r.seconds().mean() * 1e3, r.seconds().variance() * 1e6,
+            boolean one = r.seconds().count() < 2;     // a sample variance needs two runs
+            sb.append(String.format(Locale.ROOT, "| %d | %.4f | %s | %.4f | %s | %s | %.10g | %s | %.6g | %s | %.3f | "
+                    + "%.3f | %.2f | %.2f | %s |%n", r.nodes(), r.seconds().mean() * 1e3,
+                one ? "n/a" : String.format(Locale.ROOT, "%.3g", r.seconds().variance() * 1e6),
                 r.medianSeconds() * 1e3, hasPrediction ? String.format(Locale.ROOT, "%.4f", r.predictedSeconds() * 1e3) : "-",
                 hasPrediction ? String.format(Locale.ROOT, "%+.0f%%", 100 * r.predictionError()) : "-",
-                r.weight().mean(), r.weight().variance(), r.loss().mean(), r.loss().variance(), r.speedup(),
+                r.weight().mean(), one ? "n/a" : String.format(Locale.ROOT, "%.3g", r.weight().variance()),
+                r.loss().mean(), one ? "n/a" : String.format(Locale.ROOT, "%.3g", r.loss().variance()), r.speedup(),
                 r.efficiency(), r.computeUs(), r.commUs(), r.identicalBits() ? "yes" : "no"));
         }
         sb.append('\n').append(notes()).append('\n');
@@ -129,15 +132,16 @@ public final class ScalingTable {
     }
 
     String csv() {
-        StringBuilder sb = new StringBuilder("nodes,runs,time_mean_s,time_var_s2,weight_mean,weight_var,loss_mean,"
-            + "loss_var,speedup,efficiency,compute_us_per_epoch,comm_us_per_epoch,same_bits,predicted_s\n");
+        StringBuilder sb = new StringBuilder("nodes,runs,time_mean_s,time_var_s2,time_median_s,weight_mean,weight_var,"
+            + "loss_mean,loss_var,speedup,efficiency,compute_us_per_epoch,comm_us_per_epoch,same_bits,predicted_s\n");
         for (Row r : rows) {
             sb.append(r.nodes()).append(',').append(r.seconds().count()).append(',').append(r.seconds().mean())
-                .append(',').append(r.seconds().variance()).append(',').append(r.weight().mean()).append(',')
-                .append(r.weight().variance()).append(',').append(r.loss().mean()).append(',')
-                .append(r.loss().variance()).append(',').append(r.speedup()).append(',').append(r.efficiency())
-                .append(',').append(r.computeUs()).append(',').append(r.commUs()).append(',')
-                .append(r.identicalBits()).append(',').append(r.predictedSeconds()).append('\n');
+                .append(',').append(variance(r.seconds())).append(',').append(r.medianSeconds()).append(',')
+                .append(r.weight().mean()).append(',').append(variance(r.weight())).append(',')
+                .append(r.loss().mean()).append(',').append(variance(r.loss())).append(',').append(r.speedup())
+                .append(',').append(r.efficiency()).append(',').append(r.computeUs()).append(',').append(r.commUs())
+                .append(',').append(r.identicalBits()).append(',')
+                .append(Double.isNaN(r.predictedSeconds()) ? "" : Double.toString(r.predictedSeconds())).append('\n');
         }
         return sb.toString();
     }
@@ -153,11 +157,12 @@ public final class ScalingTable {
             o.put("nodes", r.nodes());
             o.put("runs", r.seconds().count());
             o.put("time_mean_s", r.seconds().mean());
-            o.put("time_var_s2", r.seconds().variance());
+            putVariance(o, "time_var_s2", r.seconds());
+            o.put("time_median_s", r.medianSeconds());
             o.put("weight_mean", r.weight().mean());
-            o.put("weight_var", r.weight().variance());
+            putVariance(o, "weight_var", r.weight());
             o.put("loss_mean", r.loss().mean());
-            o.put("loss_var", r.loss().variance());
+            putVariance(o, "loss_var", r.loss());
             o.put("speedup", r.speedup());
             o.put("efficiency", r.efficiency());
             o.put("compute_us_per_epoch", r.computeUs());
@@ -168,5 +173,18 @@ public final class ScalingTable {
             }
         }
         return root;
+    }
+
+    /** A sample variance for the CSV: empty with fewer than two runs, where it is undefined (not 0). */
+    private static String variance(Statistics s) {
+        return s.count() < 2 ? "" : Double.toString(s.variance());
+    }
+
+    private static void putVariance(ObjectNode o, String field, Statistics s) {
+        if (s.count() < 2) {
+            o.putNull(field);
+        } else {
+            o.put(field, s.variance());
+        }
     }
 }
