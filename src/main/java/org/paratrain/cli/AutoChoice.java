@@ -32,8 +32,8 @@ final class AutoChoice {
             // Node counts that are not powers of two: rank the exchanges at exactly that count.
             chosen = single(model, data, config, params, exchanges);
         }
-        out.printf(Locale.ROOT, "auto: %d node(s), %s (predicted %.3g us per epoch)%n", chosen.nodes(), chosen.best(),
-            chosen.bestSeconds() * 1e6);
+        out.printf(Locale.ROOT, "auto: %s, %s (predicted %s per epoch)%n", Formats.count(chosen.nodes(), "node"),
+            chosen.best(), Formats.duration(chosen.bestSeconds()));
         return config.withNodes(chosen.nodes()).withExchange(chosen.best());
     }
 

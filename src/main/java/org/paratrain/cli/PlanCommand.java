@@ -133,8 +133,9 @@ final class PlanCommand implements Runnable {
             sb.append(r.best()).append(String.format(Locale.ROOT, " | %.2f |%n", t1 / r.bestSeconds()));
         }
         Plan.Row best = Plan.fastest(rows);
-        sb.append(String.format(Locale.ROOT, "%nBest: %d node(s) with %s, %.4g ms per epoch, a predicted speedup of "
-            + "%.2f over 1 node.%n", best.nodes(), best.best(), best.bestSeconds() * 1e3, t1 / best.bestSeconds()));
+        sb.append(String.format(Locale.ROOT, "%nBest: %d %s with %s, %.4g ms per epoch, a predicted speedup of "
+            + "%.2f over 1 node.%n", best.nodes(), best.nodes() == 1 ? "node" : "nodes", best.best(),
+            best.bestSeconds() * 1e3, t1 / best.bestSeconds()));
         if (best.nodes() == 1) {
             sb.append("No node count beats 1: the exchange costs more than the computation it would share.\n");
         }

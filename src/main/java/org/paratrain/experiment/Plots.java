@@ -184,7 +184,10 @@ public final class Plots {
         return c;
     }
 
-    /** Predicted time per epoch against node count (log-log), one line per exchange. */
+    /**
+     * Predicted time per epoch against node count, one line per exchange in colours told apart
+     * easily (the Tableau 10 palette), and the best choice marked with a large square.
+     */
     public static XYChart plan(List<Plan.Row> rows, List<String> exchanges, int samples, int features) {
         double lo = rows.stream().flatMapToDouble(r -> java.util.Arrays.stream(r.seconds())).min().orElse(1);
         double hi = rows.stream().flatMapToDouble(r -> java.util.Arrays.stream(r.seconds())).max().orElse(1);
@@ -196,12 +199,26 @@ public final class Plots {
             int k = i;
             XYSeries s = c.addSeries(exchanges.get(i), x, rows.stream().mapToDouble(r -> r.seconds()[k] * 1e3).toArray());
             s.setMarker(SeriesMarkers.CIRCLE);
+            s.setLineColor(TABLEAU[i % TABLEAU.length]);
+            s.setMarkerColor(TABLEAU[i % TABLEAU.length]);
         }
+        Plan.Row best = Plan.fastest(rows);
+        XYSeries b = c.addSeries(String.format(Locale.ROOT, "best: %d %s, %s", best.nodes(),
+            best.nodes() == 1 ? "node" : "nodes", best.best()), new double[] {log2(best.nodes())},
+            new double[] {best.bestSeconds() * 1e3});
+        b.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+        b.setMarker(SeriesMarkers.SQUARE);
+        b.setMarkerColor(Color.BLACK);
         c.getStyler().setYAxisLogarithmic(log);
         c.getStyler().setxAxisTickLabelsFormattingFunction(Plots::powerOfTwoLabel);
         c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         return c;
     }
+
+    /** Ten colours that stay apart, also for most colour-blind readers (Tableau 10). */
+    private static final Color[] TABLEAU = {new Color(31, 119, 180), new Color(255, 127, 14),
+        new Color(44, 160, 44), new Color(214, 39, 40), new Color(148, 103, 189), new Color(140, 86, 75),
+        new Color(227, 119, 194), new Color(127, 127, 127), new Color(188, 189, 34), new Color(23, 190, 207)};
 
     /** Writes {@code dir/name.png} and {@code dir/name.svg}, each atomically. */
     public static void save(Chart<?, ?> chart, Path dir, String name) {
