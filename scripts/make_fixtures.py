@@ -68,6 +68,44 @@ def classification(out):
                                                 numpy=np.__version__, cases=cases))
 
 
+def iris_csv(out):
+    """Iris as Python's csv module writes it with every field quoted, species as names."""
+    import csv
+    from sklearn.datasets import load_iris
+    iris = load_iris()
+    path = os.path.join(out, "iris.csv")
+    with open(path + ".tmp", "w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL)
+        w.writerow(list(iris.feature_names) + ["species"])
+        for row, k in zip(iris.data, iris.target):
+            w.writerow([repr(float(v)) for v in row] + [iris.target_names[k]])
+    os.replace(path + ".tmp", path)
+
+
+def metrics(out):
+    """scikit-learn's classification metrics on made-up labels, predictions and scores (with ties)."""
+    from sklearn.metrics import (accuracy_score, confusion_matrix, precision_recall_fscore_support,
+                                 roc_auc_score)
+    rs = np.random.RandomState(3)
+    cases = []
+    for k, n in [(3, 40), (4, 25), (2, 60), (2, 7)]:
+        y = rs.randint(k, size=n)
+        pred = np.where(rs.uniform(size=n) < 0.7, y, rs.randint(k, size=n))
+        if k == 4:
+            pred[pred == 3] = 2          # a class never predicted: precision 0 by convention
+        p, r, f, s = precision_recall_fscore_support(y, pred, labels=list(range(k)), zero_division=0)
+        mp, mr, mf, _ = precision_recall_fscore_support(y, pred, average="macro", zero_division=0)
+        case = dict(classes=k, y=[int(v) for v in y], pred=[int(v) for v in pred],
+                    accuracy=accuracy_score(y, pred), precision=floats(p), recall=floats(r), f1=floats(f),
+                    support=[int(v) for v in s], macro_precision=mp, macro_recall=mr, macro_f1=mf,
+                    confusion=confusion_matrix(y, pred, labels=list(range(k))).tolist())
+        if k == 2:
+            score = np.round(rs.uniform(size=n) * 0.6 + 0.4 * y, 1)   # rounded: many ties
+            case.update(score=floats(score), roc_auc=roc_auc_score(y, score))
+        cases.append(case)
+    write(out, "metrics.json", dict(sklearn=sklearn.__version__, cases=cases))
+
+
 def random_state(out):
     seeds = []
     for seed in [0, 1, 42, 2**32 - 1, [1, 2, 3], [0], [2**32 - 1] * 700]:
@@ -103,5 +141,7 @@ if __name__ == "__main__":
     target = sys.argv[1] if len(sys.argv) > 1 else "src/test/resources/fixtures"
     regression(target)
     classification(target)
+    iris_csv(target)
+    metrics(target)
     random_state(target)
     real_datasets(target)
