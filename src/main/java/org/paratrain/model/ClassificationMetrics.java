@@ -42,38 +42,28 @@ public final class ClassificationMetrics {
         int k = cm.length;
         long n = 0;
         long right = 0;
-        double[][] prf = new double[k][];
         long[] support = new long[k];
-        long[] predictedCount = new long[k];
+        long[] predicted = new long[k];
         for (int c = 0; c < k; c++) {
             right += cm[c][c];
             for (int p = 0; p < k; p++) {
                 n += cm[c][p];
                 support[c] += cm[c][p];
-                predictedCount[p] += cm[c][p];
+                predicted[p] += cm[c][p];
             }
         }
         List<Map<String, Object>> perClass = new ArrayList<>();
         double[] sums = new double[3];
         int present = 0;
         for (int c = 0; c < k; c++) {
-            double precision = predictedCount[c] == 0 ? 0.0 : (double) cm[c][c] / predictedCount[c];
-            double recall = support[c] == 0 ? 0.0 : (double) cm[c][c] / support[c];
-            double f1 = precision + recall == 0 ? 0.0 : 2 * precision * recall / (precision + recall);
-            prf[c] = new double[] {precision, recall, f1};
-            if (support[c] > 0 || predictedCount[c] > 0) {
-                present++;
-                for (int j = 0; j < 3; j++) {
-                    sums[j] += prf[c][j];
-                }
-            }
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("class", names.get(c));
-            row.put("precision", precision);
-            row.put("recall", recall);
-            row.put("f1", f1);
-            row.put("support", support[c]);
+            Map<String, Object> row = row(names.get(c), cm[c][c], predicted[c], support[c]);
             perClass.add(row);
+            if (support[c] > 0 || predicted[c] > 0) {
+                present++;
+                sums[0] += (double) row.get("precision");
+                sums[1] += (double) row.get("recall");
+                sums[2] += (double) row.get("f1");
+            }
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("accuracy", n == 0 ? Double.NaN : (double) right / n);
@@ -82,6 +72,19 @@ public final class ClassificationMetrics {
         out.put("macro_f1", sums[2] / present);
         out.put("per_class", perClass);
         return out;
+    }
+
+    /** One class's precision, recall and F1 from its true positives and its predicted and true counts. */
+    private static Map<String, Object> row(String name, long truePositives, long predicted, long support) {
+        double precision = predicted == 0 ? 0.0 : (double) truePositives / predicted;
+        double recall = support == 0 ? 0.0 : (double) truePositives / support;
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("class", name);
+        row.put("precision", precision);
+        row.put("recall", recall);
+        row.put("f1", precision + recall == 0 ? 0.0 : 2 * precision * recall / (precision + recall));
+        row.put("support", support);
+        return row;
     }
 
     /**

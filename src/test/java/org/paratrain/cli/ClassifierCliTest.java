@@ -182,4 +182,25 @@ class ClassifierCliTest {
         assertEquals(2, bad.status());
         assertTrue(bad.err().contains("2^--informative"), bad.err());
     }
+
+    @Test
+    void csvOptionsAreCheckedBeforeAnyFileIsRead() {
+        CliTest.Run twoChars = CliTest.run("train", "--format", "csv", "--data", "missing.csv", "--delimiter", ";;");
+        assertEquals(2, twoChars.status());
+        assertTrue(twoChars.err().contains("--delimiter must be one character"), twoChars.err());
+        CliTest.Run paper = CliTest.run("evaluate", "--model-file", model.toString(), "--x", "a", "--y", "b",
+            "--no-header");
+        assertEquals(2, paper.status());
+        assertTrue(paper.err().contains("--no-header has no effect with --format paper"), paper.err());
+    }
+
+    @Test
+    void damagedClassNamesAreRefused() throws IOException {
+        String json = Files.readString(model).replace("\"virginica\" ]", "\"setosa\" ]");
+        Path bad = Files.writeString(dir.resolve("bad-model.json"), json);
+        CliTest.Run r = CliTest.run("predict", "--model-file", bad.toString(), "--format", "csv", "--data",
+            IRIS.toString(), "--out", dir.resolve("x.txt").toString());
+        assertEquals(1, r.status());
+        assertTrue(r.err().contains("names a class twice"), r.err());
+    }
 }
