@@ -3,6 +3,7 @@ package org.paratrain.cli;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import org.paratrain.data.DataFormatException;
 import org.paratrain.data.Dataset;
 import org.paratrain.experiment.ModelFile;
 import org.paratrain.io.AtomicFiles;
@@ -19,26 +20,21 @@ final class Evaluate {
     /** {@code data}, after checking it has the features the model was trained on; the error names the file. */
     static Dataset sameFeatures(ModelFile m, Dataset data, Path file) {
         if (data.features() != m.features()) {
-            throw new org.paratrain.data.DataFormatException(file + ": " + data.features() + " features a sample, but "
-                + "the model was trained on " + m.features());
+            throw new DataFormatException(file + ": " + data.features() + " features a sample, but the model was "
+                + "trained on " + m.features());
         }
         return data;
     }
 
     static String format(Map<String, Object> metrics) {
-        StringBuilder sb = new StringBuilder();
-        metrics.forEach((k, v) -> {
-            if (v instanceof Double d) {
-                sb.append(sb.isEmpty() ? "" : ", ").append(k).append(' ').append(String.format(Locale.ROOT, "%.6g", d));
-            }
-        });
-        return sb.toString();
+        return MetricsReport.line(metrics);
     }
 
     /** Metrics of a model on labelled data. */
     @Command(name = "evaluate", mixinStandardHelpOptions = true,
-        description = "Evaluate a trained model (RUN/model.json) on labelled data: MSE, RMSE and R2 for regression; "
-            + "accuracy, log-loss and the confusion matrix for classifiers.")
+        description = {"Evaluate a trained model (RUN/model.json) on labelled data: MSE, RMSE and R2 for regression;",
+            "for classifiers accuracy, log-loss, precision, recall and F1 a class and their macro means,",
+            "ROC-AUC (two classes) and the confusion matrix, with the classes named as in the training labels."})
     static final class EvaluateCommand implements Runnable {
         @picocli.CommandLine.Spec
         picocli.CommandLine.Model.CommandSpec spec;
@@ -55,33 +51,37 @@ final class Evaluate {
         @picocli.CommandLine.Mixin
         DataFormatOptions dataFormat;
 
+        @Option(names = "--out", description = "Also write the metrics to this JSON file.")
+        Path out;
+
         @Override
         public void run() {
-            OptionChecks.formats(spec.commandLine().getParseResult(), dataFormat.format, false);
+            OptionChecks.formats(spec.commandLine().getParseResult(), dataFormat, false);
             InputFiles.require(modelFile, x, y);
+            if (out != null) {
+                OutputPaths.file("--out", out);
+            }
             ModelFile m = ModelFile.read(modelFile);
-            Dataset raw = OptionChecks.labels(m.model(), m.classes(), dataFormat.read(x, y, "--labels"),
-                y == null ? x : y);
+            Dataset raw = OptionChecks.labels(m.model(), m.classes(), dataFormat.readWithClasses(x, y, "--labels",
+                m.classNames()), y == null ? x : y);
             Dataset data = m.prepare(sameFeatures(m, raw, x));
-            Map<String, Object> metrics = Metrics.evaluate(m.newModel(), m.params(), data);
-            var out = spec.commandLine().getOut();
-            out.println(m.model() + " on " + data.samples() + " samples: " + format(metrics));
-            if (metrics.get("confusion_matrix") instanceof long[][] cm) {
-                out.println("confusion matrix (rows: true class, columns: predicted):");
-                for (long[] row : cm) {
-                    StringBuilder sb = new StringBuilder(" ");
-                    for (long c : row) {
-                        sb.append(String.format(Locale.ROOT, " %6d", c));
-                    }
-                    out.println(sb);
-                }
+            Map<String, Object> metrics = Metrics.evaluate(m.newModel(), m.params(), data,
+                m.classNames() == null ? null : m.classNames().names());
+            var print = spec.commandLine().getOut();
+            print.println(m.model() + " on " + Formats.count(data.samples(), "sample") + " of " + x + ":");
+            MetricsReport.print(print, metrics);
+            if (out != null) {
+                MetricsReport.write(out, modelFile, x, m.model(), data.samples(), metrics);
+                print.println("wrote " + out);
             }
         }
     }
 
     /** One prediction a line for unlabelled data. */
     @Command(name = "predict", mixinStandardHelpOptions = true,
-        description = "Predict with a trained model (RUN/model.json): one value (regression) or class a line.")
+        description = {"Predict with a trained model (RUN/model.json): one value (regression) or class a line;",
+            "classes by name when the training labels had names. With --proba, a CSV of the probability of",
+            "each class, one column a class, headed by the class names."})
     static final class PredictCommand implements Runnable {
         @picocli.CommandLine.Spec
         picocli.CommandLine.Model.CommandSpec spec;
@@ -89,7 +89,8 @@ final class Evaluate {
         @Option(names = "--model-file", required = true, description = "model.json written by train --out.")
         Path modelFile;
 
-        @Option(names = {"--x", "--data"}, required = true, description = "Features (paper format by default).")
+        @Option(names = {"--x", "--data"}, required = true, description = "Features (paper format by default; a CSV "
+            + "may hold the label column, which is ignored).")
         Path x;
 
         @Option(names = {"--y", "--labels"}, description = "With --format idx: the labels file that goes with the "
@@ -99,13 +100,17 @@ final class Evaluate {
         @picocli.CommandLine.Mixin
         DataFormatOptions dataFormat;
 
+        @Option(names = "--proba", description = "Write the probability of every class (a CSV with a header naming "
+            + "the classes) instead of the predicted class; classifiers only.")
+        boolean proba;
+
         @Option(names = "--out", required = true, description = "File for the predictions.")
         Path out;
 
         @Override
         public void run() {
             picocli.CommandLine.ParseResult given = spec.commandLine().getParseResult();
-            OptionChecks.formats(given, dataFormat.format, false);
+            OptionChecks.formats(given, dataFormat, false);
             if (dataFormat.format.equals("paper") && given.hasMatchedOption("--labels")) {
                 throw new IllegalArgumentException("--labels has no effect with predict --format paper: predictions "
                     + "need only the features");
@@ -113,18 +118,22 @@ final class Evaluate {
             InputFiles.require(modelFile, x, y);
             OutputPaths.file("--out", out);
             ModelFile m = ModelFile.read(modelFile);
-            Dataset data = m.prepare(sameFeatures(m, dataFormat.readFeatures(x, y), x));
             Model model = m.newModel();
+            boolean classifier = model instanceof Classifier c && c.classifies();
+            if (proba && !classifier) {
+                throw new IllegalArgumentException("--proba needs a classifier; " + modelFile + " holds a " + m.model()
+                    + " model, which predicts values");
+            }
+            Dataset data = m.prepare(sameFeatures(m, dataFormat.readFeatures(x, y, m.features(), m.classNames()), x));
             AtomicFiles.writeText(out, w -> {
-                for (int i = 0; i < data.samples(); i++) {
-                    if (model instanceof Classifier c && c.classifies()) {
-                        w.write(c.predict(data, i, m.params()) + "\n");
-                    } else {
-                        w.write(model.output(data, i, m.params()) + "\n");
-                    }
+                if (proba) {
+                    Predictions.probabilities(w, (Classifier) model, m, data);
+                } else {
+                    Predictions.values(w, model, m, data);
                 }
             });
-            spec.commandLine().getOut().println("wrote " + data.samples() + " predictions to " + out);
+            spec.commandLine().getOut().printf(Locale.ROOT, "wrote %s to %s%n", Formats.count(data.samples(),
+                proba ? "probability row" : "prediction"), out);
         }
     }
 }

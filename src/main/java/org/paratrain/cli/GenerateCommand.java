@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
 /** {@code paratrain generate}: synthetic data sets equal to scikit-learn's. */
 @Command(name = "generate", mixinStandardHelpOptions = true,
     description = "Generate a synthetic data set.",
-    subcommands = {GenerateCommand.Regression.class})
+    subcommands = {GenerateCommand.Regression.class, GenerateClassification.class})
 final class GenerateCommand implements Runnable {
 
     @picocli.CommandLine.Spec

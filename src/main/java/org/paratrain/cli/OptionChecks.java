@@ -43,7 +43,7 @@ final class OptionChecks {
                 + " steps: one per epoch at full batch), so the learning rate would never reach --lr");
         }
         noEffect(given, c);
-        formats(given, c.dataFormat.format, c.testX != null);
+        formats(given, c.dataFormat, c.testX != null);
         backend(given, mpi);
         boolean child = mpi && MpiJob.insideMpirun();
         if (child && MpiJob.rankFromEnvironment() != 0) {
@@ -170,12 +170,16 @@ final class OptionChecks {
     }
 
     /** Options that the data format chosen would ignore ({@code test} whether test data is given). */
-    static void formats(ParseResult given, String format, boolean test) {
+    static void formats(ParseResult given, DataFormatOptions options, boolean test) {
+        String format = options.format;
         boolean table = format.equals("csv") || format.equals("libsvm");
         String withFormat = "with --format " + format;
         refuse(given, "--labels", table, withFormat + ": its file holds the labels"
             + (format.equals("csv") ? " (--label names their column)" : ""));
         refuse(given, "--label", !format.equals("csv"), withFormat + ": only csv files name their label column");
+        refuse(given, "--delimiter", !format.equals("csv"), withFormat + ": only csv files have a delimiter to choose");
+        refuse(given, "--no-header", !format.equals("csv"), withFormat + ": only csv files have a header line");
+        options.layout();   // a bad --delimiter is an option error, before any file is read
         if (given.hasMatchedOption("--test-labels")) {
             refuse(given, "--test-labels", !test, "without --test-data");
             refuse(given, "--test-labels", table, withFormat + ": the --test-data file holds its labels");

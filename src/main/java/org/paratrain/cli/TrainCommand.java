@@ -170,8 +170,10 @@ final class TrainCommand implements Runnable {
             trainOnShard(config, recipe, provenance);
             return;
         }
-        Prepared prepared = prepare(read(xFile, yFile, "--labels"), testX == null ? null
-            : read(testX, testY, "--test-labels"));
+        DataFormatOptions.Labelled labelled = readTraining();
+        Prepared prepared = prepare(labelled.data(), testX == null ? null
+            : checked(dataFormat.readWithClasses(testX, testY, "--test-labels", labelled.classes()),
+                testY == null ? testX : testY));
         Dataset data = prepared.train();
         OptionChecks.trainData(this, data, recipe.check(data), config, recipe);
         if (n == AUTO || config.exchange().equals("auto")) {
@@ -200,9 +202,9 @@ final class TrainCommand implements Runnable {
         org.paratrain.train.Divergence.checkFinal(r, config.learningRate());
         TrainReport.print(out(), model, data.samples(), data.features(), r, epochs);
         ModelFile file = new ModelFile(recipe.model(), data.features(), recipe.check(data), config.intercept(),
-            r.params(), prepared.standardizer(), recipe.layers(), recipe.activation());
-        java.util.Map<String, Object> test = prepared.test() == null ? null
-            : Metrics.evaluate(file.newModel(), r.params(), prepared.test());
+            r.params(), prepared.standardizer(), recipe.layers(), recipe.activation(), labelled.classes());
+        java.util.Map<String, Object> test = prepared.test() == null ? null : Metrics.evaluate(file.newModel(),
+            r.params(), prepared.test(), labelled.classes() == null ? null : labelled.classes().names());
         if (test != null) {
             out().println("  test       " + Evaluate.format(test));
         }
@@ -345,13 +347,22 @@ final class TrainCommand implements Runnable {
             d.put("features", shard.features());
             d.put("read", "each rank its own blocks");
             TrainReport.write(out(), out, r, config, recipe, new ModelFile(model, shard.features(), k,
-                config.intercept(), r.params(), null, layers, activation), d, RunWriter.json().createObjectNode(),
+                config.intercept(), r.params(), null, layers, activation, null), d, RunWriter.json().createObjectNode(),
                 provenance);
         }
     }
 
-    private Dataset read(Path x, Path y, String labelsOption) {
-        return OptionChecks.labels(model, classes, dataFormat.read(x, y, labelsOption), y == null ? x : y);
+    /** The training data, its labels as class indices and the names of the classes if they had names. */
+    private DataFormatOptions.Labelled readTraining() {
+        boolean classifier = model.equals("logistic") || model.equals("softmax") || model.equals("mlp");
+        DataFormatOptions.Labelled l = dataFormat.readForTraining(xFile, yFile, "--labels", classifier, classes);
+        DataFormatOptions.checkClasses(l.classes(), model, classes, xFile);
+        return new DataFormatOptions.Labelled(checked(l.data(), yFile == null ? xFile : yFile), l.classes());
+    }
+
+    /** Labels that suit the model; an error names {@code file}, where the labels are. */
+    private Dataset checked(Dataset d, Path file) {
+        return OptionChecks.labels(model, classes, d, file);
     }
 
     private Prepared prepare(Dataset all, Dataset givenTest) {

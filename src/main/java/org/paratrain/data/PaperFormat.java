@@ -184,7 +184,8 @@ public final class PaperFormat {
         AtomicFiles.writeText(file, out -> writeRows(out, values, values.length, 1));
     }
 
-    private static void writeRows(Writer out, double[] values, int rows, int cols) throws IOException {
+    /** Writes {@code rows} x {@code cols} values, one row a line, separated by spaces. */
+    public static void writeRows(Writer out, double[] values, int rows, int cols) throws IOException {
         StringBuilder sb = new StringBuilder(32 * cols);
         for (int i = 0; i < rows; i++) {
             sb.setLength(0);

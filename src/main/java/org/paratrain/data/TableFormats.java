@@ -5,105 +5,12 @@ import java.util.Arrays;
 import org.paratrain.io.Clip;
 
 /**
- * CSV (a header line, one sample a line, one column the label) and LibSVM ({@code label
- * index:value ...}, 1-based indices, absent features zero). Strict as the paper's format:
- * errors name file, line and what was expected; NaN and infinities are refused.
+ * LibSVM ({@code label index:value ...}, 1-based indices, absent features zero; CSV is
+ * {@link CsvFormat}). Strict as the paper's format: errors name file, line and what was
+ * expected; NaN and infinities are refused.
  */
 public final class TableFormats {
     private TableFormats() { }
-
-    /**
-     * Reads a CSV file whose first line names the columns.
-     *
-     * @param label the label column: a name from the header, or a 0-based index; null for the last
-     */
-    public static Dataset csv(Path file, String label) {
-        try (TextLines in = TextLines.open(file)) {
-            String header = in.next();
-            if (header == null || header.isBlank()) {
-                throw new DataFormatException(file + ": the file is empty; expected a header line naming the columns");
-            }
-            String[] names = header.split(",", -1);
-            if (names.length < 2) {
-                throw new DataFormatException(file + ":1: the header names one column ('" + Clip.value(header)
-                    + "'); expected the label and at least one feature, separated by commas");
-            }
-            if (Arrays.stream(names).allMatch(TableFormats::isNumber)) {
-                throw new DataFormatException(file + ":1: the header line holds only numbers ('" + Clip.value(header)
-                    + "'); expected the names of the columns (is the header missing?)");
-            }
-            return csvRows(file, in, names, labelColumn(file, names, label));
-        }
-    }
-
-    /** Whether a header field is a number: a header of numbers is a first sample that lost its header. */
-    private static boolean isNumber(String field) {
-        try {
-            TextLines.parse(field.strip());
-            return true;
-        } catch (NumberFormatException e) {
-            return false;
-        }
-    }
-
-    /** The samples after the header; {@code lab} is the label's column. */
-    private static Dataset csvRows(Path file, TextLines in, String[] names, int lab) {
-        int cols = names.length;
-        double[] x = new double[1024];
-        double[] y = new double[256];
-        int n = 0;
-        String line;
-        while ((line = in.next()) != null) {
-            if (line.isBlank()) {
-                continue;
-            }
-            String[] f = line.split(",", -1);
-            if (f.length != cols) {
-                throw in.error("found " + f.length + " columns, expected " + cols + " like the header");
-            }
-            if ((long) (n + 1) * (cols - 1) > x.length) {
-                x = PaperFormat.grow(file, x, (long) (n + 1) * (cols - 1));
-            }
-            if (n == y.length) {
-                y = Arrays.copyOf(y, y.length * 2);
-            }
-            int k = 0;
-            for (int c = 0; c < cols; c++) {
-                double v = in.number(Clip.value(names[c].strip()), f[c].strip());
-                if (c == lab) {
-                    y[n] = v;
-                } else {
-                    x[n * (cols - 1) + k++] = v;
-                }
-            }
-            n++;
-        }
-        if (n == 0) {
-            throw new DataFormatException(file + ": no samples after the header");
-        }
-        return new Dataset(Arrays.copyOf(x, n * (cols - 1)), Arrays.copyOf(y, n), n, cols - 1);
-    }
-
-    private static int labelColumn(Path file, String[] names, String label) {
-        if (label == null) {
-            return names.length - 1;
-        }
-        for (int c = 0; c < names.length; c++) {
-            if (names[c].strip().equals(label)) {
-                return c;
-            }
-        }
-        try {
-            int c = Integer.parseInt(label);
-            if (c >= 0 && c < names.length) {
-                return c;
-            }
-        } catch (NumberFormatException e) {
-            // Not an index either: reported below.
-        }
-        throw new DataFormatException(file + ": label column '" + Clip.value(label) + "' is neither a column of the "
-            + "header " + Clip.value(Arrays.toString(names)) + " nor an index below " + names.length);
-    }
 
     /** The shape of a LibSVM file, from a first pass that checks every index. */
     private record Shape(int samples, long maxIndex, int maxIndexLine) { }

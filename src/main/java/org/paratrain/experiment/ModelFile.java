@@ -3,6 +3,7 @@ package org.paratrain.experiment;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
+import org.paratrain.data.ClassNames;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.Standardizer;
@@ -23,9 +24,11 @@ import org.paratrain.train.Recipe;
  * @param standardizer the feature scaling fitted on the training data, or null
  * @param layers       hidden widths of an MLP ("" otherwise)
  * @param activation   hidden activation of an MLP
+ * @param classNames   the names of the classes when the training labels had names (strings, or
+ *                     -1/+1 and 1/2 mapped to 0/1), else null: the labels were the class indices
  */
 public record ModelFile(String model, int features, int classes, boolean intercept, double[] params,
-                        Standardizer standardizer, String layers, String activation) {
+                        Standardizer standardizer, String layers, String activation, ClassNames classNames) {
     /** The format written; readers accept it and nothing newer. */
     public static final int VERSION = 1;
     private static final String FORMAT = "paratrain-model";
@@ -34,6 +37,11 @@ public record ModelFile(String model, int features, int classes, boolean interce
     public Model newModel() {
         return new Recipe(model, classes, "gd", 0.9, 0, "constant", 0, 0, 0, layers, activation)
             .newModel(features, intercept, classes);
+    }
+
+    /** The name of class {@code k}: its name in the training labels, or its index. */
+    public String className(int k) {
+        return classNames == null ? Integer.toString(k) : classNames.name(k);
     }
 
     /** The data as the model saw it in training: standardised if it was. */
@@ -57,6 +65,9 @@ public record ModelFile(String model, int features, int classes, boolean interce
         if (model.startsWith("mlp")) {
             o.put("layers", layers);
             o.put("activation", activation);
+        }
+        if (classNames != null) {
+            classNames.names().forEach(o.putArray("class_names")::add);
         }
         ResultCodec.array(o.putArray("params"), params);
         if (standardizer != null) {
@@ -91,7 +102,8 @@ public record ModelFile(String model, int features, int classes, boolean interce
         }
         boolean mlp = kind.startsWith("mlp");
         ModelFile m = new ModelFile(kind, features, classes, !mlp && check.flag("intercept"), params,
-            check.standardizer(features), mlp ? check.layers(params.length) : "", mlp ? check.activation() : "relu");
+            check.standardizer(features), mlp ? check.layers(params.length) : "", mlp ? check.activation() : "relu",
+            check.classNames(classes));
         int needed = m.newModel().parameterCount();
         if (needed != params.length) {
             throw new DataFormatException(file + ": " + params.length + " parameters, the model needs " + needed);

@@ -3,6 +3,7 @@ package org.paratrain.experiment;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.List;
+import org.paratrain.data.ClassNames;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.data.Standardizer;
 import org.paratrain.io.Clip;
@@ -113,6 +114,28 @@ final class ModelFileCheck {
             throw error("field \"activation\" is " + shown(v) + "; expected one of " + String.join(", ", ACTIVATIONS));
         }
         return v.asText();
+    }
+
+    /** The class names, or null when the file has none; one distinct string a class. */
+    ClassNames classNames(int classes) {
+        JsonNode a = root.get("class_names");
+        if (a == null || a.isNull()) {
+            return null;
+        }
+        if (!a.isArray() || a.size() != classes || classes == 0) {
+            throw error("field \"class_names\" is " + shown(a) + "; expected " + classes + " names, one a class");
+        }
+        List<String> names = new java.util.ArrayList<>();
+        for (JsonNode v : a) {
+            if (!v.isTextual()) {
+                throw error("class_names holds " + shown(v) + "; expected strings");
+            }
+            names.add(v.asText());
+        }
+        if (new java.util.HashSet<>(names).size() != names.size()) {
+            throw error("class_names " + shown(a) + " names a class twice");
+        }
+        return new ClassNames(names);
     }
 
     /** The feature scaling, or null when the file has none. */

@@ -8,6 +8,16 @@ public interface Classifier extends Model {
     /** The predicted class of sample {@code i} at {@code params}. */
     int predict(Dataset data, int i, double[] params);
 
+    /** The number of classes K. */
+    int classes();
+
+    /**
+     * Writes the model's probability of each class for sample {@code i} into {@code out[0, K)}:
+     * the softmax of the logits (the sigmoid and its complement for logistic regression),
+     * the same numbers the training loss is the cross-entropy of.
+     */
+    void probabilities(Dataset data, int i, double[] params, double[] out);
+
     /** Whether the model predicts classes (false for a network built with a regression head). */
     default boolean classifies() {
         return true;

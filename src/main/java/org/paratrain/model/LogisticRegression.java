@@ -57,6 +57,20 @@ public final class LogisticRegression extends LinearPredictor implements Classif
         return loss;
     }
 
+    @Override
+    public int classes() {
+        return 2;
+    }
+
+    /** P(y = 1) as the sigmoid, from exp(-|z|) on either side of 0 as in the gradient; P(y = 0) its complement. */
+    @Override
+    public void probabilities(Dataset data, int i, double[] params, double[] out) {
+        double z = linear(data.x(), i * features, params);
+        double e = Math.exp(-Math.abs(z));
+        out[1] = z >= 0 ? 1 / (1 + e) : e / (1 + e);
+        out[0] = z >= 0 ? e / (1 + e) : 1 / (1 + e);
+    }
+
     /** The predicted class of sample i: 1 if the logit is positive. */
     @Override
     public int predict(Dataset data, int i, double[] params) {

@@ -1,27 +1,35 @@
 package org.paratrain.model;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.paratrain.data.Dataset;
 
 /**
- * How well parameters fit a data set: MSE, RMSE and R2 for regression; accuracy, log-loss
- * (mean cross-entropy) and the confusion matrix for classifiers.
+ * How well parameters fit a data set: MSE, RMSE and R2 for regression; for classifiers
+ * accuracy, log-loss (mean cross-entropy), precision, recall and F1 (per class and their
+ * macro means), ROC-AUC for two classes and the confusion matrix ({@link ClassificationMetrics}).
  */
 public final class Metrics {
     private Metrics() { }
 
-    /** The metrics of {@code model} at {@code params} on {@code data}, by name, in a stable order. */
+    /** {@link #evaluate(Model, double[], Dataset, List)} with the classes named by their indices. */
     public static Map<String, Object> evaluate(Model model, double[] params, Dataset data) {
-        Map<String, Object> out = new LinkedHashMap<>();
+        return evaluate(model, params, data, null);
+    }
+
+    /**
+     * The metrics of {@code model} at {@code params} on {@code data}, by name, in a stable
+     * order; {@code names} names the classes (null: by index).
+     */
+    public static Map<String, Object> evaluate(Model model, double[] params, Dataset data, List<String> names) {
         int n = data.samples();
         double loss = model.loss(data, 0, n, params);
         if (model instanceof Classifier c && c.classifies()) {
-            out.put("accuracy", c.accuracy(data, params));
-            out.put("log_loss", loss / n);
-            out.put("confusion_matrix", confusion(c, params, data));
-            return out;
+            return classification(c, params, data, loss, names);
         }
+        Map<String, Object> out = new LinkedHashMap<>();
         double mean = 0;
         for (double v : data.y()) {
             mean += v;
@@ -38,17 +46,45 @@ public final class Metrics {
         return out;
     }
 
-    /** counts[true class][predicted class]. */
-    static long[][] confusion(Classifier c, double[] params, Dataset data) {
-        int k = 2;
-        for (double v : data.y()) {
-            k = Math.max(k, (int) v + 1);
+    private static Map<String, Object> classification(Classifier c, double[] params, Dataset data, double loss,
+                                                      List<String> names) {
+        int n = data.samples();
+        int k = c.classes();
+        int[] truth = new int[n];
+        int[] predicted = new int[n];
+        double[] positive = new double[n];
+        double[] p = new double[k];
+        for (int i = 0; i < n; i++) {
+            truth[i] = (int) data.y()[i];
+            predicted[i] = c.predict(data, i, params);
+            if (k == 2) {
+                c.probabilities(data, i, params, p);
+                positive[i] = p[1];
+            }
         }
-        long[][] m = new long[k][k];
-        for (int i = 0; i < data.samples(); i++) {
-            int p = c.predict(data, i, params);
-            m[(int) data.y()[i]][Math.min(p, k - 1)]++;
+        List<String> classNames = names != null ? names : indices(k);
+        long[][] cm = ClassificationMetrics.confusion(truth, predicted, k);
+        Map<String, Object> summary = ClassificationMetrics.summary(cm, classNames);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("accuracy", summary.remove("accuracy"));
+        out.put("log_loss", loss / n);
+        Object perClass = summary.remove("per_class");
+        out.putAll(summary);
+        double auc = k == 2 ? ClassificationMetrics.rocAuc(truth, positive) : Double.NaN;
+        if (!Double.isNaN(auc)) {
+            out.put("roc_auc", auc);   // two classes, both present: else undefined, and left out
         }
-        return m;
+        out.put("per_class", perClass);
+        out.put("classes", classNames);
+        out.put("confusion_matrix", cm);
+        return out;
+    }
+
+    private static List<String> indices(int k) {
+        List<String> out = new ArrayList<>();
+        for (int c = 0; c < k; c++) {
+            out.add(Integer.toString(c));
+        }
+        return out;
     }
 }

@@ -215,6 +215,23 @@ public final class MultilayerPerceptron implements Classifier {
     /** Samples a batched evaluation runs forward at once: large enough for dgemm, small enough for the cache. */
     private static final int CHUNK = 256;
 
+    @Override
+    public int classes() {
+        return widths[widths.length - 1];
+    }
+
+    /** The softmax of the output layer, by the log-sum-exp of the loss. */
+    @Override
+    public void probabilities(Dataset data, int i, double[] params, double[] out) {
+        forward(data, i, 1, params);
+        int k = widths[widths.length - 1];
+        double[] z = acts[widths.length - 1];
+        double lse = logSumExp(z, 0, k);
+        for (int c = 0; c < k; c++) {
+            out[c] = Math.exp(z[c] - lse);
+        }
+    }
+
     /** Runs the block forward, keeping every layer's output; returns the summed cross-entropy. */
     private double forward(Dataset data, int from, int n, double[] params) {
         ensure(n);

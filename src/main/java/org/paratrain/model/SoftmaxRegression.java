@@ -87,6 +87,20 @@ public final class SoftmaxRegression implements Classifier {
         return best;
     }
 
+    @Override
+    public int classes() {
+        return classes;
+    }
+
+    /** exp(z_k - logsumexp(z)): the shifted exponentials of the loss, so none overflows. */
+    @Override
+    public void probabilities(Dataset data, int i, double[] params, double[] out) {
+        double lse = logits(data.x(), i * features, params);
+        for (int k = 0; k < classes; k++) {
+            out[k] = Math.exp(z[k] - lse);
+        }
+    }
+
     /** Fills z with the logits of the sample at {@code row} and returns their log-sum-exp. */
     private double logits(double[] x, int row, double[] params) {
         double max = Double.NEGATIVE_INFINITY;

@@ -1,0 +1,134 @@
+package org.paratrain.data;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.paratrain.io.Clip;
+
+/**
+ * The rows of a CSV file: numeric features, and labels still as text, with the line each
+ * sample came from so that a label refused later still names its line.
+ *
+ * @param file     the file read
+ * @param names    the column names (0-based indices when the file has no header)
+ * @param label    the label's column, -1 when the file has none
+ * @param x        features, row-major
+ * @param labels   each sample's label, as written
+ * @param lines    each sample's line in the file
+ */
+public record CsvTable(Path file, String[] names, int label, double[] x, String[] labels, int[] lines) {
+
+    /** The number of samples. */
+    public int samples() {
+        return labels.length;
+    }
+
+    /** Labels that are numbers: targets of a regression, or class indices. */
+    public Dataset numeric() {
+        double[] y = new double[labels.length];
+        for (int i = 0; i < y.length; i++) {
+            try {
+                y[i] = TextLines.parse(labels[i].strip());
+            } catch (NumberFormatException e) {
+                y[i] = Double.NaN;
+            }
+            if (!Double.isFinite(y[i])) {
+                throw new DataFormatException(file + ":" + lines[i] + ": label '" + Clip.value(labels[i]) + "' (column '"
+                    + Clip.value(names[label]) + "') is not a number; a regression needs numeric targets");
+            }
+        }
+        return dataset(y);
+    }
+
+    /** Labels mapped to the class indices of {@code classes}; a label it does not hold is an error naming its line. */
+    public Dataset coded(ClassNames classes) {
+        return dataset(classes.encode(labels, i -> file + ":" + lines[i]));
+    }
+
+    /** The number of features: every column but the label's. */
+    public int features() {
+        return names.length - (label >= 0 ? 1 : 0);
+    }
+
+    /** The features alone, with zero labels (for prediction). */
+    public Dataset unlabelled() {
+        return dataset(new double[labels.length]);
+    }
+
+    private Dataset dataset(double[] y) {
+        return new Dataset(x, y, y.length, features());
+    }
+
+    /** Collects rows, checking each as it comes. */
+    static final class Builder {
+        private final Path file;
+        private final String[] names;
+        private final int label;
+        private final boolean header;
+        private double[] x = new double[1024];
+        private String[] labels = new String[256];
+        private int[] lines = new int[256];
+        private int n;
+
+        Builder(Path file, String[] names, int label, boolean header) {
+            this.file = file;
+            this.names = names;
+            this.label = label;
+            this.header = header;
+        }
+
+        void add(String[] f, int line) {
+            int cols = names.length;
+            int d = cols - (label >= 0 ? 1 : 0);
+            if (f.length != cols) {
+                throw new DataFormatException(file + ":" + line + ": found " + f.length + " columns, expected " + cols
+                    + (header ? " like the header" : " like the first row"));
+            }
+            if ((long) (n + 1) * d > x.length) {
+                x = PaperFormat.grow(file, x, (long) (n + 1) * d);
+            }
+            if (n == labels.length) {
+                labels = Arrays.copyOf(labels, n * 2);
+                lines = Arrays.copyOf(lines, n * 2);
+            }
+            int k = 0;
+            for (int c = 0; c < cols; c++) {
+                if (CsvFormat.missing(f[c])) {
+                    throw new DataFormatException(file + ":" + line + ": column " + (c + 1) + " ('"
+                        + Clip.value(names[c]) + "') is " + (f[c].isBlank() ? "empty" : "'" + Clip.value(f[c]) + "'")
+                        + ": a missing value; fill or drop it first");
+                }
+                if (c == label) {
+                    labels[n] = f[c].strip();
+                } else {
+                    x[n * d + k++] = number(f[c], c, line);
+                }
+            }
+            labels[n] = label >= 0 ? labels[n] : "";
+            lines[n] = line;
+            n++;
+        }
+
+        private double number(String field, int c, int line) {
+            double v;
+            try {
+                v = TextLines.parse(field.strip());
+            } catch (NumberFormatException e) {
+                v = Double.NaN;
+            }
+            if (!Double.isFinite(v)) {
+                throw new DataFormatException(file + ":" + line + ": column " + (c + 1) + " ('" + Clip.value(names[c])
+                    + "') is '" + Clip.value(field) + "', expected a finite number");
+            }
+            return v;
+        }
+
+        CsvTable build() {
+            if (n == 0) {
+                throw new DataFormatException(file + ": no samples" + (header ? " after the header" : ""));
+            }
+            int d = names.length - (label >= 0 ? 1 : 0);
+            return new CsvTable(file, names, label, Arrays.copyOf(x, n * d), Arrays.copyOf(labels, n),
+                Arrays.copyOf(lines, n));
+        }
+    }
+}
