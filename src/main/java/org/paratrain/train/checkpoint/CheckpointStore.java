@@ -57,7 +57,8 @@ public final class CheckpointStore {
         Path tmp = null;
         try {
             Files.createDirectories(dir);
-            tmp = Files.createTempFile(dir, ".checkpoint", ".tmp");
+            removeStaleTemporaries();
+            tmp = Files.createTempFile(dir, ".checkpoint-" + ProcessHandle.current().pid() + "-", ".tmp");
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
                 ByteBuffer b = ByteBuffer.wrap(bytes);
                 while (b.hasRemaining()) {
@@ -129,6 +130,23 @@ public final class CheckpointStore {
         m.matches();
         return new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))};
     }
+
+    /**
+     * Deletes temporary files that a killed writer left behind: their names carry the pid of
+     * the process that made them, and that process is gone.
+     */
+    private void removeStaleTemporaries() throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : s.toList()) {
+                Matcher m = TEMPORARY.matcher(p.getFileName().toString());
+                if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).map(h -> !h.isAlive()).orElse(true)) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    private static final Pattern TEMPORARY = Pattern.compile("\\.checkpoint-(\\d+)-.*\\.tmp");
 
     private void prune() throws IOException {
         List<Path> files = list(dir);

@@ -105,4 +105,15 @@ class CheckpointStoreTest {
         UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> CheckpointStore.newest(dir, w -> { }));
         assertTrue(e.getMessage().contains(dir.toString()), e.getMessage());
     }
+
+    /** A writer killed mid-write leaves a temporary file; the next write removes it, but not a live writer's. */
+    @Test
+    void temporariesOfDeadWritersAreRemoved() throws IOException {
+        Files.createDirectories(dir);
+        Path dead = Files.writeString(dir.resolve(".checkpoint-999999999-1.tmp"), "half a checkpoint");
+        Path live = Files.writeString(dir.resolve(".checkpoint-" + ProcessHandle.current().pid() + "-2.tmp"), "busy");
+        new CheckpointStore(dir, 2).write(state(1, new double[] {1}), meta());
+        assertTrue(Files.notExists(dead));
+        assertTrue(Files.exists(live));
+    }
 }
