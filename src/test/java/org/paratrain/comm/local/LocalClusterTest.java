@@ -283,4 +283,31 @@ class LocalClusterTest {
     private static long threadCpu() {
         return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
     }
+
+    /**
+     * A long (rendezvous) message passed over by a receive for another tag is copied aside and
+     * released, so its sender goes on; it then arrives intact when its own tag is received.
+     */
+    @Test
+    void aRendezvousPassedOverByAnotherTagIsKeptAndReleased() {
+        int n = Channel.RENDEZVOUS_DOUBLES * 2;
+        List<double[]> got = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> LocalCluster.run(2, comm -> {
+            if (comm.rank() == 0) {
+                double[] big = new double[n];
+                for (int i = 0; i < n; i++) {
+                    big[i] = i * 0.5;
+                }
+                comm.send(big, 0, n, 1, 1);          // returns only once rank 1 has taken it
+                java.util.Arrays.fill(big, -1);      // the receiver must already hold its own copy
+                comm.send(new double[] {42}, 0, 1, 1, 2);
+                return null;
+            }
+            double[] small = new double[1];
+            comm.recv(small, 0, 1, 0, 2);            // passes over the tag-1 rendezvous first
+            double[] big = new double[n];
+            assertEquals(n, comm.recv(big, 0, n, 0, 1));
+            return new double[] {small[0], big[0], big[n - 1]};
+        }));
+        assertArrayEquals(new double[] {42, 0, (n - 1) * 0.5}, got.get(1), 0.0);
+    }
 }
