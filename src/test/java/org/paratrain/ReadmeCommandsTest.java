@@ -59,7 +59,8 @@ class ReadmeCommandsTest {
     private static final List<Smaller> SMALLER = List.of(
         // 10^8 doubles (800 MB) to generate and sweep: 14 s alone; 10^5 samples show the same outputs.
         new Smaller("./paratrain scale --samples 1000000", "--samples 1000000", "--samples 100000"),
-        // 15 epochs of a 203,530-parameter MLP take half a minute; one makes the model evaluate reads.
+        // 15 epochs of a 203,530-parameter MLP take about half a minute; one makes the model.json that
+        // the evaluate line after it reads.
         new Smaller("./paratrain train --format idx", "--epochs 15", "--epochs 1"),
         // 1..32 ranks, each an MPI job of JVMs, 25 runs a count: minutes. Two counts, one run each.
         new Smaller("./paratrain paper --backend mpi", "--backend mpi", "--backend mpi --nodes 1,2 --repeats 1"));
@@ -203,7 +204,8 @@ class ReadmeCommandsTest {
         String output = Files.readString(log);
         assertEquals(expected, got, () -> c + " exited " + got + ":\n" + tail(output));
         if (expected != 0 && status.group(2) != null) {
-            assertTrue(output.contains(status.group(2).strip()), c + " did not say " + status.group(2) + ":\n" + output);
+            assertTrue(output.contains(status.group(2).strip()),
+                c + " did not say " + status.group(2) + ":\n" + output);
         }
     }
 
@@ -234,8 +236,8 @@ class ReadmeCommandsTest {
 
     private static int bash(String script, Path work, Path log) throws IOException, InterruptedException {
         Process p = new ProcessBuilder("bash", "-e", "-c", script).directory(work.toFile())
-            .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.DISCARD.file())
-            .start();
+            .redirectErrorStream(true).redirectOutput(log.toFile())
+            .redirectInput(ProcessBuilder.Redirect.DISCARD.file()).start();
         if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();

@@ -229,7 +229,10 @@ public final class Calibration {
             samples), samples, d.features());
     }
 
-    /** {@return a quick machine fit for {@code auto} and {@code plan}: every portable algorithm at 2 ranks over four sizes, about a second} */
+    /**
+     * {@return a quick machine fit for {@code auto} and {@code plan}: every portable algorithm at
+     * 2 ranks over four sizes, in about a second}
+     */
     public static Allreduce.Machine quickMachine() {
         return CostModel.fit(allreduce(Allreduces.portableNames(), new int[] {2},
             new long[] {1, 1024, 32768, 262144}, 2, done -> { }));

@@ -33,7 +33,10 @@ public record ModelFile(String model, int features, int classes, boolean interce
     public static final int VERSION = 1;
     private static final String FORMAT = "paratrain-model";
 
-    /** {@return a new instance of the model, to evaluate with {@link #params} (one per thread: models keep scratch space)} */
+    /**
+     * {@return a new instance of the model, to evaluate with {@link #params} (one per thread:
+     * models keep scratch space)}
+     */
     public Model newModel() {
         return new Recipe(model, classes, "gd", 0.9, 0, "constant", 0, 0, 0, layers, activation)
             .newModel(features, intercept, classes);
