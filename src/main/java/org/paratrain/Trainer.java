@@ -71,22 +71,33 @@ public final class Trainer {
         this.data = data;
     }
 
-    /** A trainer of the paper's defaults (linear regression, gradient descent, lr 1e-4, 300 epochs, summed loss, 1 rank) on {@code data}. */
+    /**
+     * A trainer of the paper's defaults: linear regression, gradient descent, lr 1e-4, 300
+     * epochs, summed loss, 1 rank.
+     * @param data the training samples, shared by the ranks (threads of this JVM), each training on its shard
+     * @return a trainer to configure with the calls below, then {@link #run}
+     */
     public static Trainer on(Dataset data) {
         return new Trainer(data);
     }
 
-    /** Linear regression (the default); {@code withIntercept} learns a bias too. @return this */
+    /**
+     * {@return this trainer, set to linear regression (the default)}
+     * @param withIntercept also learn a bias b in {@code y = w.x + b}; false: through the origin, as the paper
+     */
     public Trainer linear(boolean withIntercept) {
         return model("linear", 0, withIntercept);
     }
 
-    /** Logistic regression, labels 0 and 1, with a bias. @return this */
+    /** {@return this trainer, set to logistic regression with a bias; the labels must be 0 and 1} */
     public Trainer logistic() {
         return model("logistic", 0, true);
     }
 
-    /** Softmax regression over {@code k} classes (labels 0..k-1; 0: counted from the labels), with biases. @return this */
+    /**
+     * {@return this trainer, set to softmax regression with a bias per class}
+     * @param k the number of classes, labels 0..k-1; 0 counts them from the labels
+     */
     public Trainer softmax(int k) {
         return model("softmax", k, true);
     }
@@ -103,7 +114,10 @@ public final class Trainer {
         return this;
     }
 
-    /** The hidden activation of an MLP: relu (the default), tanh or sigmoid. @return this */
+    /**
+     * {@return this trainer, with the MLP's hidden activation set}
+     * @param name relu (the default, with He initialisation), tanh or sigmoid (Xavier)
+     */
     public Trainer activation(String name) {
         activation = name;
         return this;
@@ -116,18 +130,28 @@ public final class Trainer {
         return this;
     }
 
-    /** Plain gradient descent at learning rate {@code lr} (the paper's rule). @return this */
+    /**
+     * {@return this trainer, set to plain gradient descent (the paper's rule)}
+     * @param lr the learning rate; with the default summed loss it must shrink as the data grows
+     */
     public Trainer gd(double lr) {
         return optimizer("gd", lr);
     }
 
-    /** Gradient descent with heavy-ball momentum {@code mu}. @return this */
+    /**
+     * {@return this trainer, set to gradient descent with heavy-ball momentum}
+     * @param lr the learning rate
+     * @param mu the share of the previous step kept in the next, in [0, 1); 0.9 is usual
+     */
     public Trainer momentum(double lr, double mu) {
         momentum = mu;
         return optimizer("momentum", lr);
     }
 
-    /** Adam (betas 0.9 and 0.999, epsilon 1e-8). @return this */
+    /**
+     * {@return this trainer, set to Adam (betas 0.9 and 0.999, epsilon 1e-8)}
+     * @param lr the learning rate; 1e-3 is usual with {@link #meanLoss}
+     */
     public Trainer adam(double lr) {
         return optimizer("adam", lr);
     }
@@ -138,110 +162,156 @@ public final class Trainer {
         return this;
     }
 
-    /** L2 weight decay (decoupled for Adam). @return this */
+    /**
+     * {@return this trainer, with L2 weight decay (decoupled from the gradient for Adam)}
+     * @param decay at least 0; each update also takes {@code lr * decay * w} off every weight w
+     */
     public Trainer weightDecay(double decay) {
         weightDecay = decay;
         return this;
     }
 
-    /** Cosine decay of the learning rate to 0 over the run. @return this */
+    /** {@return this trainer, with the learning rate decaying to 0 along a cosine over the run} */
     public Trainer cosineSchedule() {
         schedule = "cosine";
         return this;
     }
 
-    /** The learning rate times {@code factor} every {@code every} updates. @return this */
+    /**
+     * {@return this trainer, with the learning rate multiplied by a factor at fixed intervals}
+     * @param every updates between two multiplications (at least 1)
+     * @param factor the multiplier, in (0, 1] to decay
+     */
     public Trainer stepSchedule(long every, double factor) {
         schedule = "step:" + every + ":" + factor;
         return this;
     }
 
-    /** A linear warm-up of the learning rate over the first {@code steps} updates. @return this */
+    /**
+     * {@return this trainer, with the learning rate rising linearly from 0 at first}
+     * @param steps updates the warm-up lasts; it must end before the run does
+     */
     public Trainer warmup(long steps) {
         warmupSteps = steps;
         return this;
     }
 
-    /** Full passes over the data. @return this */
+    /**
+     * {@return this trainer, set to run a number of full passes over the data}
+     * @param n epochs, at least 1 (default 300)
+     */
     public Trainer epochs(int n) {
         epochs = n;
         return this;
     }
 
-    /** Mini-batches of {@code n} samples in an order drawn from the seed (0: full batch, the default). @return this */
+    /**
+     * {@return this trainer, set to mini-batches drawn in an order fixed by the seed}
+     * @param n samples per batch (0: full batch, the default); the last short batch of an epoch is dropped
+     */
     public Trainer batchSize(int n) {
         batchSize = n;
         return this;
     }
 
-    /** Samples per shard block (0: 32 to 256 blocks, the default). @return this */
+    /**
+     * {@return this trainer, with the shard block size set; results are the same bits for one block size}
+     * @param n samples per block (0: 32 to 256 blocks, the default)
+     */
     public Trainer blockSize(int n) {
         blockSize = n;
         return this;
     }
 
-    /** The seed of the mini-batch order and of a network's initial weights. @return this */
+    /**
+     * {@return this trainer, with the seed set}
+     * @param s seed of the mini-batch order and of a network's initial weights (default 42)
+     */
     public Trainer seed(long s) {
         seed = s;
         return this;
     }
 
-    /** Minimise the mean of the per-sample losses instead of their sum. @return this */
+    /** {@return this trainer, minimising the mean of the per-sample losses instead of their sum} */
     public Trainer meanLoss() {
         reduction = LossReduction.MEAN;
         return this;
     }
 
-    /** Ranks, threads of this JVM. @return this */
+    /**
+     * {@return this trainer, set to run on several ranks}
+     * @param n ranks, threads of this JVM (1..4096); the result is the same bits at any count
+     */
     public Trainer nodes(int n) {
         nodes = n;
         return this;
     }
 
     /**
-     * How gradients are combined: master-worker (the paper's, the default), star, tree,
-     * recursive-doubling, ring or rabenseifner.
-     *
-     * @return this
+     * {@return this trainer, with the way gradients are combined set}
+     * @param algorithm master-worker (the paper's, the default), star, tree, recursive-doubling,
+     *     ring or rabenseifner; the result is the same bits with any of them
      */
     public Trainer allreduce(String algorithm) {
         exchange = algorithm;
         return this;
     }
 
-    /** Called on rank 0 after every epoch with the history so far (do not keep its arrays). @return this */
+    /**
+     * {@return this trainer, calling back after every epoch}
+     * @param l called on rank 0 with the epoch and the history so far, whose arrays are the trainer's own:
+     *     copy what you keep
+     */
     public Trainer onEpoch(TrainingControl.EpochListener l) {
         listener = l;
         return this;
     }
 
-    /** Measure the model on {@code held} every {@code every} epochs; results in the history's val columns. @return this */
+    /**
+     * {@return this trainer, measuring the model on held-out data during training}
+     * @param held samples never trained on, with the training data's features and labels
+     * @param every epochs between two measurements; results go to the history's validation columns
+     */
     public Trainer validateOn(Dataset held, int every) {
         validation = held;
         validateEvery = every;
         return this;
     }
 
-    /** Stop when the validation loss has not improved for {@code p} validations; keep the best parameters. @return this */
+    /**
+     * {@return this trainer, stopping early and keeping the best parameters (needs {@link #validateOn})}
+     * @param p validations in a row without a lower validation loss before the run stops
+     */
     public Trainer earlyStop(int p) {
         patience = p;
         return this;
     }
 
-    /** Save the training state into {@code dir} every {@code every} epochs. @return this */
+    /**
+     * {@return this trainer, saving its whole state at intervals (the newest 2 are kept)}
+     * @param dir directory of the checkpoints, made if missing
+     * @param every epochs between two checkpoints; the last epoch is always saved
+     */
     public Trainer checkpoints(Path dir, int every) {
         checkpointDir = dir;
         checkpointEvery = every;
         return this;
     }
 
-    /** Continue from the newest intact checkpoint in {@code dir} (or that file). @return this */
+    /**
+     * {@return this trainer, continuing a run saved by {@link #checkpoints}}
+     * @param dir a checkpoint directory (its newest intact file is used) or one checkpoint file;
+     *     its settings and data must be this run's, the node count may differ
+     */
     public Trainer resumeFrom(Path dir) {
         resume = dir;
         return this;
     }
 
-    /** How long a rank may wait for another before the run is ended as hung. @return this */
+    /**
+     * {@return this trainer, with the deadline for a hung rank set}
+     * @param d how long a rank may wait for another before the run ends, naming the silent rank
+     */
     public Trainer commTimeout(Duration d) {
         commTimeout = d;
         return this;

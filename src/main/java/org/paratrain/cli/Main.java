@@ -23,22 +23,41 @@ public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Only {@link #execute} makes one: the command line is used through its static methods. */
+    Main() { }
+
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(), "a command is required, e.g. paratrain train");
     }
 
-    /** Runs the command line and exits with its status. */
+    /**
+     * Runs the command line and exits the JVM with its status.
+     *
+     * @param args the command and its options, e.g. {@code train --x X.in --y y.in}
+     */
     public static void main(String[] args) {
         System.exit(execute(args));
     }
 
-    /** Runs the command line and returns the exit status (for tests and embedding). */
+    /**
+     * Runs the command line on standard output and error, without exiting (for tests and embedding).
+     *
+     * @param args the command and its options
+     * @return the exit status: 0 on success, 2 for a bad command line, 1 for bad data or a failed run
+     */
     public static int execute(String... args) {
         return execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
     }
 
-    /** Runs the command line with the given output and error streams; returns the exit status. */
+    /**
+     * Runs the command line with the given output and error streams, without exiting.
+     *
+     * @param out  where results and help go
+     * @param err  where the one-line error goes
+     * @param args the command and its options
+     * @return the exit status: 0 on success, 2 for a bad command line, 1 for bad data or a failed run
+     */
     public static int execute(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(new Main());
         cli.setOut(out);

@@ -18,13 +18,25 @@ import org.paratrain.comm.Communicator;
  */
 public interface Allreduce {
 
-    /** Sums {@code buf[offset, offset + length)} over all ranks of {@code comm}, in place, on every rank. */
+    /**
+     * Sums {@code buf[offset, offset + length)} over all ranks of {@code comm}, in place, on every rank.
+     *
+     * @param comm   the group; every rank of it calls this with the same length
+     * @param buf    this rank's values in, the sum out
+     * @param offset index of the first value
+     * @param length number of values, 0 or more
+     */
     void allreduce(Communicator comm, double[] buf, int offset, int length);
 
-    /** Name, as on the command line ({@code ring}). */
+    /** {@return the name, as on the command line ({@code ring})} */
     String name();
 
-    /** Predicted seconds for {@code p} ranks and {@code n} doubles on machine {@code m}. */
+    /**
+     * {@return the predicted seconds of one allreduce, by the algorithm's Hockney formula}
+     * @param p ranks
+     * @param n doubles summed
+     * @param m the machine's fitted alpha, beta and gamma
+     */
     double cost(int p, long n, Machine m);
 
     /**
@@ -35,9 +47,4 @@ public interface Allreduce {
      * @param gamma seconds per byte reduced (added)
      */
     record Machine(double alpha, double beta, double gamma) { }
-
-    /** ceil(log2 p). */
-    static int log2Ceil(int p) {
-        return 32 - Integer.numberOfLeadingZeros(Math.max(1, p) - 1);
-    }
 }

@@ -10,17 +10,21 @@ public final class Allreduces {
     private static final List<String> NAMES = List.of("star", "tree", "recursive-doubling", "ring", "rabenseifner",
         "native");
 
-    /** Every name, in order of introduction. */
+    /** {@return every algorithm's name, in order of introduction, MPI's own ({@code native}) last} */
     public static List<String> names() {
         return NAMES;
     }
 
-    /** The point-to-point algorithms, which run on every backend. */
+    /** {@return the names of the point-to-point algorithms, which run on every backend} */
     public static List<String> portableNames() {
         return NAMES.subList(0, NAMES.size() - 1);
     }
 
-    /** A new instance of the algorithm called {@code name}. */
+    /**
+     * {@return a new instance of the algorithm called {@code name}, for one rank}
+     * @param name one of {@link #names()}
+     * @throws IllegalArgumentException listing the names, if {@code name} is none of them
+     */
     public static Allreduce create(String name) {
         return factory(name).get();
     }

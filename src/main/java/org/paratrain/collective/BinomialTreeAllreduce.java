@@ -13,6 +13,9 @@ public final class BinomialTreeAllreduce implements Allreduce {
     private static final int TAG = 32002;
     private final Scratch scratch = new Scratch();
 
+    /** An instance for one rank: its scratch space is sized by the first call and reused after. */
+    public BinomialTreeAllreduce() { }
+
     @Override
     public void allreduce(Communicator comm, double[] buf, int offset, int length) {
         int p = comm.size();
@@ -48,8 +51,13 @@ public final class BinomialTreeAllreduce implements Allreduce {
 
     @Override
     public double cost(int p, long n, Machine m) {
-        int steps = Allreduce.log2Ceil(p);
+        int steps = log2Ceil(p);
         double bytes = 8.0 * n;
         return 2.0 * steps * (m.alpha() + bytes * m.beta()) + steps * bytes * m.gamma();
+    }
+
+    /** ceil(log2 p): the rounds of a tree over p ranks. */
+    private static int log2Ceil(int p) {
+        return 32 - Integer.numberOfLeadingZeros(Math.max(1, p) - 1);
     }
 }

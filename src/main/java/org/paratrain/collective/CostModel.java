@@ -32,7 +32,14 @@ public final class CostModel {
             a.cost(p, n, new Allreduce.Machine(0, 0, 1))};
     }
 
-    /** Fits alpha, beta, gamma to the measurements. */
+    /**
+     * Fits alpha, beta and gamma to the measurements by least squares on relative errors
+     * (weights 1/t^2, so that 8-byte and 64 MB timings count alike), each formula's
+     * coefficients read by evaluating it on unit machines.
+     *
+     * @param data timings of {@code bench collectives}, of any algorithms, rank counts and sizes
+     * @return the fitted machine; a parameter that fits negative is pinned at 0 and the others refitted
+     */
     public static Allreduce.Machine fit(List<Measurement> data) {
         boolean[] free = {true, true, true};
         double[] x = solve(data, free);
@@ -108,7 +115,7 @@ public final class CostModel {
     }
 
     /** The algorithm with the lowest predicted time among {@code names}. */
-    public static String fastest(List<String> names, int p, long n, Allreduce.Machine m) {
+    static String fastest(List<String> names, int p, long n, Allreduce.Machine m) {
         String best = names.get(0);
         double bestCost = Double.MAX_VALUE;
         for (String name : names) {

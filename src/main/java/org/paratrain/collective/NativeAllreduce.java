@@ -14,6 +14,9 @@ public final class NativeAllreduce implements Allreduce {
     private final RecursiveDoublingAllreduce shortVectors = new RecursiveDoublingAllreduce();
     private final RabenseifnerAllreduce longVectors = new RabenseifnerAllreduce();
 
+    /** An instance for one rank; it works only on the MPI backend's communicator. */
+    public NativeAllreduce() { }
+
     @Override
     public void allreduce(Communicator comm, double[] buf, int offset, int length) {
         if (!(comm instanceof MpiCommunicator mpi)) {

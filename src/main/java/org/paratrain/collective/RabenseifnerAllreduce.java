@@ -16,6 +16,9 @@ import org.paratrain.comm.Communicator;
 public final class RabenseifnerAllreduce implements Allreduce {
     private static final int TAG = 32006;
     private final Scratch scratch = new Scratch();
+
+    /** An instance for one rank: its scratch space is sized by the first call and reused after. */
+    public RabenseifnerAllreduce() { }
     private int[] disps = new int[0];
 
     @Override

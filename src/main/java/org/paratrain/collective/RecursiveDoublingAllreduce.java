@@ -14,6 +14,9 @@ public final class RecursiveDoublingAllreduce implements Allreduce {
     private static final int TAG = 32004;
     private final Scratch scratch = new Scratch();
 
+    /** An instance for one rank: its scratch space is sized by the first call and reused after. */
+    public RecursiveDoublingAllreduce() { }
+
     @Override
     public void allreduce(Communicator comm, double[] buf, int offset, int length) {
         int p = comm.size();

@@ -15,6 +15,9 @@ public final class RingAllreduce implements Allreduce {
     private static final int TAG = 32005;
     private final Scratch scratch = new Scratch();
 
+    /** An instance for one rank: its scratch space is sized by the first call and reused after. */
+    public RingAllreduce() { }
+
     @Override
     public void allreduce(Communicator comm, double[] buf, int offset, int length) {
         int p = comm.size();

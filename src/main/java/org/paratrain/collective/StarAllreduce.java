@@ -13,6 +13,9 @@ public final class StarAllreduce implements Allreduce {
     private static final int TAG = 32001;
     private final Scratch scratch = new Scratch();
 
+    /** An instance for one rank: its scratch space is sized by the first call and reused after. */
+    public StarAllreduce() { }
+
     @Override
     public void allreduce(Communicator comm, double[] buf, int offset, int length) {
         int p = comm.size();

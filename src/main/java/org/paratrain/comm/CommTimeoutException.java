@@ -6,9 +6,12 @@ package org.paratrain.comm;
  */
 public final class CommTimeoutException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    /** The rank that did not answer in time. */
     private final int peer;
 
     /**
+     * A timeout waiting for {@code peer} itself.
+     *
      * @param peer      the rank waited for
      * @param operation what was waited on: receive, send, barrier, allreduce, ...
      * @param tag       the message tag, or a negative number when none applies
@@ -19,8 +22,14 @@ public final class CommTimeoutException extends RuntimeException {
     }
 
     /**
-     * As above, when the rank waited for ({@code direct}) was itself waiting, in a chain that
-     * ends at {@code peer}: the rank that is hung.
+     * A timeout waiting for a rank ({@code direct}) that was itself waiting, in a chain that
+     * ends at {@code peer}: the rank that is hung, which the message blames.
+     *
+     * @param peer      the rank at the end of the chain of waits
+     * @param direct    the rank this one waited for
+     * @param operation what was waited on: receive, send, barrier, allreduce, ...
+     * @param tag       the message tag, or a negative number when none applies
+     * @param seconds   how long the rank waited
      */
     public CommTimeoutException(int peer, int direct, String operation, int tag, double seconds) {
         super(String.format(java.util.Locale.ROOT, "rank %d stopped answering: waited %s for rank %d (%s%s)%s; it "
@@ -30,7 +39,7 @@ public final class CommTimeoutException extends RuntimeException {
         this.peer = peer;
     }
 
-    /** The rank that did not answer in time. */
+    /** {@return the rank that did not answer in time} */
     public int peer() {
         return peer;
     }

@@ -18,30 +18,57 @@ public interface Communicator {
     /** The largest tag a program may use (MPI guarantees at least 32767). */
     int MAX_TAG = 32767;
 
-    /** This rank's number, {@code 0 <= rank < size}. */
+    /** {@return this rank's number, {@code 0 <= rank < size}} */
     int rank();
 
-    /** Number of ranks in the group. */
+    /** {@return the number of ranks in the group} */
     int size();
 
     /**
      * Sends {@code buf[offset, offset + length)} to rank {@code dest} with {@code tag}.
      * The buffer may be reused as soon as this returns.
+     *
+     * @param buf    the values to send
+     * @param offset index of the first value to send
+     * @param length number of values, 0 or more
+     * @param dest   the receiving rank; sending to oneself is allowed
+     * @param tag    {@code 0..}{@link #MAX_TAG}; the receiver matches on it
+     * @throws PeerFailedException if another rank failed
      */
     void send(double[] buf, int offset, int length, int dest, int tag);
 
     /**
      * Receives the next message from {@code source} with {@code tag} into
-     * {@code buf[offset, ...)} and returns its length.
+     * {@code buf[offset, ...)}, waiting for it.
      *
+     * @param buf    where the values go
+     * @param offset index of the first value received
+     * @param length room in {@code buf} from {@code offset}: the longest message accepted
+     * @param source the sending rank
+     * @param tag    the sender's tag; messages with other tags stay queued
+     * @return the message's length, at most {@code length}
      * @throws MessageTooLongException if the message is longer than {@code length}
+     * @throws PeerFailedException if another rank failed while this one waited
      */
     int recv(double[] buf, int offset, int length, int source, int tag);
 
     /**
      * Sends to {@code dest} and receives from {@code source} at once, as {@code MPI_Sendrecv}:
      * safe where two ranks exchange large messages, which two blocking sends followed by two
-     * receives are not under MPI. Returns the received length.
+     * receives are not under MPI.
+     *
+     * @param sendBuf    the values to send
+     * @param sendOffset index of the first value to send
+     * @param sendLength number of values to send
+     * @param dest       the rank sent to
+     * @param sendTag    tag of the message sent
+     * @param recvBuf    where the received values go; must not overlap the values sent
+     * @param recvOffset index of the first value received
+     * @param recvLength room in {@code recvBuf}: the longest message accepted
+     * @param source     the rank received from (may differ from {@code dest}, as in a ring)
+     * @param recvTag    tag of the message received
+     * @return the received message's length
+     * @throws MessageTooLongException if the received message is longer than {@code recvLength}
      */
     int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
                  double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag);
@@ -49,13 +76,25 @@ public interface Communicator {
     /** Returns once every rank has called it. */
     void barrier();
 
-    /** Wall-clock time in seconds from an arbitrary origin, for intervals on this rank. */
+    /** {@return wall-clock time in seconds from an arbitrary origin, for intervals on this rank} */
     double wtime();
 
-    /** Short name of the backend, as it appears in results ({@code local}, {@code mpi}). */
+    /** {@return the short name of the backend, as results record it ({@code local}, {@code mpi})} */
     String backend();
 
-    /** Checks arguments common to send and receive, with messages that name the culprit. */
+    /**
+     * Checks arguments common to send and receive, with messages that name the culprit: for
+     * backends, before anything is sent or waited for.
+     *
+     * @param c      the communicator, for its size
+     * @param buf    the buffer sent from or received into
+     * @param offset index of the first value
+     * @param length number of values (or room for them)
+     * @param peer   the rank sent to or received from
+     * @param tag    the message's tag
+     * @throws IllegalArgumentException if the peer or the tag is out of range
+     * @throws IndexOutOfBoundsException if the range does not fit the buffer
+     */
     static void checkArgs(Communicator c, double[] buf, int offset, int length, int peer, int tag) {
         if (peer < 0 || peer >= c.size()) {
             throw new IllegalArgumentException("peer rank " + peer + " is outside [0, " + c.size() + ")");

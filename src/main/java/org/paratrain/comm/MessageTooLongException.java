@@ -4,7 +4,14 @@ package org.paratrain.comm;
 public final class MessageTooLongException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** Describes the message that did not fit. */
+    /**
+     * Describes the message that did not fit.
+     *
+     * @param source   the sender
+     * @param tag      the message's tag
+     * @param length   doubles the message holds
+     * @param capacity doubles the receiver had room for
+     */
     public MessageTooLongException(int source, int tag, int length, int capacity) {
         super("message from rank " + source + " with tag " + tag + " holds " + length
             + " doubles, more than the " + capacity + " the receiver expected");

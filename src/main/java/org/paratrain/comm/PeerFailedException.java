@@ -4,7 +4,11 @@ package org.paratrain.comm;
 public final class PeerFailedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** @param message says which rank failed, if known */
+    /**
+     * Ends a rank's wait because the group is failing.
+     *
+     * @param message says which rank failed, if known
+     */
     public PeerFailedException(String message) {
         super(message);
     }

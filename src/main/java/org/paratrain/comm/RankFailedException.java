@@ -6,15 +6,21 @@ package org.paratrain.comm;
  */
 public final class RankFailedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    /** The first rank that failed. */
     private final int rank;
 
-    /** @param rank the first rank that failed @param cause what it threw */
+    /**
+     * The job's failure, blamed on its first failing rank.
+     *
+     * @param rank  the first rank that failed
+     * @param cause what it threw; its message (or class name) becomes part of this message
+     */
     public RankFailedException(int rank, Throwable cause) {
         super("rank " + rank + " failed: " + describe(cause), cause);
         this.rank = rank;
     }
 
-    /** The rank that failed first. */
+    /** {@return the rank that failed first} */
     public int rank() {
         return rank;
     }

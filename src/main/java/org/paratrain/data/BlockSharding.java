@@ -35,6 +35,9 @@ public record BlockSharding(int samples, int blockSize) {
      * The default block size: at most 256 blocks (the per-block messages and sums stay
      * small), blocks of at least 64 samples unless that would leave fewer than 32 blocks.
      * The paper's 500 samples give 32 blocks of 16, one per rank at 32 nodes.
+     *
+     * @param samples number of samples, at least 1
+     * @return the sharding with the default block size
      */
     public static BlockSharding byDefault(int samples) {
         int forMax = ceilDiv(samples, MAX_DEFAULT_BLOCKS);
@@ -46,27 +49,41 @@ public record BlockSharding(int samples, int blockSize) {
         return (int) (((long) a + b - 1) / b);
     }
 
-    /** Number of blocks. */
+    /** {@return the number of blocks, the last one possibly short} */
     public int blocks() {
         return (int) (((long) samples + blockSize - 1) / blockSize);
     }
 
-    /** First sample of block {@code b}. */
+    /**
+     * {@return the first sample of block {@code b}}
+     * @param b a block, 0..blocks() (blocks() gives the end of the data)
+     */
     public int blockStart(int b) {
         return (int) Math.min((long) b * blockSize, samples);
     }
 
-    /** One past the last sample of block {@code b}. */
+    /**
+     * {@return one past the last sample of block {@code b}}
+     * @param b a block, 0..blocks()-1
+     */
     public int blockEnd(int b) {
         return (int) Math.min((long) (b + 1) * blockSize, samples);
     }
 
-    /** First block of {@code rank} among {@code ranks}. */
+    /**
+     * {@return the first block of {@code rank}; equal to {@link #endBlock} when it gets none}
+     * @param rank  the rank, 0..ranks (ranks gives the end of the last rank's blocks)
+     * @param ranks the number of ranks
+     */
     public int firstBlock(int rank, int ranks) {
         return (int) ((long) blocks() * rank / ranks);
     }
 
-    /** One past the last block of {@code rank} among {@code ranks}. */
+    /**
+     * {@return one past the last block of {@code rank}}
+     * @param rank  the rank, 0..ranks-1
+     * @param ranks the number of ranks
+     */
     public int endBlock(int rank, int ranks) {
         return firstBlock(rank + 1, ranks);
     }

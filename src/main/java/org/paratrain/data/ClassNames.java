@@ -30,7 +30,11 @@ public record ClassNames(List<String> names) {
         }
     }
 
-    /** The names of string labels, sorted; null when every label is a number (the labels are then indices). */
+    /**
+     * {@return the distinct labels, sorted, as class names; null when every label is a number (then
+     * the labels are class indices themselves)}
+     * @param labels the label column as written, one a sample
+     */
     public static ClassNames ofLabels(String[] labels) {
         TreeSet<String> distinct = new TreeSet<>(Arrays.asList(labels));
         if (distinct.stream().allMatch(ClassNames::isNumber)) {
@@ -39,7 +43,10 @@ public record ClassNames(List<String> names) {
         return new ClassNames(List.copyOf(distinct));
     }
 
-    /** Names for two-class labels written as -1/+1 or 1/2; null for any other set of values. */
+    /**
+     * {@return names "-1", "+1" or "1", "2" for two-class labels written so; null for any other set of values}
+     * @param y numeric labels, one a sample
+     */
     public static ClassNames ofSignedOrOneBased(double[] y) {
         TreeSet<Double> distinct = new TreeSet<>();
         for (double v : y) {
@@ -54,12 +61,15 @@ public record ClassNames(List<String> names) {
         return distinct.equals(new TreeSet<>(List.of(1.0, 2.0))) ? new ClassNames(List.of("1", "2")) : null;
     }
 
-    /** The number of classes. */
+    /** {@return the number of classes K} */
     public int size() {
         return names.size();
     }
 
-    /** The name of class {@code k}. */
+    /**
+     * {@return the name of class {@code k}}
+     * @param k a class index, 0..K-1
+     */
     public String name(int k) {
         return names.get(k);
     }
@@ -68,7 +78,7 @@ public record ClassNames(List<String> names) {
      * The class index of each label; a label the names do not hold is an error that
      * {@code where} places ({@code file:line} of label i).
      */
-    public double[] encode(String[] labels, IntFunction<String> where) {
+    double[] encode(String[] labels, IntFunction<String> where) {
         double[] y = new double[labels.length];
         for (int i = 0; i < labels.length; i++) {
             int k = indexOf(labels[i]);
@@ -81,7 +91,16 @@ public record ClassNames(List<String> names) {
         return y;
     }
 
-    /** Numeric labels (of the paper, IDX and LibSVM formats) mapped to class indices; sample i is placed in {@code file}. */
+    /**
+     * Maps numeric labels (of the paper, IDX and LibSVM formats) to class indices: a label
+     * matches a name by its text or, for numeric names, by its value.
+     *
+     * @param values the labels, one a sample
+     * @param file   where they were read, for the error message
+     * @return each sample's class index
+     * @throws DataFormatException naming the file, the sample and the known classes, for a
+     *     label that is no class
+     */
     public double[] encode(double[] values, Path file) {
         String[] labels = new String[values.length];
         for (int i = 0; i < values.length; i++) {

@@ -41,17 +41,25 @@ public final class CsvFormat {
      */
     public record Layout(String label, char delimiter, boolean header, boolean labelled) {
         /** Commas, a header line, the label last. */
-        public static Layout standard() {
+        static Layout standard() {
             return new Layout(null, ',', true, true);
         }
 
-        /** The same layout without a label column. */
+        /** {@return the same layout without a label column, for files of features only} */
         public Layout unlabelled() {
             return new Layout(null, delimiter, header, false);
         }
     }
 
-    /** Reads {@code file}; the labels stay text until the caller says what they are. */
+    /**
+     * Reads a CSV file; the labels stay text until the caller says what they are.
+     *
+     * @param file   the file; a UTF-8 byte-order mark is skipped
+     * @param layout delimiter, header, and which column holds the labels
+     * @return the features as numbers and the labels as written
+     * @throws DataFormatException naming the file, line and column of a missing value, a
+     *     non-number, a ragged row, an open quote or a header of numbers only
+     */
     public static CsvTable read(Path file, Layout layout) {
         if (Files.isDirectory(file)) {
             throw new DataFormatException(file + ": is a directory, expected a file");

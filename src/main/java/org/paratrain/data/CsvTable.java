@@ -18,11 +18,14 @@ import org.paratrain.io.Clip;
 public record CsvTable(Path file, String[] names, int label, double[] x, String[] labels, int[] lines) {
 
     /** The number of samples. */
-    public int samples() {
+    int samples() {
         return labels.length;
     }
 
-    /** Labels that are numbers: targets of a regression, or class indices. */
+    /**
+     * {@return the samples with their labels read as numbers: targets of a regression, or class indices}
+     * @throws DataFormatException naming the line and column of a label that is not a finite number
+     */
     public Dataset numeric() {
         double[] y = new double[labels.length];
         for (int i = 0; i < y.length; i++) {
@@ -39,17 +42,21 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
         return dataset(y);
     }
 
-    /** Labels mapped to the class indices of {@code classes}; a label it does not hold is an error naming its line. */
+    /**
+     * {@return the samples with their labels mapped to the class indices of {@code classes}}
+     * @param classes the names, from these labels or from a model file
+     * @throws DataFormatException naming the line of a label that is no class of {@code classes}
+     */
     public Dataset coded(ClassNames classes) {
         return dataset(classes.encode(labels, i -> file + ":" + lines[i]));
     }
 
-    /** The number of features: every column but the label's. */
+    /** {@return the number of features: every column but the label's} */
     public int features() {
         return names.length - (label >= 0 ? 1 : 0);
     }
 
-    /** The features alone, with zero labels (for prediction). */
+    /** {@return the features alone, with zeros as labels, for prediction} */
     public Dataset unlabelled() {
         return dataset(new double[labels.length]);
     }

@@ -4,7 +4,11 @@ package org.paratrain.data;
 public final class DataFormatException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** @param message {@code file:line: what is wrong, what was expected} */
+    /**
+     * An error for the user, shown as it is.
+     *
+     * @param message {@code file:line: what is wrong, what was expected}
+     */
     public DataFormatException(String message) {
         super(message);
     }

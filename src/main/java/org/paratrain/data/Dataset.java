@@ -38,11 +38,15 @@ public record Dataset(double[] x, double[] y, int samples, int features) {
      * One sample of zeros with {@code features} features: what a rank that owns no blocks holds
      * when ranks read only their own share (it is never read).
      */
-    public static Dataset placeholder(int features) {
+    static Dataset placeholder(int features) {
         return new Dataset(new double[features], new double[1], 1, features);
     }
 
-    /** Feature {@code j} of sample {@code i}. */
+    /**
+     * {@return feature {@code j} of sample {@code i}}
+     * @param i the sample, 0..samples-1
+     * @param j the feature, 0..features-1
+     */
     public double x(int i, int j) {
         return x[i * features + j];
     }

@@ -14,6 +14,10 @@ public final class HeapBudget {
     /**
      * Throws {@link NotEnoughMemoryException} when {@code bytes} more would not fit in the heap.
      * {@code what} names what needs them (the message continues ": N MB of memory needed").
+     *
+     * @param bytes the size of the allocation about to be made
+     * @param what  what needs them, for the message, e.g. {@code "X.in: 500 samples x 1 values"}
+     * @throws NotEnoughMemoryException if the heap cannot hold them even after a collection
      */
     public static void require(long bytes, String what) {
         Runtime rt = Runtime.getRuntime();

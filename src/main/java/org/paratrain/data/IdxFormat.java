@@ -20,17 +20,38 @@ public final class IdxFormat {
 
     private IdxFormat() { }
 
-    /** Reads images and labels and checks they agree in count. */
+    /**
+     * Reads images and labels and checks they agree in count.
+     *
+     * @param images an IDX file of unsigned bytes, n x rows x cols (gzipped or not)
+     * @param labels an IDX file of n unsigned-byte labels
+     * @return n samples of rows*cols features in [0, 1], the labels as targets
+     * @throws DataFormatException naming the file, for a bad header, a size the file does not
+     *     hold or counts that differ
+     */
     public static Dataset read(Path images, Path labels) {
         return readRange(images, labels, 0, count(images));
     }
 
-    /** Number of items (images or labels) in an IDX file, from its header. */
+    /**
+     * {@return the number of items (images or labels) in an IDX file, read from its header}
+     * @param file an IDX file, gzipped or not
+     * @throws DataFormatException if the header is not IDX or announces a size the file does not hold
+     */
     public static int count(Path file) {
         return readArray(file, 0, 0).dims[0];
     }
 
-    /** Reads only items {@code [from, to)} of images and labels: what one rank of a large job keeps. */
+    /**
+     * Reads only items {@code [from, to)} of images and labels: what one rank of a large job keeps.
+     *
+     * @param images an IDX file of images
+     * @param labels an IDX file of labels
+     * @param from   first item to keep
+     * @param to     end of the items to keep (exclusive); {@code from == to} gives a placeholder
+     * @return the kept samples
+     * @throws DataFormatException naming the file, as {@link #read} does
+     */
     public static Dataset readRange(Path images, Path labels, int from, int to) {
         // The images, then the labels' header: a mismatch between the files is reported as such.
         Array img = readArray(images, from, to);

@@ -106,7 +106,13 @@ public record MakeClassification(int samples, int features, int informative, int
         return out;
     }
 
-    /** Generates the data set with a fresh generator seeded like {@code RandomState(seed)}. */
+    /**
+     * Generates the data set, drawing from {@code rng} in scikit-learn's order.
+     *
+     * @param rng a fresh generator seeded like {@code RandomState(random_state)}, for scikit-learn's bits
+     * @return the samples, labelled with class indices 0..K-1
+     * @throws NotEnoughMemoryException if the heap cannot hold them
+     */
     public Dataset generate(NumpyRandomState rng) {
         int n = samples;
         int d = features;

@@ -45,10 +45,21 @@ public record MakeRegression(int samples, int features, int informative, double 
         }
     }
 
-    /** The generated samples and the true coefficients (zero for uninformative features). */
+    /**
+     * The generated samples and the true coefficients.
+     *
+     * @param data the samples and their targets
+     * @param coef the coefficient of each feature (zero for the uninformative ones), as coef.txt holds them
+     */
     public record Result(Dataset data, double[] coef) { }
 
-    /** Generates the data set with a fresh generator seeded like {@code RandomState(seed)}. */
+    /**
+     * Generates the data set, drawing from {@code rng} in scikit-learn's order.
+     *
+     * @param rng a fresh generator seeded like {@code RandomState(random_state)}, for scikit-learn's bits
+     * @return the samples and the true coefficients
+     * @throws NotEnoughMemoryException if the heap cannot hold them
+     */
     public Result generate(NumpyRandomState rng) {
         int n = samples;
         int d = features;

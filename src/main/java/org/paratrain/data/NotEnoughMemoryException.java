@@ -8,7 +8,9 @@ import java.util.Locale;
  */
 public final class NotEnoughMemoryException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    /** Bytes the data needs. */
     private final long bytesNeeded;
+    /** A heap that would hold what was held then and the data besides. */
     private final long heapNeeded;
 
     /**
@@ -24,17 +26,20 @@ public final class NotEnoughMemoryException extends RuntimeException {
         this.heapNeeded = max - free + bytesNeeded;
     }
 
-    /** Bytes the data needs. */
+    /** {@return the bytes the data needs} */
     public long bytesNeeded() {
         return bytesNeeded;
     }
 
-    /** A heap size that would hold what is held now and the data besides. */
+    /** {@return a heap size in bytes that would hold what was held then and the data besides, for -Xmx} */
     public long heapNeeded() {
         return heapNeeded;
     }
 
-    /** Bytes in KB, MB or GB, one decimal. */
+    /**
+     * {@return a size for people: KB, MB or GB with one decimal, e.g. "3.5 GB"}
+     * @param bytes a size in bytes
+     */
     public static String size(long bytes) {
         if (bytes < 1L << 20) {
             return String.format(Locale.ROOT, "%.1f KB", bytes / 1024.0);

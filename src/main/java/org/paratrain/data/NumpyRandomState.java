@@ -26,7 +26,12 @@ public final class NumpyRandomState {
     private boolean hasGauss;
     private double cachedGauss;
 
-    /** Seeds as {@code numpy.random.RandomState(seed)} with an integer in [0, 2^32). */
+    /**
+     * Seeds as {@code numpy.random.RandomState(seed)} does with an integer.
+     *
+     * @param seed in [0, 2^32), as numpy accepts it
+     * @throws IllegalArgumentException if the seed is out of that range
+     */
     public NumpyRandomState(long seed) {
         if (seed < 0 || seed > 0xFFFF_FFFFL) {
             throw new IllegalArgumentException("random state must be in [0, 4294967295], got " + seed);
@@ -34,7 +39,11 @@ public final class NumpyRandomState {
         initGenrand((int) seed);
     }
 
-    /** Seeds as {@code numpy.random.RandomState([k0, k1, ...])} (MT19937 init_by_array). */
+    /**
+     * Seeds as {@code numpy.random.RandomState([k0, k1, ...])} does (MT19937 init_by_array).
+     *
+     * @param key the seed array, at least one value, each used as its low 32 bits
+     */
     public NumpyRandomState(long[] key) {
         if (key.length == 0) {
             throw new IllegalArgumentException("random state array must not be empty");
@@ -74,7 +83,7 @@ public final class NumpyRandomState {
         hasGauss = false;
     }
 
-    /** The next 32-bit output of MT19937, as an unsigned value in an int. */
+    /** {@return the next 32-bit output of MT19937, its bits in an int (read it unsigned)} */
     public int nextInt32() {
         if (mti >= N) {
             regenerate();
@@ -107,19 +116,26 @@ public final class NumpyRandomState {
         return (hi << 32) | Integer.toUnsignedLong(nextInt32());
     }
 
-    /** Uniform in [0, 1) with 53 random bits: {@code RandomState.random_sample()}. */
+    /** {@return a uniform double in [0, 1) with 53 random bits, as {@code RandomState.random_sample()}} */
     public double randomSample() {
         long a = Integer.toUnsignedLong(nextInt32()) >>> 5;
         long b = Integer.toUnsignedLong(nextInt32()) >>> 6;
         return (a * 67108864.0 + b) / 9007199254740992.0;
     }
 
-    /** {@code RandomState.uniform(low, high)}: {@code low + (high - low) * random_sample()}. */
+    /**
+     * {@return {@code low + (high - low) * random_sample()}, as {@code RandomState.uniform(low, high)}}
+     * @param low  the lower bound, included
+     * @param high the upper bound, excluded (up to rounding)
+     */
     public double uniform(double low, double high) {
         return low + (high - low) * randomSample();
     }
 
-    /** A standard normal draw by the legacy polar method: {@code RandomState.standard_normal()}. */
+    /**
+     * {@return a standard normal draw by the legacy polar method, as {@code RandomState.standard_normal()}}
+     * Every other call returns the second value of the pair the previous call made, as numpy does.
+     */
     public double gauss() {
         if (hasGauss) {
             hasGauss = false;
@@ -142,12 +158,19 @@ public final class NumpyRandomState {
         return f * x2;
     }
 
-    /** {@code RandomState.normal(loc, scale)}: {@code loc + scale * gauss()}. */
+    /**
+     * {@return {@code loc + scale * gauss()}, as {@code RandomState.normal(loc, scale)}}
+     * @param loc   the mean
+     * @param scale the standard deviation
+     */
     public double normal(double loc, double scale) {
         return loc + scale * gauss();
     }
 
-    /** A uniform integer in [0, max] by masked rejection sampling ({@code random_interval}). */
+    /**
+     * {@return a uniform integer in [0, max] by masked rejection sampling, as numpy's {@code random_interval}}
+     * @param max the largest value drawn, at least 0
+     */
     public long randomInterval(long max) {
         if (max == 0) {
             return 0;
@@ -172,7 +195,11 @@ public final class NumpyRandomState {
         return value;
     }
 
-    /** Shuffles in place as {@code RandomState.shuffle} does a one-dimensional array. */
+    /**
+     * Shuffles in place as {@code RandomState.shuffle} does a one-dimensional array.
+     *
+     * @param values the array, permuted in place
+     */
     public void shuffle(int[] values) {
         for (int i = values.length - 1; i >= 1; i--) {
             int j = (int) randomInterval(i);

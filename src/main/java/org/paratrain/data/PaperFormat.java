@@ -19,7 +19,15 @@ import org.paratrain.io.AtomicFiles;
 public final class PaperFormat {
     private PaperFormat() { }
 
-    /** Reads X and y and checks that they agree in length. */
+    /**
+     * Reads X and y and checks that they agree in length.
+     *
+     * @param xFile features, one sample a line, numbers separated by spaces or tabs
+     * @param yFile targets (or class labels), one a line
+     * @return the samples, row-major
+     * @throws DataFormatException naming the file and line of a ragged row, a non-number, NaN or
+     *     infinity, or if the files differ in length
+     */
     public static Dataset read(Path xFile, Path yFile) {
         Matrix x = readMatrix(xFile, -1);
         Matrix y = readMatrix(yFile, 1);
@@ -30,7 +38,13 @@ public final class PaperFormat {
         return new Dataset(x.values, y.values, x.rows, x.cols);
     }
 
-    /** Number of samples in a paper-format file (non-blank lines), without keeping them. */
+    /**
+     * Counts the samples in a paper-format file (non-blank lines), without keeping them.
+     *
+     * @param file an X.in or y.in
+     * @return the number of samples, at least 1
+     * @throws DataFormatException if the file is empty or cannot be read as text
+     */
     public static int countSamples(Path file) {
         try (TextLines in = TextLines.open(file)) {
             int n = 0;
@@ -51,6 +65,14 @@ public final class PaperFormat {
      * Reads only samples {@code [from, to)} of X and y, checking those lines as {@link #read}
      * does: what one rank of a large job keeps in memory. The files must hold {@code total}
      * samples each (see {@link #countSamples}).
+     *
+     * @param xFile features
+     * @param yFile targets
+     * @param from  first sample to keep
+     * @param to    end of the samples to keep (exclusive); {@code from == to} gives a placeholder
+     * @param total samples each file holds, as counted before
+     * @return samples {@code [from, to)}
+     * @throws DataFormatException if y does not hold {@code total} targets or a kept line is bad
      */
     public static Dataset readRange(Path xFile, Path yFile, int from, int to, int total) {
         int targets = countSamples(yFile);
@@ -98,7 +120,13 @@ public final class PaperFormat {
         }
     }
 
-    /** Reads features without targets (for predictions); targets are zeros. */
+    /**
+     * Reads features without targets, for predictions.
+     *
+     * @param xFile features, one sample a line
+     * @return the samples, with zeros as targets
+     * @throws DataFormatException naming the file and line of a bad row
+     */
     public static Dataset readFeatures(Path xFile) {
         Matrix x = readMatrix(xFile, -1);
         return new Dataset(x.values, new double[x.rows], x.rows, x.cols);
@@ -173,18 +201,38 @@ public final class PaperFormat {
         return s.isEmpty() ? new String[0] : s.split("[ \t]+");
     }
 
-    /** Writes {@code DIR/X.in} and {@code DIR/y.in}, each atomically. */
+    /**
+     * Writes {@code DIR/X.in} and {@code DIR/y.in}, each atomically, as numbers that read back
+     * to the same bits.
+     *
+     * @param data the samples
+     * @param dir  the directory, made if missing
+     */
     public static void write(Dataset data, Path dir) {
         AtomicFiles.writeText(dir.resolve("X.in"), out -> writeRows(out, data.x(), data.samples(), data.features()));
         AtomicFiles.writeText(dir.resolve("y.in"), out -> writeRows(out, data.y(), data.samples(), 1));
     }
 
-    /** Writes one value a line, atomically. */
+    /**
+     * Writes one value a line, atomically (e.g. coef.txt).
+     *
+     * @param values the numbers
+     * @param file   the file to write or replace
+     */
     public static void writeColumn(double[] values, Path file) {
         AtomicFiles.writeText(file, out -> writeRows(out, values, values.length, 1));
     }
 
-    /** Writes {@code rows} x {@code cols} values, one row a line, separated by spaces. */
+    /**
+     * Writes a matrix, one row a line, values separated by spaces, each as the shortest decimal
+     * that reads back to the same double.
+     *
+     * @param out    where the text goes
+     * @param values the matrix, row-major
+     * @param rows   rows to write
+     * @param cols   values a row
+     * @throws IOException if {@code out} fails
+     */
     public static void writeRows(Writer out, double[] values, int rows, int cols) throws IOException {
         StringBuilder sb = new StringBuilder(32 * cols);
         for (int i = 0; i < rows; i++) {

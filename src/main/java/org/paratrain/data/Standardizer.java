@@ -10,7 +10,10 @@ package org.paratrain.data;
  */
 public record Standardizer(double[] mean, double[] scale) {
 
-    /** Fits the statistics of {@code d}. */
+    /**
+     * {@return the per-feature mean and population standard deviation of {@code d}, by Welford's method}
+     * @param d the training samples (never the test samples)
+     */
     public static Standardizer fit(Dataset d) {
         int f = d.features();
         double[] mean = new double[f];
@@ -30,7 +33,11 @@ public record Standardizer(double[] mean, double[] scale) {
         return new Standardizer(mean, scale);
     }
 
-    /** A new data set with every feature standardised; targets are shared, not copied. */
+    /**
+     * {@return a new data set with every feature standardised; targets are shared, not copied}
+     * @param d samples with as many features as the fitted data
+     * @throws IllegalArgumentException if the feature counts differ
+     */
     public Dataset apply(Dataset d) {
         if (d.features() != mean.length) {
             throw new IllegalArgumentException("data has " + d.features() + " features, the standardiser "

@@ -19,7 +19,11 @@ public final class TableFormats {
      * Reads a LibSVM file in two passes: the first checks the indices and finds the shape, so
      * that the features are allocated once, at their size, and only after checking it fits.
      *
+     * @param file     lines of {@code label index:value ...}, indices 1-based
      * @param features the number of features, or 0 to take the largest index seen
+     * @return the samples, absent features 0
+     * @throws DataFormatException naming the file and line of a repeated or too large
+     *     index, a non-number, or data too large for the heap
      */
     public static Dataset libsvm(Path file, int features) {
         Shape shape = libsvmShape(file);

@@ -10,7 +10,15 @@ package org.paratrain.data;
  */
 public record TrainTestSplit(Dataset train, Dataset test) {
 
-    /** Splits off {@code ceil(fraction * n)} test samples; {@code fraction} in (0, 1). */
+    /**
+     * Splits off {@code ceil(fraction * n)} test samples.
+     *
+     * @param d        the samples
+     * @param fraction the share held out for testing, in (0, 1)
+     * @param seed     the seed of the permutation, as numpy's {@code RandomState(seed)}
+     * @return the two parts, each with at least one sample
+     * @throws IllegalArgumentException if the fraction is out of range or leaves a part empty
+     */
     public static TrainTestSplit of(Dataset d, double fraction, long seed) {
         if (!(fraction > 0 && fraction < 1)) {
             throw new IllegalArgumentException("--test-fraction must be in (0, 1), got " + fraction);

@@ -34,13 +34,13 @@ public final class BreakEven {
      */
     public record Point(int samples, double oneRankUs, double twoRanksUs, double computePerRankUs) {
         /** One rank's time over two ranks' time. */
-        public double speedup() {
+        double speedup() {
             return oneRankUs / twoRanksUs;
         }
     }
 
     /** Runs the measurement; {@code progress} gets the number of sizes done. */
-    public static List<Point> measure(int[] samples, TrainConfig base, IntConsumer progress) {
+    static List<Point> measure(int[] samples, TrainConfig base, IntConsumer progress) {
         List<Point> points = new ArrayList<>();
         for (int n : samples) {
             Dataset data = new MakeRegression(n, 1, 1, 0.0, 0.0, true).generate(new NumpyRandomState(42)).data();
@@ -69,7 +69,7 @@ public final class BreakEven {
     }
 
     /** The smallest measured size from which 2 ranks stay faster than 1, or null if none. */
-    public static Point firstPaying(List<Point> points) {
+    static Point firstPaying(List<Point> points) {
         Point first = null;
         for (int i = points.size() - 1; i >= 0; i--) {
             if (points.get(i).speedup() <= 1.0) {

@@ -19,7 +19,18 @@ import org.paratrain.model.LinearRegression;
 public final class Calibration {
     private Calibration() { }
 
-    /** Allreduce times on the local backend: best of {@code rounds} timing loops of at least 2 ms. */
+    /**
+     * Times allreduces on the local backend: the best of {@code rounds} timing loops of at
+     * least 2 ms each, after one warm-up call per algorithm so that the first sizes measured
+     * do not time the JIT.
+     *
+     * @param algorithms names of the algorithms to time (see {@link Allreduces#portableNames()})
+     * @param ranks      rank counts
+     * @param sizes      vector lengths, in doubles
+     * @param rounds     timing loops per point; the best counts
+     * @param progress   told the number of points done after each one
+     * @return one measurement per algorithm, rank count and size
+     */
     public static List<CostModel.Measurement> allreduce(List<String> algorithms, int[] ranks, long[] sizes,
                                                         int rounds, java.util.function.IntConsumer progress) {
         List<CostModel.Measurement> out = new ArrayList<>();
@@ -91,7 +102,10 @@ public final class Calibration {
         }
     }
 
-    /** Seconds per sample and parameter of linear regression's gradient with {@code features} features. */
+    /**
+     * {@return seconds per sample and parameter of linear regression's gradient, best of 15 passes}
+     * @param features features per sample; the data is about 16 MB, larger than most caches
+     */
     public static double computeRate(int features) {
         int samples = Math.max(4096, 2_000_000 / features);
         Random rnd = new Random(1);
@@ -113,7 +127,10 @@ public final class Calibration {
         return best / ((double) samples * m.parameterCount());
     }
 
-    /** Bytes per second of System.arraycopy between two 8 MB arrays: the yardstick for allreduce bandwidth. */
+    /**
+     * {@return bytes per second (read plus written) of System.arraycopy between two 8 MB arrays:
+     * the yardstick for allreduce bandwidth}
+     */
     public static double copyBandwidth() {
         double[] a = new double[1_000_000];
         double[] b = new double[1_000_000];
@@ -132,6 +149,10 @@ public final class Calibration {
      * (after half a second of warm-up runs, best of three). For large data sets a prefix of at most
      * 20,000,000 values (160 MB, more than any cache) stands in, so that the gradient streams
      * from memory as the full data set's does.
+     *
+     * @param data   the workload, or a synthetic one of its shape
+     * @param config its settings: intercept, block size, learning rate and loss reduction (run at 1 rank)
+     * @return the fitted model of an epoch's time, ready to predict at any node count
      */
     public static org.paratrain.train.EpochModel forWorkload(Dataset data, org.paratrain.train.TrainConfig config) {
         Allreduce.Machine machine = quickMachine();
@@ -180,7 +201,12 @@ public final class Calibration {
         return rate > 0 && Double.isFinite(rate) ? rate : Double.MIN_NORMAL;   // features too large to square
     }
 
-    /** A synthetic workload of the given shape (at most 20,000,000 values), for planning before any data exists. */
+    /**
+     * {@return a synthetic workload of normal draws, for planning before any data exists; at most
+     * 20,000,000 values, as {@link #forWorkload} measures no more}
+     * @param samples samples of the planned workload
+     * @param features features of the planned workload
+     */
     public static Dataset synthetic(int samples, int features) {
         int n = (int) Math.min(samples, Math.max(1, (long) PROBE_VALUES / features));
         Random rnd = new Random(7);
@@ -203,7 +229,10 @@ public final class Calibration {
             samples), samples, d.features());
     }
 
-    /** A quick fit for {@code auto}: every portable algorithm at 2 ranks over four sizes (about a second). */
+    /**
+     * {@return a quick machine fit for {@code auto} and {@code plan}: every portable algorithm at
+     * 2 ranks over four sizes, in about a second}
+     */
     public static Allreduce.Machine quickMachine() {
         return CostModel.fit(allreduce(Allreduces.portableNames(), new int[] {2},
             new long[] {1, 1024, 32768, 262144}, 2, done -> { }));

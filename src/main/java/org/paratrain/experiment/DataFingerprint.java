@@ -22,7 +22,12 @@ import java.util.zip.CRC32C;
 public final class DataFingerprint {
     private DataFingerprint() { }
 
-    /** The fingerprint of {@code files} (nulls skipped) prepared as {@code preparation} says. */
+    /**
+     * {@return the fingerprint of input files and of how their samples were prepared}
+     * @param files       the input files (X, y, test files); nulls are skipped
+     * @param preparation how samples were prepared from them: split, scaling, label mapping
+     * @throws java.io.UncheckedIOException if a file cannot be read
+     */
     public static ObjectNode of(List<Path> files, ObjectNode preparation) {
         ObjectNode n = RunWriter.json().createObjectNode();
         ArrayNode a = n.putArray("files");
@@ -41,6 +46,9 @@ public final class DataFingerprint {
     /**
      * The fingerprint of data held in memory (for programs that build their data set
      * themselves): the sample and feature counts and the CRC-32C of every value's bits.
+     *
+     * @param d the samples
+     * @return the fingerprint, in the same shape as that of files
      */
     public static ObjectNode of(org.paratrain.data.Dataset d) {
         CRC32C crc = new CRC32C();
@@ -61,7 +69,11 @@ public final class DataFingerprint {
         return n;
     }
 
-    /** How {@code saved} and {@code now} differ, one phrase each; empty when they match. */
+    /**
+     * {@return how two fingerprints differ, one phrase each, for {@code --resume}'s refusal; empty when they match}
+     * @param saved the fingerprint a checkpoint holds
+     * @param now   the fingerprint of the data given now
+     */
     public static List<String> differences(JsonNode saved, JsonNode now) {
         List<String> out = new ArrayList<>();
         JsonNode a = saved.path("files");

@@ -11,10 +11,24 @@ import org.paratrain.io.AtomicFiles;
 public final class MachineFile {
     private MachineFile() { }
 
-    /** What a machine file holds. */
+    /**
+     * What a machine file holds.
+     *
+     * @param machine               the fitted alpha, beta and gamma
+     * @param secondsPerSampleParam the measured gradient cost per sample and parameter
+     * @param cores                 cores of the machine measured
+     */
     public record Contents(Allreduce.Machine machine, double secondsPerSampleParam, int cores) { }
 
-    /** Writes the file atomically, with provenance. */
+    /**
+     * Writes the file atomically, with provenance.
+     *
+     * @param file    where, usually {@code results/collectives/machine.json}
+     * @param m       the fitted alpha, beta and gamma
+     * @param rate    the measured gradient cost per sample and parameter, in seconds
+     * @param cores   cores of the machine measured
+     * @param backend the backend measured ({@code local})
+     */
     public static void write(Path file, Allreduce.Machine m, double rate, int cores, String backend) {
         ObjectNode o = RunWriter.json().createObjectNode();
         o.put("alpha_seconds", m.alpha());
@@ -27,7 +41,11 @@ public final class MachineFile {
         AtomicFiles.writeBytes(file, out -> RunWriter.json().writeValue(out, o));
     }
 
-    /** Reads a file written by {@link #write}. */
+    /**
+     * {@return what a file written by {@link #write} holds}
+     * @param file a machine.json
+     * @throws DataFormatException naming the file and the field, if it is not one or a number is missing
+     */
     public static Contents read(Path file) {
         JsonNode o = JsonFiles.read(file, "a machine file (machine.json from bench collectives)");
         return new Contents(new Allreduce.Machine(need(o, file, "alpha_seconds"), need(o, file,

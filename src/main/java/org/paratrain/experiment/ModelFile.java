@@ -33,18 +33,28 @@ public record ModelFile(String model, int features, int classes, boolean interce
     public static final int VERSION = 1;
     private static final String FORMAT = "paratrain-model";
 
-    /** The model, ready to evaluate (one instance per thread: models may keep scratch space). */
+    /**
+     * {@return a new instance of the model, to evaluate with {@link #params} (one per thread:
+     * models keep scratch space)}
+     */
     public Model newModel() {
         return new Recipe(model, classes, "gd", 0.9, 0, "constant", 0, 0, 0, layers, activation)
             .newModel(features, intercept, classes);
     }
 
-    /** The name of class {@code k}: its name in the training labels, or its index. */
+    /**
+     * {@return the name of class {@code k}: its name in the training labels, or its index}
+     * @param k a class index, 0..classes-1
+     */
     public String className(int k) {
         return classNames == null ? Integer.toString(k) : classNames.name(k);
     }
 
-    /** The data as the model saw it in training: standardised if it was. */
+    /**
+     * {@return the data as the model saw it in training: standardised with the training data's statistics if it was}
+     * @param d new samples, with the training data's features
+     * @throws DataFormatException if the feature counts differ
+     */
     public Dataset prepare(Dataset d) {
         if (d.features() != features) {
             throw new DataFormatException("the data has " + d.features() + " features but the model was trained on "
@@ -53,7 +63,13 @@ public record ModelFile(String model, int features, int classes, boolean interce
         return standardizer == null ? d : standardizer.apply(d);
     }
 
-    /** Writes the file atomically, with the training record and provenance beside the parameters. */
+    /**
+     * Writes the file atomically, with the training record and provenance beside the parameters.
+     *
+     * @param file       where, usually {@code RUN/model.json}
+     * @param training   the training settings and results, as result.json records them
+     * @param provenance how and where the model was made
+     */
     public void write(Path file, ObjectNode training, Provenance provenance) {
         ObjectNode o = RunWriter.json().createObjectNode();
         o.put("format", FORMAT);
@@ -80,7 +96,12 @@ public record ModelFile(String model, int features, int classes, boolean interce
         AtomicFiles.writeBytes(file, out -> RunWriter.json().writeValue(out, o));
     }
 
-    /** Reads and checks a model file; errors name the file and what is wrong. */
+    /**
+     * {@return the model file, read and checked}
+     * @param file a model.json written by {@link #write}
+     * @throws DataFormatException naming the file and what is wrong: not JSON, another format or
+     *     version, a missing or bad field, parameters that do not fit the model
+     */
     public static ModelFile read(Path file) {
         JsonNode o = JsonFiles.read(file, "a paratrain model file");
         if (!FORMAT.equals(o.path("format").asText())) {

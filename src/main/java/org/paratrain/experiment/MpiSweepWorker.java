@@ -20,8 +20,10 @@ public final class MpiSweepWorker {
     private MpiSweepWorker() { }
 
     /**
-     * Arguments: X file, y file, result file, nodes, epochs, learning rate, intercept,
-     * loss reduction, block size, warm-up runs, timed runs.
+     * Runs one node count's warm-up and timed runs on this rank.
+     *
+     * @param a X file, y file, result file, nodes, epochs, learning rate, intercept, loss
+     *          reduction, block size, warm-up runs, timed runs
      */
     public static void main(String[] a) {
         MpiCommunicator comm = MpiCommunicator.world();

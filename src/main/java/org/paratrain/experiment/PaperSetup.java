@@ -21,16 +21,16 @@ public final class PaperSetup {
     private PaperSetup() { }
 
     /** How the paper's data is generated. */
-    public static MakeRegression generator() {
+    static MakeRegression generator() {
         return new MakeRegression(SAMPLES, 1, 1, 0.0, 0.0, true);
     }
 
-    /** The paper's data set. */
+    /** {@return the paper's data set: make_regression(500, 1 feature, no noise, random_state 42), bit for bit} */
     public static Dataset data() {
         return generator().generate(new NumpyRandomState(RANDOM_STATE)).data();
     }
 
-    /** The paper's training settings at one node. */
+    /** {@return the paper's training settings at one node: 300 epochs of gradient descent, lr 1e-4, summed loss} */
     public static TrainConfig config() {
         return TrainConfig.paper();
     }

@@ -23,7 +23,17 @@ public final class Plan {
      */
     public record Row(int nodes, double[] seconds, String best, double bestSeconds, double compute) { }
 
-    /** Predictions for p = 1, 2, 4, ... up to {@code maxNodes}. */
+    /**
+     * Predicts the time per epoch for p = 1, 2, 4, ... up to {@code maxNodes}.
+     *
+     * @param model     the machine's and workload's fitted epoch model
+     * @param samples   samples in the data set
+     * @param blockSize samples per block (0: the default)
+     * @param params    the model's parameters
+     * @param exchanges the exchanges to predict, by name
+     * @param maxNodes  the largest node count
+     * @return one row per node count, with every exchange's time and the fastest
+     */
     public static List<Row> rows(EpochModel model, int samples, int blockSize, int params, List<String> exchanges,
                                  int maxNodes) {
         BlockSharding sharding = sharding(samples, blockSize);
@@ -42,7 +52,11 @@ public final class Plan {
         return rows;
     }
 
-    /** The row with the lowest predicted time; of rows within 1% of it, the fewest nodes. */
+    /**
+     * {@return the row with the lowest predicted time; of rows within 1% of it, the one with the
+     * fewest nodes, since a rank that gains less than 1% is not worth its cost}
+     * @param rows the predictions, by growing node count (as {@link #rows} gives them)
+     */
     public static Row fastest(List<Row> rows) {
         Row min = rows.get(0);
         for (Row r : rows) {
@@ -61,6 +75,12 @@ public final class Plan {
     /**
      * The smallest sample count (on a grid of powers of two times 1, 1.5) at which some p > 1
      * is predicted faster than p = 1, or -1 if none up to 2^30.
+     *
+     * @param model     the machine's and workload's fitted epoch model
+     * @param params    the model's parameters
+     * @param exchanges the exchanges to consider
+     * @param maxNodes  the largest node count
+     * @return the break-even sample count, or -1
      */
     public static long breakEven(EpochModel model, int params, List<String> exchanges, int maxNodes) {
         for (int k = 6; k <= 30; k++) {

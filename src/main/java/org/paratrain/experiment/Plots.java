@@ -35,17 +35,17 @@ public final class Plots {
     private Plots() { }
 
     /** A line y = w x + b, labelled, for {@link #fits}. */
-    public record Line(String label, double w, double b) { }
+    record Line(String label, double w, double b) { }
 
     /** The data set: y against x (one feature). */
-    public static XYChart data(Dataset d, String title) {
+    static XYChart data(Dataset d, String title) {
         XYChart c = xy(title, "x (feature value)", "y (target value)");
         scatter(c, d);
         return c;
     }
 
     /** The data set with one or more fitted lines over it. */
-    public static XYChart fits(Dataset d, String title, List<Line> lines) {
+    static XYChart fits(Dataset d, String title, List<Line> lines) {
         XYChart c = xy(title, "x (feature value)", "y (target value)");
         scatter(c, d);
         double lo = Double.POSITIVE_INFINITY;
@@ -63,7 +63,7 @@ public final class Plots {
     }
 
     /** Run time against node count (log2 axis), mean with standard-deviation bars, beside ideal scaling. */
-    public static XYChart scaling(List<ScalingTable.Row> rows, String title) {
+    static XYChart scaling(List<ScalingTable.Row> rows, String title) {
         XYChart c = xy(title, "nodes (ranks)", "run time (ms, log scale)");
         int n = rows.size();
         double[] x = new double[n];
@@ -105,7 +105,7 @@ public final class Plots {
      * goes under each bar, with its node count: labels inside the bars overlap where a segment
      * is thin, and XChart draws totals only together with them.
      */
-    public static CategoryChart breakdown(List<ScalingTable.Row> rows, String title) {
+    static CategoryChart breakdown(List<ScalingTable.Row> rows, String title) {
         CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
             .xAxisTitle("nodes (ranks), and the epoch's total in microseconds")
             .yAxisTitle("time per epoch on rank 0 (microseconds)").build();
@@ -128,7 +128,7 @@ public final class Plots {
      * Loss against epoch. The loss is drawn as its base-10 logarithm on a linear axis: a
      * converging run spans twenty decades or more, and a logarithmic axis labels every one.
      */
-    public static XYChart loss(double[] loss, String title) {
+    static XYChart loss(double[] loss, String title) {
         XYChart c = xy(title, "epoch", "loss (log10)");
         double[] x = new double[loss.length];
         double[] y = new double[loss.length];
@@ -151,7 +151,14 @@ public final class Plots {
         return c;
     }
 
-    /** Allreduce time against message size (log-log) at {@code ranks}: measured points and the fitted model. */
+    /**
+     * Allreduce time against message size (log-log): measured points and the fitted model's lines.
+     *
+     * @param data  measurements of {@code bench collectives}, at any rank counts
+     * @param ranks the rank count to draw; other measurements are left out
+     * @param m     the fitted machine, whose predictions are the lines
+     * @return the chart, for {@link #save}
+     */
     public static XYChart collectives(List<org.paratrain.collective.CostModel.Measurement> data, int ranks,
                                       org.paratrain.collective.Allreduce.Machine m) {
         XYChart c = xy("Allreduce at " + ranks + " ranks: measured (points) and model (lines)",
@@ -187,6 +194,12 @@ public final class Plots {
     /**
      * Predicted time per epoch against node count, one line per exchange in colours told apart
      * easily (the Tableau 10 palette), and the best choice marked with a large square.
+     *
+     * @param rows      the plan's prediction at each node count
+     * @param exchanges names of the exchanges, in the order of each row's times
+     * @param samples   samples of the planned workload, for the title
+     * @param features  features of the planned workload, for the title
+     * @return the chart, for {@link #save}
      */
     public static XYChart plan(List<Plan.Row> rows, List<String> exchanges, int samples, int features) {
         double lo = rows.stream().flatMapToDouble(r -> java.util.Arrays.stream(r.seconds())).min().orElse(1);
@@ -220,7 +233,14 @@ public final class Plots {
         new Color(44, 160, 44), new Color(214, 39, 40), new Color(148, 103, 189), new Color(140, 86, 75),
         new Color(227, 119, 194), new Color(127, 127, 127), new Color(188, 189, 34), new Color(23, 190, 207)};
 
-    /** Writes {@code dir/name.png} and {@code dir/name.svg}, each atomically. */
+    /**
+     * Writes {@code dir/name.png} and {@code dir/name.svg}, each atomically.
+     *
+     * @param chart the chart to draw
+     * @param dir   the directory, made if missing
+     * @param name  file name without extension
+     * @throws java.io.UncheckedIOException if a file cannot be written
+     */
     public static void save(Chart<?, ?> chart, Path dir, String name) {
         AtomicFiles.writeBytes(dir.resolve(name + ".png"), out -> out.write(BitmapEncoder.getBitmapBytes(chart,
             BitmapEncoder.BitmapFormat.PNG)));

@@ -24,7 +24,10 @@ import java.util.List;
 public record Provenance(String version, String java, String os, String host, int cores,
                          String startTime, List<String> command) {
 
-    /** Describes this process now. */
+    /**
+     * {@return a description of this process now: version and commit, JVM, OS, host, cores, time}
+     * @param command the command line's arguments, as the user gave them
+     */
     public static Provenance capture(List<String> command) {
         return new Provenance(codeVersion(), System.getProperty("java.vm.vendor") + " " + Runtime.version(),
             System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
@@ -32,7 +35,10 @@ public record Provenance(String version, String java, String os, String host, in
             hostName(), Runtime.getRuntime().availableProcessors(), Instant.now().toString(), List.copyOf(command));
     }
 
-    /** paratrain's version from the jar manifest, with the git commit of the source tree if found. */
+    /**
+     * {@return paratrain's version from the jar manifest ("dev" outside a jar), with the git commit
+     * of the source tree (or {@code PARATRAIN_COMMIT}) if found}
+     */
     public static String codeVersion() {
         String v = Provenance.class.getPackage().getImplementationVersion();
         String base = v == null ? "dev" : v;
@@ -69,7 +75,7 @@ public record Provenance(String version, String java, String os, String host, in
         }
     }
 
-    /** As a JSON object. */
+    /** {@return the provenance as the JSON object result.json, model.json and checkpoints hold} */
     public ObjectNode toJson() {
         ObjectNode n = JsonNodeFactory.instance.objectNode();
         n.put("paratrain_version", version);

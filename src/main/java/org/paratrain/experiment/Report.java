@@ -37,7 +37,13 @@ public final class Report {
 
     /** Receives progress: a phase name, work done and work in all. */
     public interface Progress {
-        /** Called as work is done. */
+        /**
+         * Called as work is done, from the thread that runs the report.
+         *
+         * @param phase what is being done, e.g. "sweep" or "break-even"
+         * @param done  units of the phase done
+         * @param total units of the phase in all
+         */
         void update(String phase, int done, int total);
     }
 
@@ -45,6 +51,12 @@ public final class Report {
      * Runs everything and writes into {@code out}; returns the files written, relative to it.
      * Files are made in a staging directory beside {@code out} and moved in only when all of
      * them exist, so a failed run leaves {@code out} as it was.
+     *
+     * @param out        the output directory, made if missing
+     * @param in         what to run and how to describe it
+     * @param provenance how and where the run was made, for run.json
+     * @param progress   told as work is done
+     * @return the files written, relative to {@code out}: tables, figures, analysis.md, run.json
      */
     public static List<String> run(Path out, Inputs in, Provenance provenance, Progress progress) {
         Path stage = AtomicFiles.stagingDirectory(out);

@@ -18,12 +18,22 @@ public final class RunWriter {
 
     private RunWriter() { }
 
-    /** The mapper every JSON output of paratrain goes through. */
+    /** {@return the mapper every JSON output of paratrain goes through (indented output)} */
     public static ObjectMapper json() {
         return JSON;
     }
 
-    /** As above, with {@code extra} fields (test metrics) added to result.json. */
+    /**
+     * Writes a run's {@code result.json} and {@code history.csv} into {@code dir}, each atomically.
+     *
+     * @param dir        the run's output directory, made if missing
+     * @param r          the training result
+     * @param config     the run's settings
+     * @param recipe     model, optimiser and the rest of what was trained
+     * @param data       where the data came from and how it was prepared
+     * @param provenance how and where the run was made
+     * @param extra      more fields for result.json, e.g. test metrics; may be empty
+     */
     public static void write(Path dir, TrainingResult r, TrainConfig config, org.paratrain.train.Recipe recipe,
                              ObjectNode data, Provenance provenance, ObjectNode extra) {
         AtomicFiles.writeText(dir.resolve("history.csv"), out -> {
@@ -39,7 +49,14 @@ public final class RunWriter {
         AtomicFiles.writeBytes(dir.resolve("result.json"), out -> JSON.writeValue(out, root));
     }
 
-    /** Adds {@code field} to the result.json in {@code dir}, rewriting it atomically. */
+    /**
+     * Adds a field to the result.json in {@code dir}, rewriting it atomically.
+     *
+     * @param dir   a run's output directory, with a result.json
+     * @param field the field's name; an existing one is replaced
+     * @param value its value
+     * @throws java.io.UncheckedIOException if the file cannot be read or written
+     */
     public static void addToResult(Path dir, String field, com.fasterxml.jackson.databind.JsonNode value) {
         Path file = dir.resolve("result.json");
         try {
@@ -53,7 +70,12 @@ public final class RunWriter {
 
     /**
      * Writes the first {@code epochs} entries of {@code h} as {@code dir/history.csv}, for a run
-     * that failed or diverged: what went wrong shows in it. Returns the file.
+     * that failed or diverged: what went wrong shows in it.
+     *
+     * @param dir    the run's output directory, made if missing
+     * @param h      the history so far
+     * @param epochs entries to write, the epochs completed
+     * @return the file written
      */
     public static Path writePartialHistory(Path dir, TrainingResult.History h, int epochs) {
         Path file = dir.resolve("history.csv");
@@ -93,7 +115,12 @@ public final class RunWriter {
         return Double.isNaN(v) ? "" : Double.toString(v);
     }
 
-    /** The result and the settings it was trained with (see {@link SpecCodec}) as JSON. */
+    /**
+     * {@return the result and the settings it was trained with (see {@link SpecCodec}), as result.json holds them}
+     * @param r      the training result
+     * @param config the run's settings
+     * @param recipe model, optimiser and the rest of what was trained
+     */
     public static ObjectNode resultJson(TrainingResult r, TrainConfig config, org.paratrain.train.Recipe recipe) {
         ObjectNode root = JSON.createObjectNode();
         ResultCodec.array(root.putArray("params"), r.params());

@@ -15,7 +15,7 @@ import org.paratrain.train.TrainingResult;
  * against the smallest node count (1 when it was run), and the mean compute and
  * communication time per epoch.
  */
-public final class ScalingTable {
+final class ScalingTable {
 
     /**
      * One row.

@@ -14,7 +14,7 @@ package org.paratrain.experiment;
 public record Statistics(int count, double mean, double variance) {
 
     /** The statistics of {@code values}, which must not be empty. */
-    public static Statistics of(double[] values) {
+    static Statistics of(double[] values) {
         if (values.length == 0) {
             throw new IllegalArgumentException("no values to summarise");
         }
@@ -29,11 +29,15 @@ public record Statistics(int count, double mean, double variance) {
     }
 
     /** Sample standard deviation. */
-    public double stddev() {
+    double stddev() {
         return Math.sqrt(variance);
     }
 
-    /** The median of {@code values} (mean of the middle two for an even count). */
+    /**
+     * {@return the median of {@code values}: the mean of the middle two for an even count}
+     * @param values at least one value; not changed
+     * @throws IllegalArgumentException if there are none
+     */
     public static double median(double[] values) {
         if (values.length == 0) {
             throw new IllegalArgumentException("no values to summarise");

@@ -21,7 +21,12 @@ import org.paratrain.train.TrainingResult;
 public final class Sweep {
     private Sweep() { }
 
-    /** The timed runs of one node count, in repeat order. */
+    /**
+     * The timed runs of one node count.
+     *
+     * @param nodes the node count
+     * @param runs  its timed runs' results, in repeat order
+     */
     public record Point(int nodes, List<TrainingResult> runs) { }
 
     /**
@@ -29,8 +34,11 @@ public final class Sweep {
      * and the timed runs of that count (so counts cannot be interleaved as on the local
      * backend).
      *
+     * @param data     the training data, written once to a temporary directory for the ranks
+     * @param spec     node counts, repeats, warm-up runs and the training settings
      * @param launch   how to start each job; its process count is replaced by each node count
      * @param progress called with the number of runs finished so far
+     * @return one point per node count, in the order of {@code spec.nodes()}
      */
     public static List<Point> runMpi(Dataset data, SweepSpec spec, MpiJob.Launch launch, IntConsumer progress) {
         Path dir = AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"), "paratrain-mpi"));
@@ -73,6 +81,8 @@ public final class Sweep {
     /**
      * Runs the sweep on the local backend.
      *
+     * @param data     the training data
+     * @param spec     node counts, repeats, warm-up runs and the training settings
      * @param progress called with the number of runs finished so far (warm-up included)
      * @return one point per node count, in the order of {@code spec.nodes()}
      */

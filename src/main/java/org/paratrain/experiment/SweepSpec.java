@@ -34,14 +34,14 @@ public record SweepSpec(int[] nodes, int repeats, int warmup, TrainConfig base) 
         }
     }
 
-    /** Node counts in the order given. */
+    /** {@return the node counts in the order given, a copy} */
     @Override
     public int[] nodes() {
         return nodes.clone();
     }
 
     /** Runs in all, warm-up included. */
-    public int totalRuns() {
+    int totalRuns() {
         return nodes.length * (repeats + warmup);
     }
 }

@@ -21,18 +21,34 @@ public final class AtomicFiles {
     /** Receives a writer for the file's content. */
     @FunctionalInterface
     public interface Content {
-        /** Writes the whole content. */
+        /**
+         * Writes the whole content; what it throws leaves the target as it was.
+         *
+         * @param out a buffered UTF-8 writer into the temporary file, flushed and closed by the caller
+         * @throws IOException if writing fails
+         */
         void write(Writer out) throws IOException;
     }
 
     /** Receives a stream for the file's bytes. */
     @FunctionalInterface
     public interface Bytes {
-        /** Writes the whole content. */
+        /**
+         * Writes the whole content; what it throws leaves the target as it was.
+         *
+         * @param out a buffered stream into the temporary file, closed by the caller
+         * @throws IOException if writing fails
+         */
         void write(OutputStream out) throws IOException;
     }
 
-    /** Writes UTF-8 text to {@code target} atomically, creating parent directories. */
+    /**
+     * Writes UTF-8 text to {@code target} atomically, creating parent directories.
+     *
+     * @param target  the file to write or replace
+     * @param content writes the text
+     * @throws UncheckedIOException naming the target, if it cannot be written
+     */
     public static void writeText(Path target, Content content) {
         writeBytes(target, out -> {
             Writer w = new BufferedWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
@@ -41,7 +57,13 @@ public final class AtomicFiles {
         });
     }
 
-    /** Writes bytes to {@code target} atomically, creating parent directories. */
+    /**
+     * Writes bytes to {@code target} atomically, creating parent directories.
+     *
+     * @param target  the file to write or replace
+     * @param content writes the bytes
+     * @throws UncheckedIOException naming the target, if it cannot be written
+     */
     public static void writeBytes(Path target, Bytes content) {
         Path dir = target.toAbsolutePath().getParent();
         Path tmp = null;
@@ -78,7 +100,15 @@ public final class AtomicFiles {
         }
     }
 
-    /** A new empty directory beside {@code target}, for files to be moved into it later. */
+    /**
+     * Makes a hidden empty directory beside {@code target} (on the same file system, so that
+     * its files can be renamed into place): a run's outputs are made there and moved only
+     * when every one exists.
+     *
+     * @param target the output directory the files are meant for
+     * @return the new directory
+     * @throws UncheckedIOException if it cannot be made
+     */
     public static Path stagingDirectory(Path target) {
         Path parent = target.toAbsolutePath().getParent();
         try {
@@ -89,7 +119,15 @@ public final class AtomicFiles {
         }
     }
 
-    /** Moves {@code names} from {@code from} into {@code to}, each by an atomic rename. */
+    /**
+     * Moves files from one directory into another, each by an atomic rename, replacing files
+     * of the same name.
+     *
+     * @param from  the directory that holds them (a staging directory)
+     * @param to    the directory they go to, made if missing
+     * @param names the files' names
+     * @throws UncheckedIOException naming {@code to}, if a move fails
+     */
     public static void moveAll(Path from, Path to, java.util.List<String> names) {
         try {
             Files.createDirectories(to);
@@ -106,7 +144,12 @@ public final class AtomicFiles {
         }
     }
 
-    /** Deletes a directory tree, ignoring failures (used to clean up after an error). */
+    /**
+     * Deletes a directory tree, ignoring failures: the clean-up after an error, which must
+     * not hide that error.
+     *
+     * @param dir the tree's root; nothing happens if it does not exist
+     */
     public static void deleteQuietly(Path dir) {
         if (!Files.exists(dir)) {
             return;

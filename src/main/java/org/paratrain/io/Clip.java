@@ -16,7 +16,11 @@ public final class Clip {
 
     private Clip() { }
 
-    /** {@code value} with control characters made visible, cut to its first few dozen characters. */
+    /**
+     * {@return {@code value} with control characters made visible, cut to its first 40 characters
+     * and its length}
+     * @param value a value from the user, e.g. a token or a CSV cell; null gives "null"
+     */
     public static String value(String value) {
         if (value == null) {
             return "null";
@@ -30,6 +34,9 @@ public final class Clip {
     /**
      * {@code message} as one line of reasonable length: line breaks and other control
      * characters made visible, every overlong word cut to its start, the whole cut at the end.
+     *
+     * @param message a message that may hold a user's value, e.g. an exception's; null gives ""
+     * @return the message, safe to print on one line
      */
     public static String message(String message) {
         if (message == null) {

@@ -25,7 +25,12 @@ import java.util.Map;
 public final class ClassificationMetrics {
     private ClassificationMetrics() { }
 
-    /** counts[true class][predicted class]. */
+    /**
+     * {@return the confusion matrix: {@code counts[true class][predicted class]}}
+     * @param truth     each sample's class, 0..classes-1
+     * @param predicted each sample's predicted class, 0..classes-1
+     * @param classes   K, the matrix's size
+     */
     public static long[][] confusion(int[] truth, int[] predicted, int classes) {
         long[][] m = new long[classes][classes];
         for (int i = 0; i < truth.length; i++) {
@@ -37,6 +42,10 @@ public final class ClassificationMetrics {
     /**
      * The metrics by name, in a stable order: accuracy, macro precision, recall and F1, then
      * one entry a class ({@code per_class}: precision, recall, f1, support).
+     *
+     * @param cm    a confusion matrix from {@link #confusion}
+     * @param names the classes' names in index order, one per row of {@code cm}
+     * @return the metrics, ready to print or write as JSON
      */
     public static Map<String, Object> summary(long[][] cm, List<String> names) {
         int k = cm.length;
@@ -90,6 +99,10 @@ public final class ClassificationMetrics {
     /**
      * The area under the ROC curve of {@code score} (higher: more likely class 1) against the
      * 0/1 labels {@code truth}; NaN when one class is absent, where the area is undefined.
+     *
+     * @param truth each sample's label, 0 or 1
+     * @param score each sample's score for class 1 (e.g. its probability)
+     * @return the area, in [0, 1], exact
      */
     public static double rocAuc(int[] truth, double[] score) {
         int n = truth.length;

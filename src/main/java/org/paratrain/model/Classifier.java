@@ -5,25 +5,39 @@ import org.paratrain.data.Dataset;
 /** A model that predicts a class; accuracy is measured through it. */
 public interface Classifier extends Model {
 
-    /** The predicted class of sample {@code i} at {@code params}. */
+    /**
+     * {@return the predicted class of sample {@code i}, 0..K-1: the most probable one}
+     * @param data   the samples
+     * @param i      the sample's index
+     * @param params the parameters
+     */
     int predict(Dataset data, int i, double[] params);
 
-    /** The number of classes K. */
+    /** {@return the number of classes K, at least 2} */
     int classes();
 
     /**
      * Writes the model's probability of each class for sample {@code i} into {@code out[0, K)}:
      * the softmax of the logits (the sigmoid and its complement for logistic regression),
      * the same numbers the training loss is the cross-entropy of.
+     *
+     * @param data   the samples
+     * @param i      the sample's index
+     * @param params the parameters
+     * @param out    room for K probabilities, overwritten; they sum to 1
      */
     void probabilities(Dataset data, int i, double[] params, double[] out);
 
-    /** Whether the model predicts classes (false for a network built with a regression head). */
+    /** {@return whether the model predicts classes (false for a network built with a regression head)} */
     default boolean classifies() {
         return true;
     }
 
-    /** The fraction of samples whose predicted class equals their label. */
+    /**
+     * {@return the fraction of samples whose predicted class equals their label}
+     * @param data   samples labelled with class indices
+     * @param params the parameters
+     */
     default double accuracy(Dataset data, double[] params) {
         int right = 0;
         for (int i = 0; i < data.samples(); i++) {

@@ -24,7 +24,7 @@ abstract class LinearPredictor implements Model {
     }
 
     /** Whether the last parameter is a bias. */
-    public final boolean intercept() {
+    final boolean intercept() {
         return intercept;
     }
 

@@ -11,7 +11,12 @@ import org.paratrain.data.Dataset;
  * partial derivative.
  */
 public final class LinearRegression extends LinearPredictor {
-    /** @param features number of input features @param intercept whether to learn a bias term */
+    /**
+     * A model of {@code features + (intercept ? 1 : 0)} parameters.
+     *
+     * @param features  number of input features, at least 1
+     * @param intercept whether to learn a bias term b as the last parameter
+     */
     public LinearRegression(int features, boolean intercept) {
         super(features, intercept);
     }

@@ -13,7 +13,12 @@ import org.paratrain.data.Dataset;
  * sigmoid computed from {@code exp(-|z|)} on either side of 0 for the same reason.
  */
 public final class LogisticRegression extends LinearPredictor implements Classifier {
-    /** @param features number of input features @param intercept whether to learn a bias */
+    /**
+     * A two-class model of {@code features + (intercept ? 1 : 0)} parameters.
+     *
+     * @param features  number of input features, at least 1
+     * @param intercept whether to learn a bias b as the last parameter
+     */
     public LogisticRegression(int features, boolean intercept) {
         super(features, intercept);
     }

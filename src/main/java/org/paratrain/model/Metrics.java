@@ -14,14 +14,28 @@ import org.paratrain.data.Dataset;
 public final class Metrics {
     private Metrics() { }
 
-    /** {@link #evaluate(Model, double[], Dataset, List)} with the classes named by their indices. */
+    /**
+     * {@return the metrics by name, as {@link #evaluate(Model, double[], Dataset, List)}, classes named by index}
+     * @param model  the model, of the kind the parameters were trained for
+     * @param params the trained parameters
+     * @param data   labelled samples (targets for a regression, class indices for a classifier)
+     */
     public static Map<String, Object> evaluate(Model model, double[] params, Dataset data) {
         return evaluate(model, params, data, null);
     }
 
     /**
      * The metrics of {@code model} at {@code params} on {@code data}, by name, in a stable
-     * order; {@code names} names the classes (null: by index).
+     * order: {@code mse}, {@code rmse}, {@code r2} for a regression; for a classifier
+     * {@code accuracy}, {@code log_loss}, the macro means, {@code roc_auc} (two classes, both
+     * present), {@code per_class}, {@code classes} and {@code confusion_matrix}.
+     *
+     * @param model  the model, of the kind the parameters were trained for
+     * @param params the trained parameters
+     * @param data   labelled samples (targets for a regression, class indices for a classifier)
+     * @param names  the classes' names in index order, or null to name them by index
+     * @return values (numbers, or nested maps and lists for the per-class table and the matrix),
+     *     ready to print or write as JSON
      */
     public static Map<String, Object> evaluate(Model model, double[] params, Dataset data, List<String> names) {
         int n = data.samples();

@@ -12,15 +12,23 @@ import org.paratrain.data.Dataset;
  */
 public interface Model {
 
-    /** Number of parameters. */
+    /** {@return the number of parameters: the length of every parameter and gradient vector} */
     int parameterCount();
 
-    /** Short name, as in results ({@code linear}). */
+    /** {@return the short name, as results record it ({@code linear}, {@code mlp}, ...)} */
     String name();
 
     /**
      * Adds the gradient of the summed loss over samples {@code [from, to)} of {@code data}
-     * at {@code params} to {@code grad[offset, offset + parameterCount())}, and returns that loss.
+     * at {@code params} to {@code grad[offset, offset + parameterCount())}.
+     *
+     * @param data   the samples
+     * @param from   first sample of the range
+     * @param to     end of the range (exclusive)
+     * @param params the parameters, read only
+     * @param grad   the caller's buffer; the gradient is added to what it holds, not stored
+     * @param offset where the model's gradient starts in {@code grad} (a row of a block table)
+     * @return the summed loss over the range at {@code params}
      */
     double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset);
 
@@ -28,6 +36,9 @@ public interface Model {
      * Sets the starting parameters from {@code seed}; every rank calls it with the same seed and
      * gets the same values. Zeros by default, right for the convex models; networks override it
      * to break the symmetry between their units.
+     *
+     * @param params the caller's parameter vector, overwritten
+     * @param seed   the run's seed, the same on every rank
      */
     default void initialize(double[] params, long seed) {
         java.util.Arrays.fill(params, 0.0);
@@ -36,11 +47,23 @@ public interface Model {
     /**
      * The model's output for sample {@code i}: the predicted value of a regression model (for a
      * classifier, its first output). What {@code predict} writes for regression.
+     *
+     * @param data   the samples
+     * @param i      the sample's index
+     * @param params the parameters
+     * @return the prediction
+     * @throws IllegalStateException if the model has no single output (a multi-class classifier)
      */
     default double output(Dataset data, int i, double[] params) {
         throw new IllegalStateException(name() + " has no single output; use a classifier's predicted class");
     }
 
-    /** The summed loss over samples {@code [from, to)} at {@code params}. */
+    /**
+     * {@return the summed loss over samples {@code [from, to)} at {@code params}}
+     * @param data   the samples
+     * @param from   first sample of the range
+     * @param to     end of the range (exclusive)
+     * @param params the parameters
+     */
     double loss(Dataset data, int from, int to, double[] params);
 }

@@ -25,7 +25,14 @@ import org.paratrain.data.Dataset;
  */
 public final class MultilayerPerceptron implements Classifier {
     /** Hidden-layer nonlinearity. */
-    public enum Activation { RELU, TANH, SIGMOID }
+    public enum Activation {
+        /** {@code max(0, z)}, with He initialisation. */
+        RELU,
+        /** {@code tanh(z)}, with Xavier initialisation. */
+        TANH,
+        /** {@code 1 / (1 + exp(-z))}, with Xavier initialisation. */
+        SIGMOID
+    }
 
     /** The output layer and its loss. */
     public enum Head {
@@ -44,12 +51,27 @@ public final class MultilayerPerceptron implements Classifier {
     private double[][] deltas = new double[0][];
     private int capacity;
 
-    /** A classifier: @param inputs features @param hidden widths of the hidden layers @param classes K, at least 2 */
+    /**
+     * A classifier with a softmax cross-entropy head.
+     *
+     * @param inputs     features, at least 1
+     * @param hidden     widths of the hidden layers, each at least 1 (none: softmax regression)
+     * @param classes    K, at least 2
+     * @param activation the hidden layers' nonlinearity
+     */
     public MultilayerPerceptron(int inputs, int[] hidden, int classes, Activation activation) {
         this(inputs, hidden, classes, activation, Head.SOFTMAX);
     }
 
-    /** @param outputs K classes for the softmax head, 1 for the squared-error head */
+    /**
+     * A network with either head.
+     *
+     * @param inputs     features, at least 1
+     * @param hidden     widths of the hidden layers, each at least 1
+     * @param outputs    K classes for the softmax head, 1 for the squared-error head
+     * @param activation the hidden layers' nonlinearity
+     * @param head       the output layer and its loss
+     */
     public MultilayerPerceptron(int inputs, int[] hidden, int outputs, Activation activation, Head head) {
         int classes = outputs;
         if (inputs < 1 || (head == Head.SOFTMAX ? classes < 2 : classes != 1)) {

@@ -20,7 +20,13 @@ public final class SoftmaxRegression implements Classifier {
     private final boolean intercept;
     private final double[] z;
 
-    /** @param features inputs @param classes K, at least 2 @param intercept whether to learn biases */
+    /**
+     * A model of {@code classes * features} weights, then {@code classes} biases with an intercept.
+     *
+     * @param features  inputs, at least 1
+     * @param classes   K, at least 2
+     * @param intercept whether to learn a bias per class
+     */
     public SoftmaxRegression(int features, int classes, boolean intercept) {
         if (features < 1 || classes < 2) {
             throw new IllegalArgumentException("softmax needs at least 1 feature and 2 classes, got " + features

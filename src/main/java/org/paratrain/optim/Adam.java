@@ -24,6 +24,8 @@ public final class Adam implements Optimizer {
     private double lastRate = Double.NaN;
 
     /**
+     * Adam with every setting given.
+     *
      * @param schedule    learning rate by step
      * @param beta1       first-moment decay in [0, 1), usually 0.9
      * @param beta2       second-moment decay in [0, 1), usually 0.999
@@ -44,7 +46,10 @@ public final class Adam implements Optimizer {
         this.weightDecay = weightDecay;
     }
 
-    /** Adam with the paper's defaults (0.9, 0.999, 1e-8) and no decay. */
+    /**
+     * {@return Adam with the defaults of Kingma and Ba's paper (0.9, 0.999, 1e-8) and no decay}
+     * @param schedule learning rate by step
+     */
     public static Adam withDefaults(LearningRateSchedule schedule) {
         return new Adam(schedule, 0.9, 0.999, 1e-8, 0.0);
     }

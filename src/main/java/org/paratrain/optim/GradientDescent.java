@@ -19,12 +19,18 @@ public final class GradientDescent implements Optimizer {
     private long steps;
     private double lastRate = Double.NaN;
 
-    /** Plain gradient descent with a constant learning rate. */
+    /**
+     * Plain gradient descent with a constant learning rate: the paper's {@code w -= lr g}.
+     *
+     * @param learningRate lr, positive and finite
+     */
     public GradientDescent(double learningRate) {
         this(LearningRateSchedule.constant(learningRate), 0.0, false, 0.0);
     }
 
     /**
+     * Gradient descent with every setting given.
+     *
      * @param schedule    learning rate by step
      * @param momentum    mu in [0, 1)
      * @param nesterov    Nesterov's look-ahead form (needs momentum > 0)

@@ -7,16 +7,27 @@ package org.paratrain.optim;
 @FunctionalInterface
 public interface LearningRateSchedule {
 
-    /** The learning rate for update {@code step}. */
+    /**
+     * {@return the learning rate for an update}
+     * @param step the update's number, 0-based, counted over the whole run
+     */
     double rate(long step);
 
-    /** The same rate at every step. */
+    /**
+     * {@return a schedule with the same rate at every step}
+     * @param lr the rate, positive and finite
+     */
     static LearningRateSchedule constant(double lr) {
         check(lr);
         return step -> lr;
     }
 
-    /** {@code lr * factor^(step / every)}: drops by {@code factor} every {@code every} steps. */
+    /**
+     * {@return {@code lr * factor^(step / every)}: a rate that drops by {@code factor} every {@code every} steps}
+     * @param lr     the starting rate, positive and finite
+     * @param every  steps between drops, at least 1
+     * @param factor the multiplier at each drop, in (0, 1]
+     */
     static LearningRateSchedule step(double lr, long every, double factor) {
         check(lr);
         if (every < 1 || !(factor > 0 && factor <= 1)) {
@@ -25,7 +36,11 @@ public interface LearningRateSchedule {
         return step -> lr * Math.pow(factor, step / every);
     }
 
-    /** Cosine decay from {@code lr} to 0 over {@code total} steps (0 after). */
+    /**
+     * {@return a rate decaying from {@code lr} to 0 along half a cosine over {@code total} steps (0 after)}
+     * @param lr    the starting rate, positive and finite
+     * @param total the run's updates, at least 1
+     */
     static LearningRateSchedule cosine(double lr, long total) {
         check(lr);
         if (total < 1) {
@@ -34,7 +49,12 @@ public interface LearningRateSchedule {
         return step -> step >= total ? 0.0 : 0.5 * lr * (1 + Math.cos(Math.PI * step / total));
     }
 
-    /** Linear warm-up from lr/warmup to lr over {@code warmup} steps, then {@code after}. */
+    /**
+     * {@return a rate rising linearly to {@code after}'s over the first {@code warmup} steps (from
+     * 1/warmup of it), then {@code after}'s}
+     * @param warmup steps the warm-up lasts, at least 0 (0: none)
+     * @param after  the schedule during and after the warm-up
+     */
     static LearningRateSchedule warmup(long warmup, LearningRateSchedule after) {
         if (warmup < 0) {
             throw new IllegalArgumentException("--warmup-steps must be at least 0, got " + warmup);

@@ -10,25 +10,34 @@ package org.paratrain.optim;
  */
 public interface Optimizer {
 
-    /** Applies one update to {@code params} from {@code grad}; {@code grad} is not changed. */
+    /**
+     * Applies one update.
+     *
+     * @param params the parameters, changed in place
+     * @param grad   the combined gradient at {@code params}, the same on every rank; not changed
+     */
     void step(double[] params, double[] grad);
 
-    /** Short name, as in results. */
+    /** {@return the short name, as results and checkpoints record it ({@code gd}, {@code adam}, ...)} */
     String name();
 
-    /** The learning rate of the last update (what the schedule gave), NaN before the first. */
+    /** {@return the learning rate of the last update (what the schedule gave), NaN before the first} */
     double learningRate();
 
     /**
      * Everything {@link #restore} needs to continue bit for bit: the update count (which is
      * also the schedule's position) and the raw values of every state vector and scalar.
      * The arrays are copies; the optimiser keeps none of them.
+     *
+     * @return the state, ready for a checkpoint
      */
     OptimizerState state();
 
     /**
      * Continues from {@code state}, as taken from an optimiser of the same kind and
      * settings. Call before the first {@link #step}.
+     *
+     * @param state from {@link #state} of an optimiser of this kind, e.g. read from a checkpoint
      *
      * @throws IllegalArgumentException if the state belongs to another kind of optimiser or
      *                                  to another number of parameters

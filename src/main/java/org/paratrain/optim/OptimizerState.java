@@ -24,18 +24,21 @@ public record OptimizerState(String kind, long steps, double[] scalars, double[]
         vectors = Arrays.stream(vectors).map(v -> v == null ? new double[0] : v.clone()).toArray(double[][]::new);
     }
 
-    /** The scalars, a copy. */
+    /** {@return the scalars, a copy} */
     @Override
     public double[] scalars() {
         return scalars.clone();
     }
 
-    /** Vector {@code i}, a copy; empty if the optimiser had not made it. */
+    /**
+     * {@return vector {@code i}, a copy; empty if the optimiser had not made it}
+     * @param i the vector's index, in the optimiser's order (Adam: 0 the first moment, 1 the second)
+     */
     public double[] vector(int i) {
         return vectors[i].clone();
     }
 
-    /** The vectors, copies. */
+    /** {@return the vectors, copies} */
     @Override
     public double[][] vectors() {
         return Arrays.stream(vectors).map(double[]::clone).toArray(double[][]::new);

@@ -4,7 +4,11 @@ package org.paratrain.train;
 public final class DivergenceException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** @param message what happened and what to try instead */
+    /**
+     * A divergence, with advice.
+     *
+     * @param message what happened and what to try instead, e.g. a smaller learning rate
+     */
     public DivergenceException(String message) {
         super(message);
     }

@@ -27,7 +27,12 @@ import org.paratrain.data.BlockSharding;
  */
 public record EpochModel(Allreduce.Machine machine, double secondsPerSampleParam, int cores, double fixedSeconds) {
 
-    /** Seconds of gradient computation per epoch on the busiest rank. */
+    /**
+     * {@return seconds of gradient computation per epoch on the busiest rank}
+     * @param sharding the data's blocks, which decide how evenly ranks share the samples
+     * @param params   the model's parameters (cost grows with them)
+     * @param p        ranks
+     */
     public double computeSeconds(BlockSharding sharding, int params, int p) {
         int blocks = sharding.blocks();
         long busiest = Math.min(sharding.samples(), (long) ((blocks + p - 1) / p) * sharding.blockSize());
@@ -35,7 +40,14 @@ public record EpochModel(Allreduce.Machine machine, double secondsPerSampleParam
         return secondsPerSampleParam * params * Math.max(busiest, shared);
     }
 
-    /** Seconds of combining gradients and updating per epoch. */
+    /**
+     * {@return seconds per epoch of combining gradients and adding the block table}
+     * @param exchange {@code master-worker} or an allreduce's name
+     * @param p        ranks
+     * @param sharding the data's blocks, whose count sets the size of the table exchanged
+     * @param params   the model's parameters
+     * @throws IllegalArgumentException if {@code exchange} names no known exchange
+     */
     public double exchangeSeconds(String exchange, int p, BlockSharding sharding, int params) {
         long table = (long) sharding.blocks() * (params + 1);
         double sum = 8.0 * table * machine.gamma();
@@ -46,12 +58,21 @@ public record EpochModel(Allreduce.Machine machine, double secondsPerSampleParam
         return Allreduces.create(exchange).cost(p, table, machine) + sum;
     }
 
-    /** Seconds per epoch. */
+    /**
+     * {@return predicted seconds per epoch: fixed cost, computation and exchange}
+     * @param exchange {@code master-worker} or an allreduce's name
+     * @param p        ranks
+     * @param sharding the data's blocks
+     * @param params   the model's parameters
+     */
     public double epochSeconds(String exchange, int p, BlockSharding sharding, int params) {
         return fixedSeconds + computeSeconds(sharding, params, p) + exchangeSeconds(exchange, p, sharding, params);
     }
 
-    /** The exchanges {@code auto} chooses among on a backend: the portable ones, and MPI's own on MPI. */
+    /**
+     * {@return the exchanges {@code auto} chooses among: master-worker and the portable allreduces}
+     * @param mpi true on the MPI backend, which adds MPI's own allreduce
+     */
     public static List<String> candidates(boolean mpi) {
         List<String> c = new ArrayList<>();
         c.add(TrainConfig.MASTER_WORKER);
@@ -59,7 +80,13 @@ public record EpochModel(Allreduce.Machine machine, double secondsPerSampleParam
         return c;
     }
 
-    /** The exchange with the lowest predicted time among {@code candidates}. */
+    /**
+     * {@return the exchange of {@code candidates} with the lowest predicted time, the first on a tie}
+     * @param candidates names to choose among, at least one (see {@link #candidates})
+     * @param p          ranks
+     * @param sharding   the data's blocks
+     * @param params     the model's parameters
+     */
     public String fastestExchange(List<String> candidates, int p, BlockSharding sharding, int params) {
         String best = candidates.get(0);
         double bestTime = Double.MAX_VALUE;

@@ -13,7 +13,11 @@ import org.paratrain.model.Model;
  */
 public record FailureInjection(int rank, int epoch, boolean hang) {
 
-    /** Parses {@code RANK:EPOCH} or {@code RANK:EPOCH:hang}. */
+    /**
+     * {@return the injection a {@code --inject-failure} value asks for}
+     * @param s {@code RANK:EPOCH} or {@code RANK:EPOCH:hang}
+     * @throws IllegalArgumentException naming the option, if {@code s} is neither form
+     */
     public static FailureInjection parse(String s) {
         String[] parts = s.split(":");
         try {
@@ -28,7 +32,7 @@ public record FailureInjection(int rank, int epoch, boolean hang) {
     }
 
     /** The model to use on {@code myRank}: {@code model} itself, or one that fails on time. */
-    public Model wrap(Model model, int myRank) {
+    Model wrap(Model model, int myRank) {
         return myRank != rank ? model : new Failing(model, epoch, hang);
     }
 

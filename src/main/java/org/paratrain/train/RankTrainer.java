@@ -30,14 +30,30 @@ public final class RankTrainer {
     private final int totalSamples;
     private final BlockSharding sharding;
 
-    /** Prepares one rank's part of a full-batch run; {@code optimizer} must be this rank's own instance. */
+    /**
+     * Prepares one rank's part of a full-batch run.
+     *
+     * @param comm      this rank's communicator; every rank of it must build a RankTrainer
+     * @param data      every sample; the rank computes gradients of its own blocks only
+     * @param model     the model, the same kind and size on every rank
+     * @param optimizer this rank's own instance (optimisers keep state), the same kind on every rank
+     * @param config    epochs, learning rate, block size and exchange, the same on every rank
+     */
     public RankTrainer(Communicator comm, Dataset data, Model model, Optimizer optimizer, TrainConfig config) {
         this(comm, data, model, optimizer, config, 0, 0);
     }
 
     /**
-     * Prepares one rank's part of a run with mini-batches of {@code batchSize} samples (0: full
-     * batch) visited in an order drawn from {@code seed}; see {@link Batches}.
+     * Prepares one rank's part of a run with mini-batches visited in an order drawn from a
+     * seed, the same batches at any node count.
+     *
+     * @param comm      this rank's communicator; every rank of it must build a RankTrainer
+     * @param data      every sample
+     * @param model     the model, the same on every rank
+     * @param optimizer this rank's own instance, the same kind on every rank
+     * @param config    epochs, learning rate, block size and exchange, the same on every rank
+     * @param batchSize samples per global batch (0: full batch)
+     * @param seed      seed of the batch order, the same on every rank
      */
     public RankTrainer(Communicator comm, Dataset data, Model model, Optimizer optimizer, TrainConfig config,
                        int batchSize, long seed) {
@@ -48,7 +64,7 @@ public final class RankTrainer {
      * A full-batch run in which this rank holds only samples {@code [origin, origin + data.samples())}
      * of {@code total}: its own blocks, read from a file too large to hold on every rank.
      */
-    public RankTrainer(Communicator comm, Dataset data, int origin, int total, Model model, Optimizer optimizer,
+    RankTrainer(Communicator comm, Dataset data, int origin, int total, Model model, Optimizer optimizer,
                        TrainConfig config, int batchSize, long seed) {
         this.origin = origin;
         this.totalSamples = total;
@@ -70,15 +86,25 @@ public final class RankTrainer {
         }
     }
 
-    /** Runs the loop from the beginning; rank 0 returns the result, other ranks return null. */
+    /**
+     * Runs the loop from the beginning.
+     *
+     * @return the result on rank 0, null on the other ranks
+     * @throws TrainingException naming the epoch, if the step failed on this rank
+     * @throws DivergenceException if the loss diverged (seen by every rank at the same epoch)
+     */
     public TrainingResult train() {
         return train(TrainingControl.none());
     }
 
     /**
      * Runs the loop from {@code control}'s state (or the beginning), saving checkpoints,
-     * validating, and telling its listener on rank 0; rank 0 returns the result, other ranks
-     * return null.
+     * validating, and telling its listener on rank 0.
+     *
+     * @param control a state to resume from, checkpoints, listener, deadline and validation
+     * @return the result on rank 0, null on the other ranks
+     * @throws TrainingException naming the epoch, if the step failed on this rank
+     * @throws DivergenceException if the loss diverged (seen by every rank at the same epoch)
      */
     public TrainingResult train(TrainingControl control) {
         GradientExchange exchange = exchange(model.parameterCount(), batches.sharding());

@@ -23,6 +23,9 @@ public final class Training {
     /**
      * Trains linear regression (the paper's model) on {@code config.nodes()} in-JVM ranks.
      *
+     * @param data   the samples; every rank trains on its shard of the same array
+     * @param config nodes, epochs, learning rate, intercept, loss reduction, block size and exchange
+     * @return rank 0's result: parameters, final loss, per-epoch history and timings
      * @throws DivergenceException if the loss diverged (try a smaller learning rate)
      * @throws RankFailedException if a rank failed; the message names it and the epoch
      */
@@ -30,7 +33,14 @@ public final class Training {
         return local(data, config, null);
     }
 
-    /** As {@link #local(Dataset, TrainConfig)}, with one rank made to fail if {@code failure} says so. */
+    /**
+     * As {@link #local(Dataset, TrainConfig)}, with one rank made to fail if {@code failure} says so.
+     *
+     * @param data    the samples
+     * @param config  the run's settings
+     * @param failure which rank fails at which epoch, to test recovery; null for none
+     * @return rank 0's result
+     */
     public static TrainingResult local(Dataset data, TrainConfig config, FailureInjection failure) {
         return local(data, config, Recipe.paper(), failure);
     }
@@ -38,6 +48,12 @@ public final class Training {
     /**
      * Trains the model and optimiser of {@code recipe} on {@code config.nodes()} in-JVM ranks.
      * Classifiers report their training accuracy.
+     *
+     * @param data    the samples; their labels must suit the recipe's model
+     * @param config  the run's settings
+     * @param recipe  model, optimiser, schedule, batch size and seed
+     * @param failure which rank fails at which epoch, to test recovery; null for none
+     * @return rank 0's result, with the training accuracy for a classifier
      */
     public static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe, FailureInjection failure) {
         return local(data, config, recipe, TrainingControl.none(), failure);
@@ -47,6 +63,13 @@ public final class Training {
      * As {@link #local(Dataset, TrainConfig, Recipe, FailureInjection)}, resumed, checkpointed and
      * watched as {@code control} says.
      *
+     * @param data    the samples; their labels must suit the recipe's model
+     * @param config  the run's settings
+     * @param recipe  model, optimiser, schedule, batch size and seed
+     * @param control a state to resume from, checkpoints, an epoch listener, the communication
+     *                deadline and validation
+     * @param failure which rank fails at which epoch, to test recovery; null for none
+     * @return rank 0's result, with the training accuracy for a classifier
      * @throws org.paratrain.comm.RankFailedException if a rank failed or waited past the timeout
      */
     public static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control,
@@ -75,6 +98,16 @@ public final class Training {
      * block holds a placeholder). The
      * result is the same bits as with every sample on every rank. A classifier's training
      * accuracy is counted by each rank on its shard and summed.
+     *
+     * @param shard   this rank's samples only
+     * @param origin  index of the shard's first sample in the whole data set
+     * @param owned   samples this rank owns (0 when the placeholder stands for none)
+     * @param total   samples in the whole data set, which fix the block boundaries
+     * @param classes classes of a classifier (0 for a regression), counted over the whole data set
+     * @param config  the run's settings; its node count must be the job's size
+     * @param recipe  model, optimiser and seed (full batch)
+     * @param control a state to resume from, checkpoints, listener, deadline and validation
+     * @return the result on rank 0, null on the other ranks
      */
     public static TrainingResult mpiShard(Dataset shard, int origin, int owned, int total, int classes,
                                           TrainConfig config, Recipe recipe, TrainingControl control) {
@@ -118,6 +151,10 @@ public final class Training {
      * naming itself, and ends the whole job ({@code MPI_Abort}); divergence is seen by every
      * rank at the same epoch and thrown on each.
      *
+     * @param data    every sample, on every rank
+     * @param config  the run's settings
+     * @param failure which rank fails at which epoch, to test recovery; null for none
+     * @return the result on rank 0, null on the other ranks
      * @throws IllegalArgumentException if {@code config.nodes()} differs from the job's size
      */
     public static TrainingResult mpi(Dataset data, TrainConfig config, FailureInjection failure) {
@@ -127,6 +164,13 @@ public final class Training {
     /**
      * As {@link #mpi(Dataset, TrainConfig, FailureInjection)} with the model and optimiser of
      * {@code recipe}, resumed, checkpointed and watched as {@code control} says.
+     *
+     * @param data    every sample, on every rank
+     * @param config  the run's settings; its node count must be the job's size
+     * @param recipe  model, optimiser, schedule, batch size and seed
+     * @param control a state to resume from, checkpoints, listener, deadline and validation
+     * @param failure which rank fails at which epoch, to test recovery; null for none
+     * @return the result on rank 0 (with the training accuracy of a classifier), null on the others
      */
     public static TrainingResult mpi(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control,
                                      FailureInjection failure) {

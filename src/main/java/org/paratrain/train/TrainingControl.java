@@ -17,7 +17,14 @@ import java.time.Duration;
 public record TrainingControl(TrainingState resume, Checkpoints checkpoints, EpochListener listener,
                               Duration commTimeout, Validation validation) {
 
-    /** A control without validation. */
+    /**
+     * A control without validation.
+     *
+     * @param resume      the state to continue from, or null to start afresh
+     * @param checkpoints when and where to save the state, or null for never
+     * @param listener    told on rank 0 after every epoch, or null
+     * @param commTimeout how long any rank may wait in one communication call; null for the default
+     */
     public TrainingControl(TrainingState resume, Checkpoints checkpoints, EpochListener listener,
                            Duration commTimeout) {
         this(resume, checkpoints, listener, commTimeout, null);
@@ -37,21 +44,24 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
     }
 
     /** Start afresh, no checkpoints, no listener, the default timeout. */
-    public static TrainingControl none() {
+    static TrainingControl none() {
         return new TrainingControl(null, null, null, DEFAULT_TIMEOUT);
     }
 
     /** This control resuming from {@code state}. */
-    public TrainingControl resumingFrom(TrainingState state) {
+    TrainingControl resumingFrom(TrainingState state) {
         return new TrainingControl(state, checkpoints, listener, commTimeout, validation);
     }
 
     /** This control telling {@code l} after every epoch. */
-    public TrainingControl withListener(EpochListener l) {
+    TrainingControl withListener(EpochListener l) {
         return new TrainingControl(resume, checkpoints, l, commTimeout, validation);
     }
 
-    /** This control validating as {@code v} says (null: not at all). */
+    /**
+     * {@return this control, validating as {@code v} says}
+     * @param v when to validate and whether to stop early; null not to validate
+     */
     public TrainingControl withValidation(Validation v) {
         return new TrainingControl(resume, checkpoints, listener, commTimeout, v);
     }
@@ -63,6 +73,8 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
     @FunctionalInterface
     public interface EpochListener {
         /**
+         * Called once an epoch has ended, on rank 0's thread: a slow listener slows the run.
+         *
          * @param epoch   the epoch just completed, 1-based
          * @param history the run's history, valid for entries {@code [0, epoch)}; do not keep
          *                the arrays, they are the trainer's own

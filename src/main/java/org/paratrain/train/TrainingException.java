@@ -4,7 +4,12 @@ package org.paratrain.train;
 public final class TrainingException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** @param message where and what @param cause the original failure */
+    /**
+     * Wraps a failure of one epoch.
+     *
+     * @param message where and what: {@code epoch E: ...}
+     * @param cause   the original failure
+     */
     public TrainingException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -20,7 +20,21 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
                              String algorithm, int blockSize, double trainSeconds, double computeSeconds,
                              double commSeconds, History history, double trainAccuracy) {
 
-    /** A result without an accuracy (regression). */
+    /**
+     * A result without a training accuracy (a regression, or a result read back from a file).
+     *
+     * @param params         final parameters (weights, then the intercept if any)
+     * @param finalLoss      loss at the final parameters
+     * @param epochs         epochs run
+     * @param nodes          number of ranks
+     * @param backend        {@code local} or {@code mpi}
+     * @param algorithm      gradient exchange, e.g. {@code master-worker}
+     * @param blockSize      samples per shard block
+     * @param trainSeconds   wall time of the training loop on rank 0
+     * @param computeSeconds time rank 0 spent computing gradients
+     * @param commSeconds    time rank 0 spent exchanging
+     * @param history        loss and timing of every epoch
+     */
     public TrainingResult(double[] params, double finalLoss, int epochs, int nodes, String backend, String algorithm,
                           int blockSize, double trainSeconds, double computeSeconds, double commSeconds,
                           History history) {
@@ -29,7 +43,7 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
     }
 
     /** This result with its training accuracy. */
-    public TrainingResult withAccuracy(double accuracy) {
+    TrainingResult withAccuracy(double accuracy) {
         return new TrainingResult(params, finalLoss, epochs, nodes, backend, algorithm, blockSize, trainSeconds,
             computeSeconds, commSeconds, history, accuracy);
     }
@@ -49,30 +63,40 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
     public record History(double[] loss, double[] seconds, double[] compute, double[] comm, double[] lr,
                           double[] valLoss, double[] valAccuracy) {
 
-        /** A history without learning rates or validation (NaN there). */
+        /**
+         * A history without learning rates or validation (NaN there), as older files hold it.
+         *
+         * @param loss    training loss of each epoch
+         * @param seconds wall time since the start of training at the end of each epoch
+         * @param compute time computing gradients in each epoch (rank 0)
+         * @param comm    time exchanging in each epoch (rank 0)
+         */
         public History(double[] loss, double[] seconds, double[] compute, double[] comm) {
             this(loss, seconds, compute, comm, nan(loss.length), nan(loss.length), nan(loss.length));
         }
 
         /** An empty history for {@code epochs} epochs: zeros, NaN where nothing was measured. */
-        public static History empty(int epochs) {
+        static History empty(int epochs) {
             return new History(new double[epochs], new double[epochs], new double[epochs], new double[epochs],
                 nan(epochs), nan(epochs), nan(epochs));
         }
 
         /** The first {@code n} entries, copied. */
-        public History first(int n) {
+        History first(int n) {
             return new History(java.util.Arrays.copyOf(loss, n), java.util.Arrays.copyOf(seconds, n),
                 java.util.Arrays.copyOf(compute, n), java.util.Arrays.copyOf(comm, n), java.util.Arrays.copyOf(lr, n),
                 java.util.Arrays.copyOf(valLoss, n), java.util.Arrays.copyOf(valAccuracy, n));
         }
 
-        /** The arrays in a fixed order, as checkpoints store them. */
+        /** {@return the seven arrays in the order of the components, the order checkpoints store them in} */
         public java.util.List<double[]> arrays() {
             return java.util.List.of(loss, seconds, compute, comm, lr, valLoss, valAccuracy);
         }
 
-        /** The history made of {@link #arrays()} in their order. */
+        /**
+         * {@return the history made of arrays in the order {@link #arrays()} gives them}
+         * @param a seven arrays of equal length, as read from a checkpoint
+         */
         public static History of(java.util.List<double[]> a) {
             return new History(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5), a.get(6));
         }

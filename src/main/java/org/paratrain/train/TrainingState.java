@@ -23,7 +23,15 @@ import org.paratrain.optim.OptimizerState;
 public record TrainingState(int epoch, int step, double[] params, OptimizerState optimizer,
                             TrainingResult.History history, double[] best) {
 
-    /** A state without early stopping. */
+    /**
+     * A state without early stopping.
+     *
+     * @param epoch     epochs completed
+     * @param step      steps completed within the next epoch (0 at an epoch's end)
+     * @param params    parameters after those steps
+     * @param optimizer the optimiser's state after those steps
+     * @param history   one entry per completed epoch, plus the epoch under way when {@code step > 0}
+     */
     public TrainingState(int epoch, int step, double[] params, OptimizerState optimizer,
                          TrainingResult.History history) {
         this(epoch, step, params, optimizer, history, new double[0]);
@@ -45,20 +53,20 @@ public record TrainingState(int epoch, int step, double[] params, OptimizerState
         best = best.clone();
     }
 
-    /** The parameters, a copy. */
+    /** {@return the parameters, a copy} */
     @Override
     public double[] params() {
         return params.clone();
     }
 
-    /** The best parameters so far, a copy (empty when none). */
+    /** {@return the best parameters so far, a copy (empty when none)} */
     @Override
     public double[] best() {
         return best.clone();
     }
 
     /** Updates applied so far: the optimiser's count. */
-    public long updates() {
+    long updates() {
         return optimizer.steps();
     }
 

@@ -22,16 +22,30 @@ import org.paratrain.comm.RankFailedException;
 public final class LocalCluster {
     private LocalCluster() { }
 
-    /** The work of one rank. */
+    /**
+     * The work of one rank.
+     *
+     * @param <T> what each rank returns
+     */
     @FunctionalInterface
     public interface RankTask<T> {
-        /** Runs on rank {@code comm.rank()}; its return value is collected by {@link #run}. */
+        /**
+         * Runs on rank {@code comm.rank()}.
+         *
+         * @param comm the rank's communicator, valid until this returns
+         * @return the rank's result, collected by {@link #run}
+         * @throws Exception anything: it fails the job, and every other rank is woken and ends
+         */
         T run(Communicator comm) throws Exception;
     }
 
     /**
-     * Runs {@code task} on {@code size} ranks and returns each rank's result, by rank.
+     * Runs {@code task} on {@code size} ranks, with the default communication timeout of 300 s.
      *
+     * @param <T>  what each rank returns
+     * @param size ranks, at least 1
+     * @param task the program every rank runs
+     * @return each rank's result, by rank
      * @throws RankFailedException if any rank threw
      */
     public static <T> List<T> run(int size, RankTask<T> task) {
@@ -42,6 +56,13 @@ public final class LocalCluster {
      * As {@link #run(int, RankTask)}, with no rank waiting longer than {@code timeout} for
      * another: a rank that waits longer fails with a
      * {@link org.paratrain.comm.CommTimeoutException} naming the rank it waited for.
+     *
+     * @param <T>     what each rank returns
+     * @param size    ranks, at least 1
+     * @param timeout the longest any rank may wait in one communication call
+     * @param task    the program every rank runs
+     * @return each rank's result, by rank
+     * @throws RankFailedException naming the first rank that threw, or that timed out
      */
     public static <T> List<T> run(int size, java.time.Duration timeout, RankTask<T> task) {
         if (size < 1) {

@@ -43,11 +43,16 @@ public final class CheckpointFile {
 
     private CheckpointFile() { }
 
-    /** A checkpoint read back: the state and the caller's record of what it belongs to. */
+    /**
+     * A checkpoint read back.
+     *
+     * @param state the training state, ready to resume from
+     * @param meta  the writer's record of what it belongs to: settings, data fingerprint, provenance
+     */
     public record Contents(TrainingState state, JsonNode meta) { }
 
     /** The bytes of {@code state} with {@code meta}. */
-    public static byte[] encode(TrainingState state, JsonNode meta) {
+    static byte[] encode(TrainingState state, JsonNode meta) {
         OptimizerState opt = state.optimizer();
         double[][] vectors = opt.vectors();
         TrainingResult.History h = state.history();
@@ -98,7 +103,7 @@ public final class CheckpointFile {
      * @throws IOException if the bytes are not a whole, intact checkpoint of a known version;
      *                     the message says what is wrong
      */
-    public static Contents decode(byte[] bytes) throws IOException {
+    static Contents decode(byte[] bytes) throws IOException {
         if (bytes.length < MAGIC.length + 12 || !java.util.Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0,
             MAGIC.length)) {
             throw new IOException("not a paratrain checkpoint (no \"paratrain-checkpoint\" at the start)");

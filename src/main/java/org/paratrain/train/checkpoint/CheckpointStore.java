@@ -34,6 +34,8 @@ public final class CheckpointStore {
     private final int keep;
 
     /**
+     * A store in a directory; nothing is written until the first {@link #write}.
+     *
      * @param dir  where the checkpoints go (made if missing)
      * @param keep how many of the newest to keep, at least 1
      */
@@ -46,11 +48,18 @@ public final class CheckpointStore {
     }
 
     /** The directory. */
-    public Path dir() {
+    Path dir() {
         return dir;
     }
 
-    /** Writes {@code state} with {@code meta} durably, then deletes all but the newest {@code keep}; returns the file. */
+    /**
+     * Writes a checkpoint durably, then deletes all but the newest {@code keep}.
+     *
+     * @param state the training state, which the trainer no longer changes
+     * @param meta  what the run is (settings, data fingerprint, provenance), for {@code --resume}'s checks
+     * @return the file written, {@code checkpoint-e<EPOCH>-s<STEP>.ckpt}
+     * @throws UncheckedIOException naming the file, if it cannot be written
+     */
     public Path write(TrainingState state, JsonNode meta) {
         Path target = dir.resolve(String.format("checkpoint-e%09d-s%09d.ckpt", state.epoch(), state.step()));
         byte[] bytes = CheckpointFile.encode(state, meta);
@@ -88,6 +97,9 @@ public final class CheckpointStore {
      * The newest intact checkpoint under {@code path} (a checkpoint directory or one file),
      * telling {@code warnings} about every newer one it had to skip and why.
      *
+     * @param path     a checkpoint directory or one checkpoint file
+     * @param warnings told, one line each, about every damaged or cut file skipped
+     * @return the state and record of the newest intact checkpoint
      * @throws UncheckedIOException if there is none (the message says what was found)
      */
     public static CheckpointFile.Contents newest(Path path, Consumer<String> warnings) {

@@ -27,6 +27,8 @@ public final class CheckpointWriter implements Consumer<TrainingState>, AutoClos
     private Future<?> pending;
 
     /**
+     * A writer with a thread of its own, started by the first checkpoint and ended by {@link #close}.
+     *
      * @param store   where checkpoints go
      * @param meta    what every checkpoint records about its run
      * @param written told each file written, on the writer's thread
