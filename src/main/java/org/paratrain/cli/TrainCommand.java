@@ -139,6 +139,9 @@ final class TrainCommand implements Runnable {
     public void run() {
         boolean mpi = backendOptions.isMpi();
         boolean child = mpi && MpiJob.insideMpirun();
+        if (child) {
+            backendOptions.configureRank();
+        }
         if (child && (nodesText.equals("auto") || allreduce.equals("auto"))) {
             throw new IllegalArgumentException("auto is decided before launching; under your own mpirun give --nodes "
                 + "and --allreduce explicitly");

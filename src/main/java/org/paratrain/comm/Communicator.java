@@ -55,6 +55,15 @@ public interface Communicator {
     /** Short name of the backend, as it appears in results ({@code local}, {@code mpi}). */
     String backend();
 
+    /**
+     * Tells the backend which epoch this rank has begun (1 for the first), so that messages
+     * about a hang or a crash can say it. Cheap (a field write), called once per epoch; a
+     * backend without such messages ignores it.
+     */
+    default void epoch(int epoch) {
+        // Nothing to remember where no message names the epoch.
+    }
+
     /** Checks arguments common to send and receive, with messages that name the culprit. */
     static void checkArgs(Communicator c, double[] buf, int offset, int length, int peer, int tag) {
         if (peer < 0 || peer >= c.size()) {

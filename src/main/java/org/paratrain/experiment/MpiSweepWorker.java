@@ -21,11 +21,15 @@ public final class MpiSweepWorker {
 
     /**
      * Arguments: X file, y file, result file, nodes, epochs, learning rate, intercept,
-     * loss reduction, block size, warm-up runs, timed runs.
+     * loss reduction, block size, warm-up runs, timed runs, and optionally the communication
+     * deadline in seconds.
      */
     public static void main(String[] a) {
         MpiCommunicator comm = MpiCommunicator.world();
         try {
+            if (a.length > 11) {
+                comm.commTimeout(Double.parseDouble(a[11]));
+            }
             Dataset data = PaperFormat.read(Path.of(a[0]), Path.of(a[1]));
             TrainConfig config = new TrainConfig(Integer.parseInt(a[3]), Integer.parseInt(a[4]),
                 Double.parseDouble(a[5]), Boolean.parseBoolean(a[6]), LossReduction.valueOf(a[7]),

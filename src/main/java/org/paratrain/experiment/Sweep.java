@@ -44,8 +44,10 @@ public final class Sweep {
                 List<String> args = List.of(dir.resolve("X.in").toString(), dir.resolve("y.in").toString(),
                     result.toString(), Integer.toString(p), Integer.toString(c.epochs()),
                     Double.toString(c.learningRate()), Boolean.toString(c.intercept()), c.lossReduction().name(),
-                    Integer.toString(c.blockSize()), Integer.toString(spec.warmup()), Integer.toString(spec.repeats()));
-                MpiJob.Launch job = new MpiJob.Launch(p, launch.hostfile(), launch.mpirunArgs(), launch.jvmArgs());
+                    Integer.toString(c.blockSize()), Integer.toString(spec.warmup()), Integer.toString(spec.repeats()),
+                    Double.toString(launch.commTimeout()));
+                MpiJob.Launch job = new MpiJob.Launch(p, launch.hostfile(), launch.mpirunArgs(), launch.jvmArgs(),
+                    launch.commTimeout());
                 int status = MpiJob.run(job, MpiSweepWorker.class.getName(), args);
                 if (status != 0) {
                     throw new MpiException("the MPI job at " + p + " nodes ended with status " + status);

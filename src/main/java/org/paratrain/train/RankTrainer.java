@@ -87,6 +87,7 @@ public final class RankTrainer {
         comm.barrier();
         double start = comm.wtime();
         for (int e = 0; e < epochs; e++) {
+            comm.epoch(e + 1);
             try {
                 for (int s = 0; s < steps; s++) {
                     double t0 = comm.wtime();

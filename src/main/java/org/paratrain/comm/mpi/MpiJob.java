@@ -31,18 +31,30 @@ public final class MpiJob {
      * @param hostfile    an mpirun hostfile, or null for this machine only
      * @param mpirunArgs  extra arguments for mpirun, passed as they are
      * @param jvmArgs     extra JVM options for every rank
+     * @param commTimeout seconds a rank may wait for another before it ends the job
+     *                    ({@code --comm-timeout}), for programs that take it as an argument
      */
-    public record Launch(int processes, Path hostfile, List<String> mpirunArgs, List<String> jvmArgs) {
+    public record Launch(int processes, Path hostfile, List<String> mpirunArgs, List<String> jvmArgs,
+                         double commTimeout) {
         /** Validates. */
         public Launch {
             if (processes < 1) {
                 throw new IllegalArgumentException("--nodes must be at least 1, got " + processes);
+            }
+            if (!(commTimeout > 0) || commTimeout > MpiCommunicator.MAX_TIMEOUT_SECONDS) {
+                throw new IllegalArgumentException("--comm-timeout must be in (0, "
+                    + (long) MpiCommunicator.MAX_TIMEOUT_SECONDS + "] seconds, got " + commTimeout);
             }
             if (hostfile != null && !Files.isReadable(hostfile)) {
                 throw new IllegalArgumentException("--hostfile " + hostfile + " does not exist or cannot be read");
             }
             mpirunArgs = List.copyOf(mpirunArgs);
             jvmArgs = List.copyOf(jvmArgs);
+        }
+
+        /** With the default deadline, {@value MpiCommunicator#DEFAULT_TIMEOUT_SECONDS} seconds. */
+        public Launch(int processes, Path hostfile, List<String> mpirunArgs, List<String> jvmArgs) {
+            this(processes, hostfile, mpirunArgs, jvmArgs, MpiCommunicator.DEFAULT_TIMEOUT_SECONDS);
         }
     }
 
@@ -51,6 +63,21 @@ public final class MpiJob {
         Map<String, String> env = System.getenv();
         return env.containsKey("OMPI_COMM_WORLD_SIZE") || env.containsKey("PMI_SIZE")
             || env.containsKey("PMIX_RANK") || env.containsKey("MPI_LOCALNRANKS");
+    }
+
+    /** How many ranks of the job run on this machine, from the launcher's environment; {@code size} if it does not say. */
+    static int localRanks(int size) {
+        for (String key : List.of("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS")) {
+            String v = System.getenv(key);
+            if (v != null) {
+                try {
+                    return Integer.parseInt(v.strip());
+                } catch (NumberFormatException e) {
+                    return size;
+                }
+            }
+        }
+        return size;
     }
 
     /** This process's rank from the launcher's environment, or 0 outside an MPI job. */
