@@ -65,8 +65,11 @@ final class CReference {
     static String output(List<String> cmd) {
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            Runnable unregister = org.paratrain.io.ExitCleanup.stopOnExit(p);   // a cancel ends the benchmark's job
             String text = new String(p.getInputStream().readAllBytes());
-            if (p.waitFor() != 0) {
+            int status = p.waitFor();
+            unregister.run();
+            if (status != 0) {
                 throw new MpiException(String.join(" ", cmd) + " failed: " + text.strip());
             }
             return text;

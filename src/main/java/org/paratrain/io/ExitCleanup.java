@@ -41,6 +41,24 @@ public final class ExitCleanup {
         return () -> STOPS.remove(stop);
     }
 
+    /**
+     * Ends {@code child} and every process below it if this process exits while it runs
+     * (SIGTERM, then SIGKILL after a second); returns what unregisters it.
+     */
+    public static Runnable stopOnExit(Process child) {
+        return onExit(() -> {
+            java.util.List<ProcessHandle> tree = child.descendants().toList();
+            child.destroy();
+            tree.forEach(ProcessHandle::destroy);
+            long end = System.nanoTime() + 1_000_000_000L;
+            while ((child.isAlive() || tree.stream().anyMatch(ProcessHandle::isAlive)) && System.nanoTime() < end) {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+            }
+            child.destroyForcibly();
+            tree.forEach(ProcessHandle::destroyForcibly);
+        });
+    }
+
     /** Deletes {@code path} (a file or a directory tree) if the process exits before {@link #forget}. */
     public static void deleteOnExit(Path path) {
         PATHS.add(path.toAbsolutePath());
