@@ -66,21 +66,6 @@ public final class MpiJob {
             || env.containsKey("PMIX_RANK") || env.containsKey("MPI_LOCALNRANKS");
     }
 
-    /** How many ranks of the job run on this machine, from the launcher's environment; {@code size} if it does not say. */
-    static int localRanks(int size) {
-        for (String key : List.of("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS")) {
-            String v = System.getenv(key);
-            if (v != null) {
-                try {
-                    return Integer.parseInt(v.strip());
-                } catch (NumberFormatException e) {
-                    return size;
-                }
-            }
-        }
-        return size;
-    }
-
     /** This process's rank from the launcher's environment, or 0 outside an MPI job. */
     public static int rankFromEnvironment() {
         for (String key : List.of("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")) {

@@ -2,8 +2,12 @@ package org.paratrain.comm.mpi;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -123,5 +127,42 @@ final class Poller {
         }
         long waited = System.nanoTime() - start;
         LockSupport.parkNanos(Math.clamp(waited / 32, MIN_SLEEP_NANOS, MAX_SLEEP_NANOS));
+    }
+
+    /**
+     * Whether every rank of the job on this machine can have a core of its own (the launcher's
+     * environment says how many run here). A rank that sees fewer CPUs than the machine has
+     * online was bound to its core by mpirun, which paratrain asks for only when each rank can
+     * have one: Java counts only the CPUs a process may run on.
+     */
+    static boolean coreEach(int size) {
+        int local = size;
+        for (String key : List.of("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS")) {
+            String v = System.getenv(key);
+            if (v != null) {
+                try {
+                    local = Integer.parseInt(v.strip());
+                } catch (NumberFormatException e) {
+                    local = size;
+                }
+                break;
+            }
+        }
+        int visible = Runtime.getRuntime().availableProcessors();
+        return local <= visible || visible < onlineCpus();
+    }
+
+    /** CPUs online on this machine ({@code /sys/devices/system/cpu/online}, e.g. "0-3,6"); 0 if unknown. */
+    static int onlineCpus() {
+        try {
+            int n = 0;
+            for (String range : Files.readString(Path.of("/sys/devices/system/cpu/online")).strip().split(",")) {
+                String[] ends = range.split("-");
+                n += ends.length == 1 ? 1 : Integer.parseInt(ends[1]) - Integer.parseInt(ends[0]) + 1;
+            }
+            return n;
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
     }
 }
