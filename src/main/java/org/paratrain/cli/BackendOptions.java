@@ -3,6 +3,7 @@ package org.paratrain.cli;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import org.paratrain.comm.mpi.JobFailedException;
 import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.comm.mpi.MpiJob;
 import picocli.CommandLine.Option;

@@ -3,6 +3,7 @@ package org.paratrain.cli;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import org.paratrain.comm.RankFailedException;
+import org.paratrain.comm.mpi.JobFailedException;
 import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.comm.mpi.MpiException;
 import org.paratrain.comm.mpi.MpiJob;
@@ -72,7 +73,7 @@ public final class Main implements Runnable {
     private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
         PrintWriter err = cli.getErr();
         if (e instanceof JobFailedException jf) {
-            return jf.status();   // the ranks have printed why
+            return jf.status();   // the ranks or the launching process have printed why
         }
         if (MpiJob.insideMpirun() && MpiJob.rankFromEnvironment() != 0) {
             err = new PrintWriter(java.io.Writer.nullWriter());   // every rank fails alike; rank 0 says it

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntConsumer;
 import java.nio.file.Path;
+import org.paratrain.comm.mpi.JobFailedException;
 import org.paratrain.comm.mpi.MpiException;
 import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.data.Dataset;
@@ -50,7 +51,7 @@ public final class Sweep {
                     launch.commTimeout());
                 int status = MpiJob.run(job, MpiSweepWorker.class.getName(), args);
                 if (status != 0) {
-                    throw new MpiException("the MPI job at " + p + " nodes ended with status " + status);
+                    throw new JobFailedException(status);   // a rank or the launching process said why
                 }
                 points.add(new Point(p, readRuns(result)));
                 done += spec.warmup() + spec.repeats();
