@@ -56,6 +56,13 @@ final class MpiCalls {
             Lib.ABI.commWorld());
     }
 
+    /** {@code MPI_Isend(buf, count, MPI_DOUBLE, dest, tag, comm, &request)}. */
+    static final class Isend {
+        static final MethodHandle H = Lib.LIB.function("MPI_Isend", JAVA_INT, List.of(ADDRESS, JAVA_INT,
+            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(),
+            Lib.ABI.commWorld());
+    }
+
     /** {@code MPI_Test(&request, &flag, &status)}. */
     static final class Test {
         static final MethodHandle H = Lib.LIB.function("MPI_Test", JAVA_INT, List.of(ADDRESS, ADDRESS, ADDRESS),

@@ -17,14 +17,15 @@ import org.paratrain.comm.MessageTooLongException;
  *       has arrived, then {@code MPI_Recv} straight into the Java array (no copy: passed with
  *       {@code Linker.Option.critical}, allowed since the message is there and the call returns
  *       promptly); probing first costs about 0.06 us, nothing against a large transfer.</li>
- *   <li>Send: {@code MPI_Send}. Small messages are buffered and it returns at once. A large
- *       one waits inside MPI until the receiver takes it, so a large send to a stopped rank
- *       polls at full speed until the deadline: a nonblocking send would need a copy of the
- *       array outside the Java heap, which costs as much as the transfer.</li>
- *   <li>sendRecv: for at most {@value #SMALL_BYTES} bytes received, {@code MPI_Irecv} into
- *       the native buffer first (so that the peer's send finds it), then {@code MPI_Send},
- *       then polling; larger ones {@code MPI_Sendrecv}, which waits inside MPI as a large
- *       send does.</li>
+ *   <li>Send of at most {@value #SMALL_BYTES} bytes: copy into a native buffer,
+ *       {@code MPI_Isend}, {@code MPI_Test} until done (as fast as {@code MPI_Send} in C). It
+ *       matters beyond the 4 KB that Open MPI's shared memory buffers: a larger message waits
+ *       until the receiver takes it. Larger sends wait inside {@code MPI_Send}, so a large send
+ *       to a stopped rank polls at full speed until the deadline: a nonblocking send would need
+ *       a copy of the array outside the Java heap, which costs as much as the transfer.</li>
+ *   <li>sendRecv of at most {@value #SMALL_BYTES} bytes each way: {@code MPI_Irecv} first
+ *       (so that the peer's send finds it), then {@code MPI_Isend}, both polled; larger ones
+ *       {@code MPI_Sendrecv}, which waits inside MPI as a large send does.</li>
  *   <li>Barrier: {@code MPI_Ibarrier} and polling.</li>
  *   <li>Allreduce and broadcast of at most {@value #SMALL_BYTES} bytes: the nonblocking
  *       collective on the native buffer (copied in and out) and polling: 0.77 instead of
@@ -44,11 +45,12 @@ final class PolledCalls {
     private final MpiAbi abi;
     private final Poller poller;
     /**
-     * The native buffer of small messages, made once: a segment of the global arena, since a
-     * downcall given a segment of any other arena keeps that arena alive across the call with
-     * two atomic updates, which made an 8-byte message 30% slower.
+     * The native buffers of small messages, received and sent, made once: segments of the
+     * global arena, since a downcall given a segment of any other arena keeps that arena alive
+     * across the call with two atomic updates, which made an 8-byte message 30% slower.
      */
-    private final MemorySegment scratch = Arena.global().allocate(SMALL_BYTES, 64);
+    private final MemorySegment in = Arena.global().allocate(SMALL_BYTES, 64);
+    private final MemorySegment out = Arena.global().allocate(SMALL_BYTES, 64);
 
     PolledCalls(MpiAbi abi, Poller poller) {
         this.abi = abi;
@@ -57,6 +59,12 @@ final class PolledCalls {
 
     void send(double[] buf, int offset, int length, int dest, int tag) {
         try {
+            if (small(length)) {
+                MemorySegment.copy(buf, offset, out, JAVA_DOUBLE, 0, length);
+                check("MPI_Isend", (int) MpiCalls.Isend.H.invokeExact(out, length, dest, tag, poller.sendRequest));
+                check("MPI_Isend", poller.await(poller.sendRequest));
+                return;
+            }
             check("MPI_Send", (int) MpiCalls.Send.H.invokeExact(slice(buf, offset, length), length, dest, tag));
         } catch (MpiException e) {
             throw e;
@@ -68,7 +76,7 @@ final class PolledCalls {
     int recv(double[] buf, int offset, int length, int source, int tag) {
         try {
             if (small(length)) {
-                check("MPI_Irecv", (int) MpiCalls.Irecv.H.invokeExact(scratch, length, source, tag, poller.request));
+                check("MPI_Irecv", (int) MpiCalls.Irecv.H.invokeExact(in, length, source, tag, poller.request));
                 return finishReceive("MPI_Irecv", buf, offset, length, source, tag);
             }
             poller.probe(source, tag);
@@ -90,17 +98,19 @@ final class PolledCalls {
     int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
                  double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
         try {
-            if (!small(recvLength)) {
+            if (!small(recvLength) || !small(sendLength)) {
                 int rc = (int) MpiCalls.SendRecv.H.invokeExact(slice(sendBuf, sendOffset, sendLength), sendLength,
                     dest, sendTag, slice(recvBuf, recvOffset, recvLength), recvLength, source, recvTag, poller.status);
                 truncated(rc, source, recvTag, recvLength);
                 check("MPI_Sendrecv", rc);
                 return received();
             }
-            check("MPI_Irecv", (int) MpiCalls.Irecv.H.invokeExact(scratch, recvLength, source, recvTag,
-                poller.request));
-            check("MPI_Send", (int) MpiCalls.Send.H.invokeExact(slice(sendBuf, sendOffset, sendLength), sendLength,
-                dest, sendTag));
+            // The receive is posted first, so that the peer's send finds it; then the send, polled.
+            check("MPI_Irecv", (int) MpiCalls.Irecv.H.invokeExact(in, recvLength, source, recvTag, poller.request));
+            MemorySegment.copy(sendBuf, sendOffset, out, JAVA_DOUBLE, 0, sendLength);
+            check("MPI_Isend", (int) MpiCalls.Isend.H.invokeExact(out, sendLength, dest, sendTag,
+                poller.sendRequest));
+            check("MPI_Isend", poller.await(poller.sendRequest));
             return finishReceive("MPI_Irecv", recvBuf, recvOffset, recvLength, source, recvTag);
         } catch (MpiException | MessageTooLongException e) {
             throw e;
@@ -159,7 +169,7 @@ final class PolledCalls {
         truncated(rc, source, tag, length);
         check(name, rc);
         int n = received();
-        MemorySegment.copy(scratch, JAVA_DOUBLE, 0, buf, offset, n);
+        MemorySegment.copy(in, JAVA_DOUBLE, 0, buf, offset, n);
         return n;
     }
 
@@ -173,8 +183,8 @@ final class PolledCalls {
     }
 
     private MemorySegment copyIn(double[] buf, int offset, int length) {
-        MemorySegment.copy(buf, offset, scratch, JAVA_DOUBLE, 0, length);
-        return scratch;
+        MemorySegment.copy(buf, offset, in, JAVA_DOUBLE, 0, length);
+        return in;
     }
 
     private void truncated(int rc, int source, int tag, int capacity) {

@@ -31,7 +31,8 @@ import java.util.concurrent.locks.LockSupport;
  * when there is a core for each costs much more than it saves: on a machine busy with other
  * work, a yield hands the core to that work for a whole time slice.)
  *
- * <p>Owns the status, request and flag words the calls write into (native memory, reused).
+ * <p>Owns the status, request and flag words the calls write into (native memory, reused):
+ * one request for a receive or a collective, one for a send.
  */
 final class Poller {
     private static final long POLL_NANOS = 1_000_000L;
@@ -40,6 +41,7 @@ final class Poller {
 
     final MemorySegment status;
     final MemorySegment request;
+    final MemorySegment sendRequest;
     final MemorySegment flag;
     private final boolean yield;
     /** Of the wait under way (a poller serves one thread): when the clock was first read, and the phase. */
@@ -52,6 +54,7 @@ final class Poller {
         Arena arena = Arena.global();
         this.status = arena.allocate(abi.statusBytes(), 8);
         this.request = arena.allocate(8, 8);   // MPI_Request: a pointer (Open MPI) or an int (MPICH)
+        this.sendRequest = arena.allocate(8, 8);
         this.flag = arena.allocate(JAVA_INT);
     }
 
@@ -78,11 +81,16 @@ final class Poller {
      * error code of the operation (such as {@code MPI_ERR_TRUNCATE}).
      */
     int await() {
+        return await(request);
+    }
+
+    /** As {@link #await()}, for the request in {@code slot}. */
+    int await(MemorySegment slot) {
         polling = true;
         for (int polls = 1; ; polls++) {
             int rc;
             try {
-                rc = (int) MpiCalls.Test.H.invokeExact(request, flag, status);
+                rc = (int) MpiCalls.Test.H.invokeExact(slot, flag, status);
             } catch (Throwable t) {
                 throw new MpiException("MPI_Test failed: " + t);
             }
