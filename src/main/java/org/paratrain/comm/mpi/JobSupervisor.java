@@ -40,15 +40,7 @@ final class JobSupervisor {
         Path records = AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"), "paratrain-job"));
         LauncherOutput out = new LauncherOutput(System.out);
         LauncherOutput err = new LauncherOutput(System.err);
-        Process p;
-        try {
-            ProcessBuilder pb = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.INHERIT);
-            pb.environment().put(RankRecord.DIR_ENV, records.toString());
-            p = pb.start();
-        } catch (IOException e) {
-            AtomicFiles.deleteQuietly(records);
-            throw new MpiException("cannot start " + command.get(0) + ": " + e.getMessage());
-        }
+        Process p = start(command, records);
         Runnable unregister = ExitCleanup.onExit(() -> cancel(p, out, err));
         Thread outReader = Thread.ofPlatform().daemon().name("paratrain-mpirun-stdout")
             .start(() -> out.copy(p.getInputStream()));
@@ -76,6 +68,18 @@ final class JobSupervisor {
             if (!ExitCleanup.exiting()) {
                 AtomicFiles.deleteQuietly(records);
             }
+        }
+    }
+
+    /** Starts mpirun with its output to be read, telling the ranks where their progress records go. */
+    private static Process start(List<String> command, Path records) {
+        try {
+            ProcessBuilder pb = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.INHERIT);
+            pb.environment().put(RankRecord.DIR_ENV, records.toString());
+            return pb.start();
+        } catch (IOException e) {
+            AtomicFiles.deleteQuietly(records);
+            throw new MpiException("cannot start " + command.get(0) + ": " + e.getMessage());
         }
     }
 
