@@ -43,9 +43,8 @@ final class CReference {
             if (!Files.isExecutable(exe)) {
                 throw new MpiException("mpicc failed: " + out.strip());
             }
-            for (Path p : List.of(exe, src, dir)) {
-                p.toFile().deleteOnExit();
-            }
+            // File.deleteOnExit deleted the files but not their directory (not yet empty when its turn came).
+            org.paratrain.io.ExitCleanup.deleteOnExit(dir);
             return exe;
         } catch (IOException e) {
             throw new MpiException("cannot build the C reference " + name + " (is mpicc installed? apt-get install "
