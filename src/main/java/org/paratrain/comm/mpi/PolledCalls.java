@@ -35,7 +35,13 @@ import org.paratrain.comm.MessageTooLongException;
  *       {@code MPI_Ibarrier} (0.4 us, against milliseconds): the blocking call that follows
  *       finds every rank there and returns promptly.</li>
  * </ul>
- * The deadline of every operation, including the calls that may wait inside MPI, is kept by
+ * From Java, {@code bench mpi} on an idle machine, before and after (four runs each): an
+ * 8-byte message 0.26-0.28 and 0.27-0.31 us one way; a 1-double allreduce 0.37-0.40 and
+ * 0.80-0.94 us (Open MPI's nonblocking collectives cost more from Java than from C); a
+ * 1,000,000-double allreduce 1.18-1.26 and 1.18-1.36 ms (the barrier before it costs, in a
+ * tight loop, the overlap of one allreduce with the next).
+ *
+ * <p>The deadline of every operation, including the calls that may wait inside MPI, is kept by
  * the {@link Watchdog}, not here.
  */
 final class PolledCalls {
