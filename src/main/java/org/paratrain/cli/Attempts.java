@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import org.paratrain.comm.RankFailedException;
+import org.paratrain.comm.mpi.JobFailedException;
 import org.paratrain.experiment.RunWriter;
 import org.paratrain.train.DivergenceException;
 import org.paratrain.train.TrainingControl;

@@ -3,6 +3,8 @@ package org.paratrain.cli;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import org.paratrain.comm.mpi.JobFailedException;
+import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.comm.mpi.MpiJob;
 import picocli.CommandLine.Option;
 
@@ -20,8 +22,18 @@ final class BackendOptions {
         + "\"--mca btl_vader_single_copy_mechanism none\".")
     String mpirunArgs;
 
-    /** True for the MPI backend; checks the name. */
+    @Option(names = "--comm-timeout", paramLabel = "SECONDS", defaultValue = "300",
+        description = "How long a rank waits for another (a message, a barrier, an allreduce) before it ends the "
+            + "job with a line naming the rank that stopped answering and the epoch; on both backends "
+            + "(default ${DEFAULT-VALUE}).")
+    double commTimeout;
+
+    /** True for the MPI backend; checks the name and the deadline. */
     boolean isMpi() {
+        if (!(commTimeout > 0) || commTimeout > MpiCommunicator.MAX_TIMEOUT_SECONDS) {
+            throw new IllegalArgumentException("--comm-timeout must be in (0, " + (long) MpiCommunicator.MAX_TIMEOUT_SECONDS
+                + "] seconds, got " + commTimeout);
+        }
         return switch (backend) {
             case "local" -> false;
             case "mpi" -> true;
@@ -36,7 +48,12 @@ final class BackendOptions {
             : Arrays.asList(mpirunArgs.strip().split("\\s+"));
         String opts = System.getenv("PARATRAIN_JAVA_OPTS");
         List<String> jvm = opts == null || opts.isBlank() ? List.of() : Arrays.asList(opts.strip().split("\\s+"));
-        return new MpiJob.Launch(processes, hostfile, extra, jvm);
+        return new MpiJob.Launch(processes, hostfile, extra, jvm, commTimeout);
+    }
+
+    /** On a rank of an MPI job: applies {@code --comm-timeout} to this process's communicator. */
+    void configureRank() {
+        MpiCommunicator.world().commTimeout(commTimeout);
     }
 
     /** Runs this command on {@code processes} MPI ranks; returns if the job succeeded. */

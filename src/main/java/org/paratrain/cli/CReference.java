@@ -43,9 +43,8 @@ final class CReference {
             if (!Files.isExecutable(exe)) {
                 throw new MpiException("mpicc failed: " + out.strip());
             }
-            for (Path p : List.of(exe, src, dir)) {
-                p.toFile().deleteOnExit();
-            }
+            // File.deleteOnExit deleted the files but not their directory (not yet empty when its turn came).
+            org.paratrain.io.ExitCleanup.deleteOnExit(dir);
             return exe;
         } catch (IOException e) {
             throw new MpiException("cannot build the C reference " + name + " (is mpicc installed? apt-get install "
@@ -65,8 +64,11 @@ final class CReference {
     static String output(List<String> cmd) {
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            Runnable unregister = org.paratrain.io.ExitCleanup.stopOnExit(p);   // a cancel ends the benchmark's job
             String text = new String(p.getInputStream().readAllBytes());
-            if (p.waitFor() != 0) {
+            int status = p.waitFor();
+            unregister.run();
+            if (status != 0) {
                 throw new MpiException(String.join(" ", cmd) + " failed: " + text.strip());
             }
             return text;

@@ -1,6 +1,9 @@
 package org.paratrain.cli;
 
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import org.paratrain.comm.RankFailedException;
+import org.paratrain.comm.mpi.JobFailedException;
 import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.experiment.Provenance;
@@ -100,7 +103,7 @@ public final class Main implements Runnable {
 
     private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
         if (e instanceof JobFailedException jf) {
-            return jf.status();   // the ranks have printed why
+            return jf.status();   // the ranks or the launching process have printed why
         }
         return report(cli.getErr(), cli.getCommandSpec().qualifiedName(), Failures.describe(e), e);
     }

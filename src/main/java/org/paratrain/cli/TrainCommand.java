@@ -151,6 +151,9 @@ final class TrainCommand implements Runnable {
         OptionChecks.train(this);
         boolean mpi = backendOptions.isMpi();
         boolean child = mpi && MpiJob.insideMpirun();
+        if (child) {
+            backendOptions.configureRank();
+        }
         if (child && (nodesText.equals("auto") || allreduce.equals("auto"))) {
             throw new IllegalArgumentException("auto is decided before launching; under your own mpirun give --nodes "
                 + "and --allreduce explicitly");
@@ -164,6 +167,7 @@ final class TrainCommand implements Runnable {
             seed, layers, activation);
         List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
+        checkpoints.commTimeoutSeconds = backendOptions.commTimeout;
         checkpoints.check(config.nodes(), batchSize);
         monitor.check(testX != null || testFraction > 0);
         if (child && shardable()) {

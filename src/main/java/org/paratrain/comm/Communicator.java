@@ -83,6 +83,15 @@ public interface Communicator {
     String backend();
 
     /**
+     * Tells the backend which epoch this rank has begun (1 for the first), so that messages
+     * about a hang or a crash can say it. Cheap (a field write), called once per epoch; a
+     * backend without such messages ignores it.
+     */
+    default void epoch(int epoch) {
+        // Nothing to remember where no message names the epoch.
+    }
+
+    /**
      * Checks arguments common to send and receive, with messages that name the culprit: for
      * backends, before anything is sent or waited for.
      *

@@ -1,13 +1,15 @@
 package org.paratrain.experiment;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.PaperFormat;
 import org.paratrain.io.AtomicFiles;
-import org.paratrain.train.LossReduction;
-import org.paratrain.train.TrainConfig;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
 
@@ -15,44 +17,79 @@ import org.paratrain.train.TrainingResult;
  * The program every MPI rank runs for one node count of a sweep: warm-up runs, then timed
  * runs, all in one MPI job so that JVM start-up and JIT compilation are paid once and not
  * timed. Rank 0 writes the timed results to a JSON file for the launching process.
+ *
+ * <p>What to run arrives as one JSON file (see {@link #job}): the settings through
+ * {@link SpecCodec}, as result.json records them, so the ranks train exactly what the
+ * launching process was asked for (the exchange too), not what a list of positional
+ * arguments happened to carry.
  */
 public final class MpiSweepWorker {
     private MpiSweepWorker() { }
 
     /**
+     * The job file's content: data files, where rank 0 writes the timed runs, the settings,
+     * the number of warm-up and timed runs, and the communication deadline.
+     *
+     * @param x        the features file (the paper's format)
+     * @param y        the targets file
+     * @param result   where rank 0 writes the timed runs
+     * @param settings from {@link SpecCodec#encode}
+     * @param warmup   untimed runs first
+     * @param repeats  timed runs
+     * @param timeout  seconds a rank may wait for another
+     * @return the JSON to write to the job file
+     */
+    static ObjectNode job(Path x, Path y, Path result, ObjectNode settings, int warmup, int repeats, double timeout) {
+        ObjectNode o = RunWriter.json().createObjectNode();
+        o.put("x", x.toString());
+        o.put("y", y.toString());
+        o.put("result", result.toString());
+        o.set("settings", settings);
+        o.put("warmup", warmup);
+        o.put("repeats", repeats);
+        o.put("comm_timeout_seconds", timeout);
+        return o;
+    }
+
+    /**
      * Runs one node count's warm-up and timed runs on this rank.
      *
-     * @param a X file, y file, result file, nodes, epochs, learning rate, intercept, loss
-     *          reduction, block size, warm-up runs, timed runs
+     * @param a one argument: the job file written from {@link #job}
      */
     public static void main(String[] a) {
         MpiCommunicator comm = MpiCommunicator.world();
         try {
-            Dataset data = PaperFormat.read(Path.of(a[0]), Path.of(a[1]));
-            TrainConfig config = new TrainConfig(Integer.parseInt(a[3]), Integer.parseInt(a[4]),
-                Double.parseDouble(a[5]), Boolean.parseBoolean(a[6]), LossReduction.valueOf(a[7]),
-                Integer.parseInt(a[8]));
-            int warmup = Integer.parseInt(a[9]);
-            int repeats = Integer.parseInt(a[10]);
-            for (int w = 0; w < warmup; w++) {
-                Training.mpi(data, config, null);
+            JsonNode job = RunWriter.json().readTree(Path.of(a[0]).toFile());
+            comm.commTimeout(job.path("comm_timeout_seconds").asDouble());
+            SpecCodec.Settings s = SpecCodec.decode(job.path("settings"));
+            Dataset data = PaperFormat.read(Path.of(job.path("x").asText()), Path.of(job.path("y").asText()));
+            for (int w = 0; w < job.path("warmup").asInt(); w++) {
+                Training.mpi(data, s.config(), s.recipe(), org.paratrain.train.TrainingControl.none(), null);
             }
             ArrayNode runs = RunWriter.json().createArrayNode();
-            for (int r = 0; r < repeats; r++) {
-                TrainingResult result = Training.mpi(data, config, null);
+            for (int r = 0; r < job.path("repeats").asInt(); r++) {
+                TrainingResult result = Training.mpi(data, s.config(), s.recipe(),
+                    org.paratrain.train.TrainingControl.none(), null);
                 if (result != null) {
                     runs.add(ResultCodec.toJson(result));
                 }
             }
             if (comm.rank() == 0) {
-                AtomicFiles.writeBytes(Path.of(a[2]), out -> RunWriter.json().writeValue(out, runs));
+                AtomicFiles.writeBytes(Path.of(job.path("result").asText()),
+                    out -> RunWriter.json().writeValue(out, runs));
             }
+        } catch (IOException e) {
+            fail(comm, new UncheckedIOException("cannot read the job file " + a[0] + ": " + e.getMessage(), e));
         } catch (RuntimeException e) {
-            System.err.println("paratrain: rank " + comm.rank() + " failed: " + e.getMessage());
-            System.err.flush();
-            comm.abort(1);
+            fail(comm, e);
         } finally {
             MpiCommunicator.finalizeIfInitialized();
         }
+    }
+
+    private static void fail(MpiCommunicator comm, RuntimeException e) {
+        System.err.println("paratrain: rank " + comm.rank() + " failed: " + e.getMessage());
+        System.err.flush();
+        comm.abort(1);
     }
 }

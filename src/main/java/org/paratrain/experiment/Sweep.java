@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntConsumer;
 import java.nio.file.Path;
+import org.paratrain.comm.mpi.JobFailedException;
 import org.paratrain.comm.mpi.MpiException;
 import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.data.Dataset;
@@ -49,14 +50,16 @@ public final class Sweep {
             for (int p : spec.nodes()) {
                 Path result = dir.resolve("runs-" + p + ".json");
                 TrainConfig c = spec.base().withNodes(p);
-                List<String> args = List.of(dir.resolve("X.in").toString(), dir.resolve("y.in").toString(),
-                    result.toString(), Integer.toString(p), Integer.toString(c.epochs()),
-                    Double.toString(c.learningRate()), Boolean.toString(c.intercept()), c.lossReduction().name(),
-                    Integer.toString(c.blockSize()), Integer.toString(spec.warmup()), Integer.toString(spec.repeats()));
-                MpiJob.Launch job = new MpiJob.Launch(p, launch.hostfile(), launch.mpirunArgs(), launch.jvmArgs());
+                Path jobFile = dir.resolve("job-" + p + ".json");
+                AtomicFiles.writeBytes(jobFile, out -> RunWriter.json().writeValue(out, MpiSweepWorker.job(
+                    dir.resolve("X.in"), dir.resolve("y.in"), result, SpecCodec.encode(c,
+                        org.paratrain.train.Recipe.paper()), spec.warmup(), spec.repeats(), launch.commTimeout())));
+                List<String> args = List.of(jobFile.toString());
+                MpiJob.Launch job = new MpiJob.Launch(p, launch.hostfile(), launch.mpirunArgs(), launch.jvmArgs(),
+                    launch.commTimeout());
                 int status = MpiJob.run(job, MpiSweepWorker.class.getName(), args);
                 if (status != 0) {
-                    throw new MpiException("the MPI job at " + p + " nodes ended with status " + status);
+                    throw new JobFailedException(status);   // a rank or the launching process said why
                 }
                 points.add(new Point(p, readRuns(result)));
                 done += spec.warmup() + spec.repeats();

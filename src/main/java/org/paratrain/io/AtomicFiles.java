@@ -14,6 +14,11 @@ import java.nio.file.StandardCopyOption;
 /**
  * Writes files whole or not at all: into a temporary file beside the target, then renamed
  * over it, so a reader (or a crash) never sees half a file.
+ *
+ * <p>Staging directories are named {@code .NAME.partial-PID-NNN} after the process that made
+ * them. A process ended by a signal deletes its own (see {@link ExitCleanup}); one killed
+ * outright cannot, so the next staging directory made beside the same target removes those
+ * whose process is gone.
  */
 public final class AtomicFiles {
     private AtomicFiles() { }
@@ -70,6 +75,7 @@ public final class AtomicFiles {
         try {
             Files.createDirectories(dir);
             tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
+            ExitCleanup.deleteOnExit(tmp);
             readableByAll(tmp);
             try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
                 content.write(out);
@@ -79,6 +85,7 @@ public final class AtomicFiles {
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
             }
+            ExitCleanup.forget(tmp);
             tmp = null;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
@@ -89,6 +96,7 @@ public final class AtomicFiles {
                 } catch (IOException ignored) {
                     // The write already failed; that is the error to report.
                 }
+                ExitCleanup.forget(tmp);
             }
         }
     }
@@ -103,7 +111,8 @@ public final class AtomicFiles {
     /**
      * Makes a hidden empty directory beside {@code target} (on the same file system, so that
      * its files can be renamed into place): a run's outputs are made there and moved only
-     * when every one exists.
+     * when every one exists. It is deleted if the process is ended by a signal, and those a
+     * killed process left beside the same target are removed.
      *
      * @param target the output directory the files are meant for
      * @return the new directory
@@ -111,9 +120,13 @@ public final class AtomicFiles {
      */
     public static Path stagingDirectory(Path target) {
         Path parent = target.toAbsolutePath().getParent();
+        String prefix = "." + target.getFileName() + ".partial-";
         try {
             Files.createDirectories(parent);
-            return Files.createTempDirectory(parent, "." + target.getFileName() + ".partial-");
+            StaleStaging.remove(parent, prefix);
+            Path dir = Files.createTempDirectory(parent, prefix + ProcessHandle.current().pid() + "-");
+            ExitCleanup.deleteOnExit(dir);
+            return dir;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a directory beside " + target + ": " + e.getMessage(), e);
         }
@@ -131,14 +144,17 @@ public final class AtomicFiles {
     public static void moveAll(Path from, Path to, java.util.List<String> names) {
         try {
             Files.createDirectories(to);
-            for (String name : names) {
-                try {
-                    Files.move(from.resolve(name), to.resolve(name), StandardCopyOption.ATOMIC_MOVE,
-                        StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(from.resolve(name), to.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+            // A cancel waits for these renames, or comes first and prevents them: --out is never half new.
+            ExitCleanup.publish(() -> {
+                for (String name : names) {
+                    try {
+                        Files.move(from.resolve(name), to.resolve(name), StandardCopyOption.ATOMIC_MOVE,
+                            StandardCopyOption.REPLACE_EXISTING);
+                    } catch (AtomicMoveNotSupportedException e) {
+                        Files.move(from.resolve(name), to.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+                    }
                 }
-            }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write into " + to + ": " + e.getMessage(), e);
         }
@@ -151,7 +167,8 @@ public final class AtomicFiles {
      * @param dir the tree's root; nothing happens if it does not exist
      */
     public static void deleteQuietly(Path dir) {
-        if (!Files.exists(dir)) {
+        ExitCleanup.forget(dir);
+        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
         try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {

@@ -114,6 +114,7 @@ public final class RankTrainer {
         int e = loop.firstEpoch;
         boolean stop = false;
         while (e < config.epochs() && !stop) {
+            comm.epoch(e + 1);      // for the backend's messages about a hang or a crash
             try {
                 runEpoch(loop, exchange, e);
             } catch (PeerFailedException ex) {

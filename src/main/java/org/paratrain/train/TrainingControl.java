@@ -44,7 +44,7 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
     }
 
     /** Start afresh, no checkpoints, no listener, the default timeout. */
-    static TrainingControl none() {
+    public static TrainingControl none() {
         return new TrainingControl(null, null, null, DEFAULT_TIMEOUT);
     }
 

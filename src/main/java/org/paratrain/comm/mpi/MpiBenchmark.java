@@ -83,36 +83,67 @@ public final class MpiBenchmark {
                 }
             }
         }
-        sendThenReceiveRing(c, p, r);
-        sendRecvRing(c, p, r);
+        // 1 double goes through a native buffer, 100,003 straight into the array (see PolledCalls).
+        for (int len : new int[] {1, 100_003}) {
+            sendThenReceiveRing(c, p, r, len);
+            sendRecvRing(c, p, r, len);
+        }
+        // Only small: MPICH 4.0 leaves the sender of a large message that did not fit waiting forever.
+        tooLong(c, p, r, 1);
         c.barrier();
     }
 
-    private static void sendRecvRing(MpiCommunicator c, int p, int r) {
-        double[] mine = {r};
-        double[] got = new double[1];
-        c.sendRecv(mine, 0, 1, (r + 1) % p, 9, got, 0, 1, (r - 1 + p) % p, 9);
-        if (got[0] != (r - 1 + p) % p) {
-            throw new MpiException("sendRecv: rank " + r + " got " + got[0]);
+    /** A message longer than the receiver's buffer is an error naming both sizes, and is consumed. */
+    private static void tooLong(MpiCommunicator c, int p, int r, int len) {
+        if (p < 2 || r > 1) {
+            return;
+        }
+        if (r == 0) {
+            c.send(new double[len + 1], 0, len + 1, 1, 11);
+            c.send(new double[] {7}, 0, 1, 1, 11);
+            return;
+        }
+        try {
+            c.recv(new double[len], 0, len, 0, 11);
+            throw new MpiException("a message of " + (len + 1) + " doubles fit a buffer of " + len);
+        } catch (org.paratrain.comm.MessageTooLongException expected) {
+            double[] next = new double[1];
+            c.recv(next, 0, 1, 0, 11);
+            if (next[0] != 7) {
+                throw new MpiException("after a message too long, the next one held " + next[0]);
+            }
         }
     }
 
-    private static void sendThenReceiveRing(MpiCommunicator c, int p, int r) {
-        double[] ring = {r};
+    private static void sendRecvRing(MpiCommunicator c, int p, int r, int len) {
+        double[] mine = new double[len];
+        java.util.Arrays.fill(mine, r);
+        double[] got = new double[len];
+        int n = c.sendRecv(mine, 0, len, (r + 1) % p, 9, got, 0, len, (r - 1 + p) % p, 9);
+        if (n != len || got[len - 1] != (r - 1 + p) % p) {
+            throw new MpiException("sendRecv of " + len + ": rank " + r + " got " + n + " doubles ending " + got[len - 1]);
+        }
+    }
+
+    private static void sendThenReceiveRing(MpiCommunicator c, int p, int r, int len) {
         if (p > 1) {
+            double[] ring = new double[len];
+            java.util.Arrays.fill(ring, r);
             // Even ranks send first, odd ranks receive first: no deadlock with blocking calls.
             int next = (r + 1) % p;
             int prev = (r - 1 + p) % p;
-            double[] in = new double[2];
+            double[] in = new double[len + 1];
+            int n;
             if (r % 2 == 0) {
-                c.send(ring, 0, 1, next, 7);
-                c.recv(in, 0, 2, prev, 7);
+                c.send(ring, 0, len, next, 7);
+                n = c.recv(in, 0, len + 1, prev, 7);
             } else {
-                c.recv(in, 0, 2, prev, 7);
-                c.send(ring, 0, 1, next, 7);
+                n = c.recv(in, 0, len + 1, prev, 7);
+                c.send(ring, 0, len, next, 7);
             }
-            if (in[0] != prev) {
-                throw new MpiException("ring: rank " + r + " got " + in[0] + " from " + prev);
+            if (n != len || in[len - 1] != prev) {
+                throw new MpiException("ring of " + len + ": rank " + r + " got " + n + " doubles ending " + in[len - 1]
+                    + " from " + prev);
             }
         }
     }

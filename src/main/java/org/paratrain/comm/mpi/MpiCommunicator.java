@@ -1,7 +1,6 @@
 package org.paratrain.comm.mpi;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
@@ -9,87 +8,38 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
 import org.paratrain.comm.Communicator;
-import org.paratrain.comm.MessageTooLongException;
 
 /**
  * A rank of an MPI job ({@code MPI_COMM_WORLD}), reached through the FFM API.
  *
  * <p>One per process: {@link #world()} calls {@code MPI_Init} on first use, and
- * {@link #close()} calls {@code MPI_Finalize}. Sends and receives are blocking
- * {@code MPI_Send}/{@code MPI_Recv}; Java arrays are passed to MPI without a copy
- * ({@code Linker.Option.critical}, allowed because these calls neither block the garbage
- * collector for long nor call back into Java). Errors come back as codes
+ * {@link #close()} calls {@code MPI_Finalize}. Errors come back as codes
  * ({@code MPI_ERRORS_RETURN}) and become exceptions. No MPI type leaves this package.
+ *
+ * <p>Every operation has a deadline ({@link #commTimeout}, kept by a {@link Watchdog}), and
+ * a rank that waits long does not hold a core: {@link PolledCalls} says how each operation
+ * waits, and why.
  */
 public final class MpiCommunicator implements Communicator, AutoCloseable {
+    /** The default of {@code --comm-timeout}. */
+    public static final double DEFAULT_TIMEOUT_SECONDS = 300;
+    /** The longest {@code --comm-timeout} accepted (about 11.6 days). */
+    public static final double MAX_TIMEOUT_SECONDS = 1e6;
     private static MpiCommunicator world;
 
     private final MpiLibrary lib;
     private final MpiAbi abi;
     private final int rank;
     private final int size;
-    private final MemorySegment status;
+    private final PolledCalls calls;
+    private final Watchdog watchdog;
+    private final RankRecord record;
     private boolean finalized;
-
-    /*
-     * Each MPI function's downcall handle lives in its own holder class: made on first use
-     * (a handle costs milliseconds to create), and a static final constant afterwards, which
-     * the JIT compiles into a direct call.
-     */
-    private static final class Lib {
-        static final MpiLibrary LIB = MpiLibrary.load();
-        static final MpiAbi ABI = LIB.abi();
-    }
-
-    private static final class Send {
-        static final MethodHandle H = Lib.LIB.function("MPI_Send", JAVA_INT, List.of(ADDRESS, JAVA_INT,
-            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE), true, Lib.ABI.doubleType(), Lib.ABI.commWorld());
-    }
-
-    private static final class Recv {
-        static final MethodHandle H = Lib.LIB.function("MPI_Recv", JAVA_INT, List.of(ADDRESS, JAVA_INT,
-            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(),
-            Lib.ABI.commWorld());
-    }
-
-    private static final class SendRecv {
-        static final MethodHandle H = Lib.LIB.function("MPI_Sendrecv", JAVA_INT, List.of(ADDRESS, JAVA_INT,
-            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, MpiLibrary.HANDLE, JAVA_INT, JAVA_INT,
-            MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(), Lib.ABI.doubleType(), Lib.ABI.commWorld());
-    }
-
-    private static final class Barrier {
-        static final MethodHandle H = Lib.LIB.function("MPI_Barrier", JAVA_INT, List.of(MpiLibrary.HANDLE), false,
-            Lib.ABI.commWorld());
-    }
-
-    private static final class Wtime {
-        static final MethodHandle H = Lib.LIB.function("MPI_Wtime", JAVA_DOUBLE, List.of(), false);
-    }
-
-    private static final class Allreduce {
-        static final MethodHandle H = Lib.LIB.function("MPI_Allreduce", JAVA_INT, List.of(ADDRESS, ADDRESS, JAVA_INT,
-            MpiLibrary.HANDLE, MpiLibrary.HANDLE, MpiLibrary.HANDLE), true, Lib.ABI.doubleType(), Lib.ABI.sumOp(),
-            Lib.ABI.commWorld());
-    }
-
-    private static final class AllreduceMax {
-        static final MethodHandle H = Lib.LIB.function("MPI_Allreduce", JAVA_INT, List.of(ADDRESS, ADDRESS, JAVA_INT,
-            MpiLibrary.HANDLE, MpiLibrary.HANDLE, MpiLibrary.HANDLE), true, Lib.ABI.doubleType(), Lib.ABI.maxOp(),
-            Lib.ABI.commWorld());
-    }
-
-    private static final class Bcast {
-        static final MethodHandle H = Lib.LIB.function("MPI_Bcast", JAVA_INT, List.of(ADDRESS, JAVA_INT,
-            MpiLibrary.HANDLE, JAVA_INT, MpiLibrary.HANDLE), true, Lib.ABI.doubleType(), Lib.ABI.commWorld());
-    }
 
     private MpiCommunicator(MpiLibrary lib) {
         this.lib = lib;
         this.abi = lib.abi();
-        Arena arena = Arena.global();
-        this.status = arena.allocate(abi.statusBytes(), 8);
-        MemorySegment out = arena.allocate(JAVA_INT);
+        MemorySegment out = Arena.global().allocate(JAVA_INT);
         call("MPI_Init", lib.function("MPI_Init", JAVA_INT, List.of(ADDRESS, ADDRESS), false),
             MemorySegment.NULL, MemorySegment.NULL);
         call("MPI_Comm_set_errhandler", lib.function("MPI_Comm_set_errhandler", JAVA_INT,
@@ -100,12 +50,15 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         call("MPI_Comm_size", lib.function("MPI_Comm_size", JAVA_INT, List.of(MpiLibrary.HANDLE, ADDRESS), false,
             abi.commWorld()), out);
         this.size = out.get(JAVA_INT, 0);
+        this.calls = new PolledCalls(abi, new Poller(abi, Poller.coreEach(size)));
+        this.record = RankRecord.create(rank);
+        this.watchdog = new Watchdog(rank, size, record, (long) (DEFAULT_TIMEOUT_SECONDS * 1000));
     }
 
     /** This process's rank of MPI_COMM_WORLD, initialising MPI on first use. */
     public static synchronized MpiCommunicator world() {
         if (world == null) {
-            world = new MpiCommunicator(Lib.LIB);
+            world = new MpiCommunicator(MpiCalls.Lib.LIB);
         }
         return world;
     }
@@ -132,33 +85,44 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         return size;
     }
 
+    /**
+     * The deadline of every later operation: a rank that waits longer ends the job with a line
+     * naming itself, the rank it waited for, the operation and the epoch.
+     */
+    public void commTimeout(double seconds) {
+        if (!(seconds > 0) || seconds > MAX_TIMEOUT_SECONDS) {
+            throw new IllegalArgumentException("--comm-timeout must be in (0, " + (long) MAX_TIMEOUT_SECONDS
+                + "] seconds, got " + seconds);
+        }
+        watchdog.timeoutMillis(Math.max(1, Math.round(seconds * 1000)));
+    }
+
+    /** Remembers the epoch this rank is in, for the messages about a hang or a crash. */
+    @Override
+    public void epoch(int epoch) {
+        watchdog.epoch(epoch);
+    }
+
     @Override
     public void send(double[] buf, int offset, int length, int dest, int tag) {
         Communicator.checkArgs(this, buf, offset, length, dest, tag);
-        int rc;
+        watchdog.begin(Op.SEND, dest, tag);
         try {
-            rc = (int) Send.H.invokeExact(slice(buf, offset, length), length, dest, tag);
-        } catch (Throwable t) {
-            throw new MpiException("MPI_Send failed: " + t);
+            calls.send(buf, offset, length, dest, tag);
+        } finally {
+            watchdog.end();
         }
-        check("MPI_Send", rc);
     }
 
     @Override
     public int recv(double[] buf, int offset, int length, int source, int tag) {
         Communicator.checkArgs(this, buf, offset, length, source, tag);
-        int rc;
+        watchdog.begin(Op.RECEIVE, source, tag);
         try {
-            rc = (int) Recv.H.invokeExact(slice(buf, offset, length), length, source, tag, status);
-        } catch (Throwable t) {
-            throw new MpiException("MPI_Recv failed: " + t);
+            return calls.recv(buf, offset, length, source, tag);
+        } finally {
+            watchdog.end();
         }
-        if (rc == abi.errTruncate()) {
-            throw new MessageTooLongException(source, tag, -1, length);
-        }
-        check("MPI_Recv", rc);
-        // The received size in bytes, read from the status (what MPI_Get_count reads, without a second call).
-        return (int) (abi.receivedBytes(status) / Double.BYTES);
     }
 
     @Override
@@ -166,35 +130,29 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
                         double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
         Communicator.checkArgs(this, sendBuf, sendOffset, sendLength, dest, sendTag);
         Communicator.checkArgs(this, recvBuf, recvOffset, recvLength, source, recvTag);
-        int rc;
+        watchdog.begin(Op.SEND_RECEIVE, source, recvTag);
         try {
-            rc = (int) SendRecv.H.invokeExact(slice(sendBuf, sendOffset, sendLength), sendLength, dest, sendTag,
-                slice(recvBuf, recvOffset, recvLength), recvLength, source, recvTag, status);
-        } catch (Throwable t) {
-            throw new MpiException("MPI_Sendrecv failed: " + t);
+            return calls.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
+                source, recvTag);
+        } finally {
+            watchdog.end();
         }
-        if (rc == abi.errTruncate()) {
-            throw new MessageTooLongException(source, recvTag, -1, recvLength);
-        }
-        check("MPI_Sendrecv", rc);
-        return (int) (abi.receivedBytes(status) / Double.BYTES);
     }
 
     @Override
     public void barrier() {
-        int rc;
+        watchdog.begin(Op.BARRIER, -1, 0);
         try {
-            rc = (int) Barrier.H.invokeExact();
-        } catch (Throwable t) {
-            throw new MpiException("MPI_Barrier failed: " + t);
+            calls.barrier();
+        } finally {
+            watchdog.end();
         }
-        check("MPI_Barrier", rc);
     }
 
     @Override
     public double wtime() {
         try {
-            return (double) Wtime.H.invokeExact();
+            return (double) MpiCalls.Wtime.H.invokeExact();
         } catch (Throwable t) {
             throw new MpiException("MPI_Wtime failed: " + t);
         }
@@ -207,39 +165,39 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
 
     /** MPI's own allreduce: {@code buf[offset, offset + length)} becomes the sum over all ranks. */
     public void allreduceSum(double[] buf, int offset, int length) {
-        int rc;
+        watchdog.begin(Op.ALLREDUCE, -1, 0);
         try {
-            rc = (int) Allreduce.H.invokeExact(abi.inPlace(), slice(buf, offset, length), length);
-        } catch (Throwable t) {
-            throw new MpiException("MPI_Allreduce failed: " + t);
+            calls.allreduce(buf, offset, length, true);
+        } finally {
+            watchdog.end();
         }
-        check("MPI_Allreduce", rc);
     }
 
     /** MPI's own allreduce with {@code MPI_MAX}: every element becomes its maximum over all ranks. */
     public void allreduceMax(double[] buf, int offset, int length) {
-        int rc;
+        watchdog.begin(Op.ALLREDUCE, -1, 0);
         try {
-            rc = (int) AllreduceMax.H.invokeExact(abi.inPlace(), slice(buf, offset, length), length);
-        } catch (Throwable t) {
-            throw new MpiException("MPI_Allreduce failed: " + t);
+            calls.allreduce(buf, offset, length, false);
+        } finally {
+            watchdog.end();
         }
-        check("MPI_Allreduce", rc);
     }
 
     /** MPI's own broadcast of {@code buf[offset, offset + length)} from {@code root}. */
     public void broadcast(double[] buf, int offset, int length, int root) {
-        int rc;
+        watchdog.begin(Op.BROADCAST, root, 0);
         try {
-            rc = (int) Bcast.H.invokeExact(slice(buf, offset, length), length, root);
-        } catch (Throwable t) {
-            throw new MpiException("MPI_Bcast failed: " + t);
+            calls.broadcast(buf, offset, length, root);
+        } finally {
+            watchdog.end();
         }
-        check("MPI_Bcast", rc);
     }
 
     /** Ends every process of the job with {@code code} ({@code MPI_Abort}); does not return normally. */
     public void abort(int code) {
+        if (record != null) {
+            record.state(RankRecord.EXPLAINED);   // the caller has printed why
+        }
         call("MPI_Abort", lib.function("MPI_Abort", JAVA_INT, List.of(MpiLibrary.HANDLE, JAVA_INT), false,
             abi.commWorld()), code);
     }
@@ -249,12 +207,16 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
     public synchronized void close() {
         if (!finalized) {
             finalized = true;
-            call("MPI_Finalize", lib.function("MPI_Finalize", JAVA_INT, List.of(), false));
+            watchdog.begin(Op.FINALIZE, -1, 0);
+            try {
+                call("MPI_Finalize", lib.function("MPI_Finalize", JAVA_INT, List.of(), false));
+            } finally {
+                watchdog.end();
+            }
+            if (record != null) {
+                record.state(RankRecord.FINALIZED);
+            }
         }
-    }
-
-    private static MemorySegment slice(double[] buf, int offset, int length) {
-        return MemorySegment.ofArray(buf).asSlice(offset * 8L, length * 8L);
     }
 
     private static void call(String name, MethodHandle h, Object... args) {
@@ -267,7 +229,7 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         check(name, rc);
     }
 
-    private static void check(String name, int rc) {
+    static void check(String name, int rc) {
         if (rc != 0) {
             throw new MpiException(name + " returned error " + rc);
         }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.paratrain.io.ExitCleanup;
 
 /**
  * Starting paratrain as an MPI job: the {@code mpirun} command line for this machine and
@@ -31,18 +32,30 @@ public final class MpiJob {
      * @param hostfile    an mpirun hostfile, or null for this machine only
      * @param mpirunArgs  extra arguments for mpirun, passed as they are
      * @param jvmArgs     extra JVM options for every rank
+     * @param commTimeout seconds a rank may wait for another before it ends the job
+     *                    ({@code --comm-timeout}), for programs that take it as an argument
      */
-    public record Launch(int processes, Path hostfile, List<String> mpirunArgs, List<String> jvmArgs) {
+    public record Launch(int processes, Path hostfile, List<String> mpirunArgs, List<String> jvmArgs,
+                         double commTimeout) {
         /** Validates. */
         public Launch {
             if (processes < 1) {
                 throw new IllegalArgumentException("--nodes must be at least 1, got " + processes);
+            }
+            if (!(commTimeout > 0) || commTimeout > MpiCommunicator.MAX_TIMEOUT_SECONDS) {
+                throw new IllegalArgumentException("--comm-timeout must be in (0, "
+                    + (long) MpiCommunicator.MAX_TIMEOUT_SECONDS + "] seconds, got " + commTimeout);
             }
             if (hostfile != null && !Files.isReadable(hostfile)) {
                 throw new IllegalArgumentException("--hostfile " + hostfile + " does not exist or cannot be read");
             }
             mpirunArgs = List.copyOf(mpirunArgs);
             jvmArgs = List.copyOf(jvmArgs);
+        }
+
+        /** With the default deadline, {@value MpiCommunicator#DEFAULT_TIMEOUT_SECONDS} seconds. */
+        public Launch(int processes, Path hostfile, List<String> mpirunArgs, List<String> jvmArgs) {
+            this(processes, hostfile, mpirunArgs, jvmArgs, MpiCommunicator.DEFAULT_TIMEOUT_SECONDS);
         }
     }
 
@@ -68,18 +81,13 @@ public final class MpiJob {
         return 0;
     }
 
-    /** Runs {@code mainClass args} on every rank under mpirun, with this JVM's class path; returns the exit status. */
+    /**
+     * Runs {@code mainClass args} on every rank under mpirun, with this JVM's class path; returns
+     * the exit status. A rank that dies without saying why is named in one line; a SIGINT or
+     * SIGTERM to this process ends mpirun and every rank (see {@link JobSupervisor}).
+     */
     public static int run(Launch launch, String mainClass, List<String> args) {
-        List<String> command = command(launch, mainClass, args);
-        try {
-            Process p = new ProcessBuilder(command).inheritIO().start();
-            return p.waitFor();
-        } catch (IOException e) {
-            throw new MpiException("cannot start " + command.get(0) + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MpiException("interrupted while waiting for mpirun");
-        }
+        return JobSupervisor.run(command(launch, mainClass, args));
     }
 
     /** The full command line: mpirun, its options, the JVM and its options, the program. */
@@ -159,9 +167,15 @@ public final class MpiJob {
             cmd.addAll(trainingArgs);
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
-            if (p.waitFor() != 0) {
+            // A cancel meanwhile ends this job too, and leaves no half-written cache behind.
+            Runnable unregister = ExitCleanup.stopOnExit(p);
+            ExitCleanup.deleteOnExit(cache);
+            int status = p.waitFor();
+            unregister.run();
+            if (status != 0) {
                 Files.deleteIfExists(cache);
             }
+            ExitCleanup.forget(cache);
         } catch (IOException e) {
             // No cache: ranks start a little slower, nothing else changes.
         } catch (InterruptedException e) {
@@ -182,7 +196,6 @@ public final class MpiJob {
                 cmd.add("--allow-run-as-root");
             }
             cmd.add("--oversubscribe");
-            cmd.add("--quiet");   // no banners: a failing rank prints its own one-line reason
             cmd.addAll(List.of("--bind-to", launch.processes() <= cores && launch.hostfile() == null ? "core" : "none"));
             if (launch.hostfile() != null) {
                 cmd.addAll(List.of("--hostfile", launch.hostfile().toString()));
@@ -204,14 +217,27 @@ public final class MpiJob {
         return Math.max(256, Math.min(8192, total / 2 / processes));
     }
 
+    /** {@code PARATRAIN_MPIRUN} if set (a name on the PATH or a path, e.g. mpiexec.mpich), else mpirun or mpiexec. */
     private static String findMpirun() {
-        for (String name : List.of("mpirun", "mpiexec")) {
+        String named = System.getenv("PARATRAIN_MPIRUN");
+        boolean given = named != null && !named.isBlank();
+        for (String name : given ? List.of(named.strip()) : List.of("mpirun", "mpiexec")) {
+            if (name.contains("/")) {
+                if (Files.isExecutable(Path.of(name))) {
+                    return name;
+                }
+                continue;
+            }
             for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(java.io.File.pathSeparator)) {
                 Path p = Path.of(dir, name);
                 if (Files.isExecutable(p)) {
                     return p.toString();
                 }
             }
+        }
+        if (given) {
+            throw new MpiException("PARATRAIN_MPIRUN names " + named.strip() + ", which is not an executable "
+                + (named.contains("/") ? "file" : "on the PATH"));
         }
         throw new MpiException("no mpirun on the PATH; install Open MPI (apt-get install openmpi-bin "
             + "libopenmpi-dev) or MPICH");

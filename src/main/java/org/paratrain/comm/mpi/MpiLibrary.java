@@ -18,7 +18,9 @@ import java.util.List;
  * lookup: Open MPI loads its transports as plug-ins that expect libmpi's symbols in the
  * global namespace, which {@link SymbolLookup#libraryLookup} alone (RTLD_LOCAL) does not
  * give. Which library: {@code PARATRAIN_MPI_LIB} if set (a file name or path), else Open
- * MPI's {@code libmpi.so.40}, else MPICH's {@code libmpich.so.12}; the ABI follows from
+ * MPI's {@code libmpi.so.40}, else MPICH's {@code libmpich.so.12} (MPICH's first when the
+ * process was started by MPICH's hydra, as with {@code PARATRAIN_MPIRUN=mpiexec.mpich}: Open
+ * MPI's library under hydra would make every rank a job of its own); the ABI follows from
  * whether the library defines Open MPI's {@code ompi_mpi_comm_world}.
  *
  * <p>Handles are made on first use of each function, since each costs milliseconds.
@@ -43,7 +45,10 @@ final class MpiLibrary {
     static MpiLibrary load() {
         String named = System.getenv("PARATRAIN_MPI_LIB");
         List<String> tried = new ArrayList<>();
-        for (String candidate : named != null && !named.isBlank() ? List.of(named) : CANDIDATES) {
+        boolean hydra = System.getenv("PMI_RANK") != null && System.getenv("OMPI_COMM_WORLD_SIZE") == null;
+        List<String> candidates = hydra ? List.of("libmpich.so.12", "libmpi.so.12", "libmpi.so.40", "libmpi.so")
+            : CANDIDATES;
+        for (String candidate : named != null && !named.isBlank() ? List.of(named) : candidates) {
             tried.add(candidate);
             if (dlopenGlobal(candidate)) {
                 SymbolLookup lib = SymbolLookup.libraryLookup(candidate, Arena.global());

@@ -162,6 +162,21 @@ class MpiTrainingTest {
         assertEquals(3, r.get("nodes").asInt());
     }
 
+    /** MPICH's ABI through every path of the communicator, small and large, and its error codes. */
+    @Test
+    void mpichPassesTheSelfTest() throws Exception {
+        Path mpiexec = Path.of("/usr/bin/mpiexec.mpich");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(mpiexec), "MPICH is not installed");
+        Process p = new ProcessBuilder(mpiexec.toString(), "-n", "3", "env", "PARATRAIN_MPI_LIB=libmpich.so.12",
+            ProcessHandle.current().info().command().orElseThrow(), "--enable-native-access=ALL-UNNAMED", "-cp",
+            System.getProperty("java.class.path"), Main.class.getName(), "bench", "mpi-selftest")
+            .redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), output);
+        assertTrue(output.contains("mpi self-test passed on 3 ranks (MPICH"), output);
+    }
+
     private static int count(String s, String what) {
         int n = 0;
         for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {

@@ -1,0 +1,119 @@
+package org.paratrain.comm.mpi;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.invoke.MethodHandle;
+import java.util.List;
+
+/**
+ * The downcall handles of the MPI functions paratrain calls on its hot paths, with the
+ * communicator, datatype and operation handles already bound.
+ *
+ * <p>Each lives in its own holder class: made on first use (a handle costs milliseconds to
+ * create), and a static final constant afterwards, which the JIT compiles into a direct call.
+ * All are {@code Linker.Option.critical}: no thread-state transition, and Java arrays passed
+ * without a copy. That is only allowed for calls that return promptly, since the garbage
+ * collector cannot run meanwhile; {@link MpiCommunicator} says which calls may block, and why
+ * they do not block for long.
+ */
+final class MpiCalls {
+    private MpiCalls() { }
+
+    static final class Lib {
+        static final MpiLibrary LIB = MpiLibrary.load();
+        static final MpiAbi ABI = LIB.abi();
+    }
+
+    static final class Send {
+        static final MethodHandle H = Lib.LIB.function("MPI_Send", JAVA_INT, List.of(ADDRESS, JAVA_INT,
+            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE), true, Lib.ABI.doubleType(), Lib.ABI.commWorld());
+    }
+
+    static final class Recv {
+        static final MethodHandle H = Lib.LIB.function("MPI_Recv", JAVA_INT, List.of(ADDRESS, JAVA_INT,
+            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(),
+            Lib.ABI.commWorld());
+    }
+
+    static final class SendRecv {
+        static final MethodHandle H = Lib.LIB.function("MPI_Sendrecv", JAVA_INT, List.of(ADDRESS, JAVA_INT,
+            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, MpiLibrary.HANDLE, JAVA_INT, JAVA_INT,
+            MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(), Lib.ABI.doubleType(), Lib.ABI.commWorld());
+    }
+
+    /** {@code MPI_Iprobe(source, tag, comm, &flag, &status)}. */
+    static final class Iprobe {
+        static final MethodHandle H = Lib.LIB.function("MPI_Iprobe", JAVA_INT, List.of(JAVA_INT, JAVA_INT,
+            MpiLibrary.HANDLE, ADDRESS, ADDRESS), true, Lib.ABI.commWorld());
+    }
+
+    /** {@code MPI_Irecv(buf, count, MPI_DOUBLE, source, tag, comm, &request)}. */
+    static final class Irecv {
+        static final MethodHandle H = Lib.LIB.function("MPI_Irecv", JAVA_INT, List.of(ADDRESS, JAVA_INT,
+            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(),
+            Lib.ABI.commWorld());
+    }
+
+    /** {@code MPI_Isend(buf, count, MPI_DOUBLE, dest, tag, comm, &request)}. */
+    static final class Isend {
+        static final MethodHandle H = Lib.LIB.function("MPI_Isend", JAVA_INT, List.of(ADDRESS, JAVA_INT,
+            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(),
+            Lib.ABI.commWorld());
+    }
+
+    /** {@code MPI_Test(&request, &flag, &status)}. */
+    static final class Test {
+        static final MethodHandle H = Lib.LIB.function("MPI_Test", JAVA_INT, List.of(ADDRESS, ADDRESS, ADDRESS),
+            true);
+    }
+
+    /** {@code MPI_Error_class(code, &class)}: MPICH's error codes carry more than the class. */
+    static final class ErrorClass {
+        static final MethodHandle H = Lib.LIB.function("MPI_Error_class", JAVA_INT, List.of(JAVA_INT, ADDRESS), false);
+    }
+
+    static final class Ibarrier {
+        static final MethodHandle H = Lib.LIB.function("MPI_Ibarrier", JAVA_INT, List.of(MpiLibrary.HANDLE, ADDRESS),
+            true, Lib.ABI.commWorld());
+    }
+
+    static final class Wtime {
+        static final MethodHandle H = Lib.LIB.function("MPI_Wtime", JAVA_DOUBLE, List.of(), false);
+    }
+
+    static final class AllreduceSum {
+        static final MethodHandle H = allreduce("MPI_Allreduce", Lib.ABI.sumOp(), false);
+    }
+
+    static final class AllreduceMax {
+        static final MethodHandle H = allreduce("MPI_Allreduce", Lib.ABI.maxOp(), false);
+    }
+
+    static final class IallreduceSum {
+        static final MethodHandle H = allreduce("MPI_Iallreduce", Lib.ABI.sumOp(), true);
+    }
+
+    static final class IallreduceMax {
+        static final MethodHandle H = allreduce("MPI_Iallreduce", Lib.ABI.maxOp(), true);
+    }
+
+    static final class Bcast {
+        static final MethodHandle H = Lib.LIB.function("MPI_Bcast", JAVA_INT, List.of(ADDRESS, JAVA_INT,
+            MpiLibrary.HANDLE, JAVA_INT, MpiLibrary.HANDLE), true, Lib.ABI.doubleType(), Lib.ABI.commWorld());
+    }
+
+    static final class Ibcast {
+        static final MethodHandle H = Lib.LIB.function("MPI_Ibcast", JAVA_INT, List.of(ADDRESS, JAVA_INT,
+            MpiLibrary.HANDLE, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(), Lib.ABI.commWorld());
+    }
+
+    /** {@code (sendbuf, recvbuf, count[, &request])} with MPI_DOUBLE, {@code op} and the world bound. */
+    private static MethodHandle allreduce(String name, Object op, boolean nonblocking) {
+        List<Object> args = nonblocking
+            ? List.of(ADDRESS, ADDRESS, JAVA_INT, MpiLibrary.HANDLE, MpiLibrary.HANDLE, MpiLibrary.HANDLE, ADDRESS)
+            : List.of(ADDRESS, ADDRESS, JAVA_INT, MpiLibrary.HANDLE, MpiLibrary.HANDLE, MpiLibrary.HANDLE);
+        return Lib.LIB.function(name, JAVA_INT, args, true, Lib.ABI.doubleType(), op, Lib.ABI.commWorld());
+    }
+}

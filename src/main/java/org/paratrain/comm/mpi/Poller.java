@@ -1,0 +1,176 @@
+package org.paratrain.comm.mpi;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Waiting for MPI without holding a core for long: polls a nonblocking test
+ * ({@code MPI_Iprobe}, {@code MPI_Test}) for up to 1 millisecond, then sleeps between polls for
+ * 1/32 of the time waited so far (at least 50 microseconds, at most 1 millisecond). A blocking
+ * {@code MPI_Recv} would instead poll inside MPI at full speed for as long as the wait lasts (a
+ * stopped peer kept its partners at 50-80% of a core each, forever); a rank that waits long
+ * now wakes about a thousand times a second and sleeps in between.
+ *
+ * <p>Why these numbers: a wait ends when the peer's message is seen, so a sleeping rank
+ * answers late, and its peer then waits longer too. If the peer's polling phase is shorter
+ * than the other's sleep, the peer falls asleep as well and the two stay in step at one sleep
+ * per message: with 50 microseconds of polling and sleeps from 1 microsecond (which Linux's
+ * timer slack makes about 60), an 8-byte ping-pong took 130 us instead of 0.3. Polling for
+ * 1 ms, longer than any sleep, lets the first quick answer bring both back to polling.
+ * Sleeping 1/32 of the wait makes a wait at most about 3% longer than it had to be.
+ *
+ * <p>While polling, a rank with a core of its own spins; with more ranks on this machine than
+ * cores, it yields the core between polls, since the peer it waits for may need it. (Yielding
+ * when there is a core for each costs much more than it saves: on a machine busy with other
+ * work, a yield hands the core to that work for a whole time slice.)
+ *
+ * <p>Owns the status, request and flag words the calls write into (native memory, reused):
+ * one request for a receive or a collective, one for a send.
+ */
+final class Poller {
+    private static final long POLL_NANOS = 1_000_000L;
+    private static final long MIN_SLEEP_NANOS = 50_000L;
+    private static final long MAX_SLEEP_NANOS = 1_000_000L;
+
+    final MemorySegment status;
+    final MemorySegment request;
+    final MemorySegment sendRequest;
+    final MemorySegment flag;
+    private final boolean yield;
+    /** Of the wait under way (a poller serves one thread): when the clock was first read, and the phase. */
+    private long start;
+    private boolean polling;
+
+    /** @param coreEach whether every rank on this machine can have a core of its own */
+    Poller(MpiAbi abi, boolean coreEach) {
+        this.yield = !coreEach;
+        Arena arena = Arena.global();
+        this.status = arena.allocate(abi.statusBytes(), 8);
+        this.request = arena.allocate(8, 8);   // MPI_Request: a pointer (Open MPI) or an int (MPICH)
+        this.sendRequest = arena.allocate(8, 8);
+        this.flag = arena.allocate(JAVA_INT);
+    }
+
+    /** Returns once a message from {@code source} with {@code tag} has arrived; its envelope is in {@link #status}. */
+    void probe(int source, int tag) {
+        polling = true;
+        for (int polls = 1; ; polls++) {
+            int rc;
+            try {
+                rc = (int) MpiCalls.Iprobe.H.invokeExact(source, tag, flag, status);
+            } catch (Throwable t) {
+                throw new MpiException("MPI_Iprobe failed: " + t);
+            }
+            MpiCommunicator.check("MPI_Iprobe", rc);
+            if (flag.get(JAVA_INT, 0) != 0) {
+                return;
+            }
+            pause(polls);
+        }
+    }
+
+    /**
+     * Returns once the request in {@link #request} has completed ({@code MPI_Test}): 0, or the
+     * error code of the operation (such as {@code MPI_ERR_TRUNCATE}).
+     */
+    int await() {
+        return await(request);
+    }
+
+    /** As {@link #await()}, for the request in {@code slot}. */
+    int await(MemorySegment slot) {
+        polling = true;
+        for (int polls = 1; ; polls++) {
+            int rc;
+            try {
+                rc = (int) MpiCalls.Test.H.invokeExact(slot, flag, status);
+            } catch (Throwable t) {
+                throw new MpiException("MPI_Test failed: " + t);
+            }
+            if (rc != 0 || flag.get(JAVA_INT, 0) != 0) {
+                return rc;
+            }
+            pause(polls);
+        }
+    }
+
+    /** Returns once every rank has reached this point ({@code MPI_Ibarrier}, then {@link #await}). */
+    void gate() {
+        int rc;
+        try {
+            rc = (int) MpiCalls.Ibarrier.H.invokeExact(request);
+        } catch (Throwable t) {
+            throw new MpiException("MPI_Ibarrier failed: " + t);
+        }
+        MpiCommunicator.check("MPI_Ibarrier", rc);
+        MpiCommunicator.check("MPI_Ibarrier", await());
+    }
+
+    /**
+     * Between two polls: spin (or yield) while the wait is young, then sleep. The clock is read
+     * every 64th poll only while polling (the first 64 polls, a few microseconds, not counted).
+     */
+    private void pause(int polls) {
+        if (polling) {
+            if ((polls & 63) == 0) {
+                long now = System.nanoTime();
+                if (polls == 64) {
+                    start = now;
+                }
+                polling = now - start < POLL_NANOS;
+            }
+            if (yield) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
+            return;
+        }
+        long waited = System.nanoTime() - start;
+        LockSupport.parkNanos(Math.clamp(waited / 32, MIN_SLEEP_NANOS, MAX_SLEEP_NANOS));
+    }
+
+    /**
+     * Whether every rank of the job on this machine can have a core of its own (the launcher's
+     * environment says how many run here). A rank that sees fewer CPUs than the machine has
+     * online was bound to its core by mpirun, which paratrain asks for only when each rank can
+     * have one: Java counts only the CPUs a process may run on.
+     */
+    static boolean coreEach(int size) {
+        int local = size;
+        for (String key : List.of("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS")) {
+            String v = System.getenv(key);
+            if (v != null) {
+                try {
+                    local = Integer.parseInt(v.strip());
+                } catch (NumberFormatException e) {
+                    local = size;
+                }
+                break;
+            }
+        }
+        int visible = Runtime.getRuntime().availableProcessors();
+        return local <= visible || visible < onlineCpus();
+    }
+
+    /** CPUs online on this machine ({@code /sys/devices/system/cpu/online}, e.g. "0-3,6"); 0 if unknown. */
+    static int onlineCpus() {
+        try {
+            int n = 0;
+            for (String range : Files.readString(Path.of("/sys/devices/system/cpu/online")).strip().split(",")) {
+                String[] ends = range.split("-");
+                n += ends.length == 1 ? 1 : Integer.parseInt(ends[1]) - Integer.parseInt(ends[0]) + 1;
+            }
+            return n;
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+}

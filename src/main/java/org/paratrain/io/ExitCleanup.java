@@ -1,0 +1,119 @@
+package org.paratrain.io;
+
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What this process must undo when it is ended by SIGINT or SIGTERM (a Ctrl-C, {@code timeout},
+ * Slurm's scancel): child processes to stop, then staging directories and temporary files to
+ * delete. A signal runs the JVM's shutdown hooks but not the {@code finally} blocks of the
+ * thread that made those things, so they are registered here while they exist.
+ *
+ * <p>Process-wide by nature (there is one set of shutdown hooks, as with
+ * {@link java.io.File#deleteOnExit}); one hook runs the stops first, so that no child writes
+ * into a directory after it was deleted, then the deletes.
+ *
+ * <p>Publishing results ({@link #publish}) and the exit exclude each other: an exit waits for
+ * renames under way to finish, and no publishing starts once the exit has begun, so a
+ * cancelled run leaves its output directory either as it was or complete.
+ */
+public final class ExitCleanup {
+    private static final Set<Runnable> STOPS = ConcurrentHashMap.newKeySet();
+    private static final Set<Path> PATHS = ConcurrentHashMap.newKeySet();
+    private static final ReentrantLock PUBLISH = new ReentrantLock();
+    private static volatile boolean exiting;
+
+    static {
+        try {
+            Runtime.getRuntime().addShutdownHook(new Thread(ExitCleanup::run, "paratrain-exit-cleanup"));
+        } catch (IllegalStateException e) {
+            // Already shutting down: nothing registered from now on will be cleaned, as before.
+        }
+    }
+
+    private ExitCleanup() { }
+
+    /** Runs {@code stop} if the process exits while it is registered; returns what unregisters it. */
+    public static Runnable onExit(Runnable stop) {
+        STOPS.add(stop);
+        return () -> STOPS.remove(stop);
+    }
+
+    /**
+     * Ends {@code child} and every process below it if this process exits while it runs
+     * (SIGTERM, then SIGKILL after a second); returns what unregisters it.
+     */
+    public static Runnable stopOnExit(Process child) {
+        return onExit(() -> {
+            java.util.List<ProcessHandle> tree = child.descendants().toList();
+            child.destroy();
+            tree.forEach(ProcessHandle::destroy);
+            long end = System.nanoTime() + 1_000_000_000L;
+            while ((child.isAlive() || tree.stream().anyMatch(ProcessHandle::isAlive)) && System.nanoTime() < end) {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+            }
+            child.destroyForcibly();
+            tree.forEach(ProcessHandle::destroyForcibly);
+        });
+    }
+
+    /** Deletes {@code path} (a file or a directory tree) if the process exits before {@link #forget}. */
+    public static void deleteOnExit(Path path) {
+        PATHS.add(path.toAbsolutePath());
+    }
+
+    /** {@code path} was deleted or kept on purpose; the exit leaves it alone. */
+    public static void forget(Path path) {
+        PATHS.remove(path.toAbsolutePath());
+    }
+
+    /** True once the process has begun to exit. */
+    public static boolean exiting() {
+        return exiting;
+    }
+
+    /** A step that makes results visible (renames into an output directory). */
+    @FunctionalInterface
+    public interface Publish {
+        /** Does the renames. */
+        void run() throws java.io.IOException;
+    }
+
+    /**
+     * Runs {@code step} unless the process is exiting; an exit that begins meanwhile waits for it.
+     *
+     * @throws java.util.concurrent.CancellationException if the process is exiting
+     */
+    public static void publish(Publish step) throws java.io.IOException {
+        PUBLISH.lock();
+        try {
+            if (exiting) {
+                throw new java.util.concurrent.CancellationException("cancelled");
+            }
+            step.run();
+        } finally {
+            PUBLISH.unlock();
+        }
+    }
+
+    private static void run() {
+        PUBLISH.lock();
+        try {
+            exiting = true;
+        } finally {
+            PUBLISH.unlock();
+        }
+        for (Runnable stop : STOPS) {
+            try {
+                stop.run();
+            } catch (RuntimeException e) {
+                // One stop failing must not keep the others or the deletes from running.
+            }
+        }
+        for (Path p : PATHS) {
+            AtomicFiles.deleteQuietly(p);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package org.paratrain.comm.mpi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Launchers' banners as Open MPI 4.1 and MPICH 4.0 print them, recorded on this kind of machine. */
+class LauncherOutputTest {
+    private static final String DASHES = "-".repeat(74);
+    private static final String EQUALS = "=".repeat(83);
+
+    record Seen(String printed, List<RankEnd> ends, boolean explained) { }
+
+    private static Seen read(String... lines) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        LauncherOutput out = new LauncherOutput(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        out.copy(new ByteArrayInputStream((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8)));
+        return new Seen(bytes.toString(StandardCharsets.UTF_8), out.ends(), out.explained());
+    }
+
+    @Test
+    void openMpiSignalNoticeBecomesARankEnd() {
+        Seen s = read("rank output", DASHES, "Primary job  terminated normally, but 1 process returned",
+            "a non-zero exit code. Per user-direction, the job has been aborted.", DASHES, DASHES,
+            "mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).", DASHES);
+        assertEquals("rank output\n", s.printed());
+        assertEquals(List.of(new RankEnd(1, 0, "vm", 9, -1)), s.ends());
+        assertFalse(s.explained());
+        assertEquals("paratrain: rank 1 (pid 4242 on vm) was killed by SIGKILL in epoch 57; the job was ended",
+            s.ends().get(0).with(-1, 4242).message(57));
+    }
+
+    @Test
+    void openMpiNonZeroExitGivesRankAndStatus() {
+        Seen s = read(DASHES, "mpirun detected that one or more processes exited with non-zero status, thus "
+            + "causing", "the job to be terminated. The first process to do so was:", "", "  Process name: [[19509,1],3]",
+            "  Exit code:    143", DASHES);
+        assertEquals("", s.printed());
+        assertEquals(List.of(new RankEnd(3, 0, null, 0, 143)), s.ends());
+        assertEquals("paratrain: rank 3 ended on SIGTERM (exit status 143); the job was ended",
+            s.ends().get(0).message(0));
+    }
+
+    @Test
+    void hydraBannerGivesPidHostAndSignal() {
+        Seen s = read("", EQUALS, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   PID 8559 RUNNING AT vm",
+            "=   EXIT CODE: 9", "=   CLEANING UP REMAINING PROCESSES", "=   YOU CAN IGNORE THE BELOW CLEANUP MESSAGES",
+            EQUALS, "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)",
+            "This typically refers to a problem with your application.",
+            "Please see the FAQ page for debugging suggestions");
+        assertEquals("", s.printed());
+        assertEquals(List.of(new RankEnd(-1, 8559, "vm", 9, -1)), s.ends());
+    }
+
+    @Test
+    void aRankThatSaysWhyExplainsTheEndAndAbortBannersAreDropped() {
+        Seen s = read("paratrain: rank 2 failed: epoch 5: failure injected on purpose", DASHES,
+            "MPI_ABORT was invoked on rank 2 in communicator MPI_COMM_WORLD", "with errorcode 1.", "",
+            "NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.", DASHES,
+            "Abort(1) on node 2 (rank 2 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 2");
+        assertEquals("paratrain: rank 2 failed: epoch 5: failure injected on purpose\n", s.printed());
+        assertTrue(s.explained());
+    }
+
+    @Test
+    void onlyTheFirstTimeoutLineIsShown() {
+        Seen s = read("paratrain: rank 0 waited 10 s for rank 1 (receive, tag 3) in epoch 57; ending the job",
+            "paratrain: rank 2 waited 10 s for rank 0 (receive, tag 1) in epoch 57; ending the job");
+        assertEquals("paratrain: rank 0 waited 10 s for rank 1 (receive, tag 3) in epoch 57; ending the job\n",
+            s.printed());
+    }
+
+    @Test
+    void unknownBannersPassThroughWhole() {
+        Seen s = read(DASHES, "There are not enough slots available in the system to satisfy the 3", DASHES, "", "x");
+        assertEquals(DASHES + "\nThere are not enough slots available in the system to satisfy the 3\n" + DASHES
+            + "\n\nx\n", s.printed());
+        assertTrue(s.ends().isEmpty());
+    }
+}
