@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 import org.paratrain.data.Dataset;
+import org.paratrain.experiment.CheckpointRecords;
 import org.paratrain.experiment.DataFingerprint;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.SpecCodec;
@@ -344,22 +345,12 @@ public final class Trainer {
     }
 
     private JsonNode meta(TrainConfig config, Recipe recipe) {
-        com.fasterxml.jackson.databind.node.ObjectNode m = SpecCodec.encode(config, recipe).objectNode();
-        m.set("settings", SpecCodec.encode(config, recipe));
-        m.set("data", DataFingerprint.of(data));
-        m.set("provenance", Provenance.capture(java.util.List.of("Trainer")).toJson());
-        return m;
+        return CheckpointRecords.meta(SpecCodec.encode(config, recipe), DataFingerprint.of(data),
+            Provenance.capture(java.util.List.of("Trainer")).toJson());
     }
 
     private TrainingState checkedState(JsonNode meta) {
-        var c = CheckpointStore.newest(resume, w -> System.err.println("paratrain: warning: " + w));
-        var diff = new java.util.ArrayList<>(SpecCodec.differences(c.meta().path("settings"), meta.path("settings")));
-        diff.addAll(DataFingerprint.differences(c.meta().path("data"), meta.path("data")));
-        if (!diff.isEmpty()) {
-            throw new IllegalArgumentException(resume + ": the checkpoint belongs to another run: "
-                + String.join("; ", diff));
-        }
-        return c.state();
+        return CheckpointRecords.load(resume, meta, w -> System.err.println("paratrain: warning: " + w));
     }
 
     private TrainingControl.Validation validation(Recipe recipe, int k) {

@@ -4,13 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import org.paratrain.experiment.DataFingerprint;
-import org.paratrain.experiment.SpecCodec;
+import org.paratrain.experiment.CheckpointRecords;
 import org.paratrain.train.TrainingControl;
 import org.paratrain.train.TrainingState;
-import org.paratrain.train.checkpoint.CheckpointFile;
 import org.paratrain.train.checkpoint.CheckpointStore;
 import org.paratrain.train.checkpoint.CheckpointWriter;
 import picocli.CommandLine.Option;
@@ -95,38 +91,14 @@ final class CheckpointOptions {
         return minNodes == null ? nodes : minNodes;
     }
 
-    /**
-     * What every checkpoint of this run records: its settings, its data and how it was made.
-     *
-     * @param settings    from {@link SpecCodec#encode}
-     * @param fingerprint from {@link DataFingerprint#of}
-     */
+    /** What every checkpoint of this run records; see {@link CheckpointRecords#meta}. */
     static ObjectNode meta(ObjectNode settings, ObjectNode fingerprint, ObjectNode provenance) {
-        ObjectNode m = settings.objectNode();
-        m.set("settings", settings);
-        m.set("data", fingerprint);
-        m.set("provenance", provenance);
-        return m;
+        return CheckpointRecords.meta(settings, fingerprint, provenance);
     }
 
-    /**
-     * The state to continue from: the newest intact checkpoint at {@code from}, checked against
-     * this run's {@code meta}; warnings about skipped checkpoints go to {@code warnings}.
-     *
-     * @throws IllegalArgumentException naming every difference, if it belongs to another run
-     */
+    /** The state to continue from, checked against {@code meta}; see {@link CheckpointRecords#load}. */
     static TrainingState load(Path from, JsonNode meta, java.util.function.Consumer<String> warnings) {
-        CheckpointFile.Contents c = CheckpointStore.newest(from, warnings);
-        if (meta != null) {
-            List<String> diff = new ArrayList<>(SpecCodec.differences(c.meta().path("settings"),
-                meta.path("settings")));
-            diff.addAll(DataFingerprint.differences(c.meta().path("data"), meta.path("data")));
-            if (!diff.isEmpty()) {
-                throw new IllegalArgumentException("--resume " + from + ": the checkpoint belongs to another run: "
-                    + String.join("; ", diff));
-            }
-        }
-        return c.state();
+        return CheckpointRecords.load(from, meta, warnings);
     }
 
     /** A writer of this run's checkpoints, or null when none are asked for; told each file written. */
