@@ -86,6 +86,8 @@ public interface Communicator {
      * Tells the backend which epoch this rank has begun (1 for the first), so that messages
      * about a hang or a crash can say it. Cheap (a field write), called once per epoch; a
      * backend without such messages ignores it.
+     *
+     * @param epoch the epoch begun, 1-based
      */
     default void epoch(int epoch) {
         // Nothing to remember where no message names the epoch.

@@ -23,7 +23,13 @@ import org.paratrain.train.TrainConfig;
 public final class SpecCodec {
     private SpecCodec() { }
 
-    /** The settings of a run as JSON. */
+    /**
+     * The settings of a run as JSON.
+     *
+     * @param config how to train
+     * @param recipe what to train and how to update it
+     * @return {@code model}, {@code optimizer}, {@code training}, {@code nodes} and {@code exchange}
+     */
     public static ObjectNode encode(TrainConfig config, Recipe recipe) {
         ObjectNode root = RunWriter.json().createObjectNode();
         ObjectNode m = root.putObject("model");
@@ -73,7 +79,13 @@ public final class SpecCodec {
         return hidden + " hidden layers, xavier-uniform output, zero biases, seed " + recipe.seed();
     }
 
-    /** The settings {@link #encode} wrote, read back. */
+    /**
+     * The settings {@link #encode} wrote, read back.
+     *
+     * @param root what {@link #encode} wrote (possibly read back from a file)
+     * @return the same records
+     * @throws IllegalArgumentException if a value is out of range, naming it
+     */
     public static Settings decode(JsonNode root) {
         JsonNode m = root.path("model");
         JsonNode o = root.path("optimizer");
@@ -103,6 +115,10 @@ public final class SpecCodec {
      * Where two runs' settings differ in anything that changes their numbers (not nodes or
      * exchange), as "group.field: was A, now B"; empty when a checkpoint of one may continue
      * as the other.
+     *
+     * @param saved the settings a checkpoint recorded
+     * @param now   the settings of the run that would continue it
+     * @return one phrase per difference, empty when none
      */
     public static List<String> differences(JsonNode saved, JsonNode now) {
         List<String> out = new ArrayList<>();

@@ -21,7 +21,16 @@ public record TrainConfig(int nodes, int epochs, double learningRate, boolean in
     /** The paper's exchange: gather to rank 0, update there, send the weights back. */
     public static final String MASTER_WORKER = "master-worker";
 
-    /** The settings without an exchange given: the paper's. */
+    /**
+     * The settings with the paper's exchange (master-worker).
+     *
+     * @param nodes         number of ranks
+     * @param epochs        full passes over the data
+     * @param learningRate  step size
+     * @param intercept     whether a bias is learnt
+     * @param lossReduction sum or mean of the per-sample losses
+     * @param blockSize     samples per shard block, 0 for the default
+     */
     public TrainConfig(int nodes, int epochs, double learningRate, boolean intercept, LossReduction lossReduction,
                        int blockSize) {
         this(nodes, epochs, learningRate, intercept, lossReduction, blockSize, MASTER_WORKER);
@@ -56,7 +65,11 @@ public record TrainConfig(int nodes, int epochs, double learningRate, boolean in
         }
     }
 
-    /** The paper's settings: 1 node, 300 epochs, lr 1e-4, no intercept, summed loss. */
+    /**
+     * The paper's settings.
+     *
+     * @return 1 node, 300 epochs, lr 1e-4, no intercept, summed loss, master-worker
+     */
     public static TrainConfig paper() {
         return new TrainConfig(1, 300, 1e-4, false, LossReduction.SUM, 0, MASTER_WORKER);
     }
