@@ -41,7 +41,8 @@ final class JobSupervisor {
         LauncherOutput out = new LauncherOutput(System.out);
         LauncherOutput err = new LauncherOutput(System.err);
         Process p = start(command, records);
-        Runnable unregister = ExitCleanup.onExit(() -> cancel(p, out, err));
+        String launcher = Path.of(command.get(0)).getFileName().toString();
+        Runnable unregister = ExitCleanup.onExit(() -> cancel(p, launcher, out, err));
         Thread outReader = Thread.ofPlatform().daemon().name("paratrain-mpirun-stdout")
             .start(() -> out.copy(p.getInputStream()));
         Thread errReader = Thread.ofPlatform().daemon().name("paratrain-mpirun-stderr")
@@ -117,7 +118,7 @@ final class JobSupervisor {
     }
 
     /** Ends mpirun and every process below it: SIGTERM first, SIGKILL for what still runs after the grace time. */
-    private static void cancel(Process p, LauncherOutput out, LauncherOutput err) {
+    private static void cancel(Process p, String launcher, LauncherOutput out, LauncherOutput err) {
         out.silence();
         err.silence();
         Set<ProcessHandle> tree = new LinkedHashSet<>(p.descendants().toList());
@@ -128,7 +129,7 @@ final class JobSupervisor {
             tree.forEach(ProcessHandle::destroyForcibly);
             waitFor(p, tree, 1_000);
         }
-        System.err.println("paratrain: cancelled; ended mpirun and its " + tree.size() + " processes");
+        System.err.println("paratrain: cancelled; ended " + launcher + " and its " + tree.size() + " processes");
     }
 
     /**

@@ -50,7 +50,7 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         call("MPI_Comm_size", lib.function("MPI_Comm_size", JAVA_INT, List.of(MpiLibrary.HANDLE, ADDRESS), false,
             abi.commWorld()), out);
         this.size = out.get(JAVA_INT, 0);
-        this.calls = new PolledCalls(abi, new Poller(abi, Poller.coreEach(size)));
+        this.calls = new PolledCalls(abi, new Poller(abi));
         this.record = RankRecord.create(rank);
         this.watchdog = new Watchdog(rank, size, record, (long) (DEFAULT_TIMEOUT_SECONDS * 1000));
     }
