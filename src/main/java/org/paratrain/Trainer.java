@@ -13,8 +13,11 @@ import org.paratrain.experiment.SpecCodec;
 import org.paratrain.model.Classifier;
 import org.paratrain.model.Model;
 import org.paratrain.train.LossReduction;
-import org.paratrain.train.Recipe;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingControl;
 import org.paratrain.train.TrainingResult;
@@ -58,7 +61,7 @@ public final class Trainer {
     private long seed = 42;
     private LossReduction reduction = LossReduction.SUM;
     private int nodes = 1;
-    private String exchange = TrainConfig.MASTER_WORKER;
+    private String exchange = "master-worker";
     private TrainingControl.EpochListener listener;
     private Dataset validation;
     private int validateEvery;
@@ -327,25 +330,35 @@ public final class Trainer {
      * @throws org.paratrain.comm.RankFailedException if a rank failed or hung
      */
     public TrainingResult run() {
-        TrainConfig config = new TrainConfig(nodes, epochs, learningRate, intercept, reduction, blockSize, exchange);
-        Recipe recipe = new Recipe(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps, batchSize,
-            seed, layers, activation);
-        int k = recipe.check(data);
-        JsonNode meta = checkpointDir == null && resume == null ? null : meta(config, recipe);
+        TrainSpec spec = spec();
+        int k = spec.check(data);
+        JsonNode meta = checkpointDir == null && resume == null ? null : meta(spec);
         TrainingState state = resume == null ? null : checkedState(meta);
-        TrainingControl control = new TrainingControl(state, null, listener, commTimeout, validation(recipe, k));
+        TrainingControl control = new TrainingControl(state, null, listener, commTimeout, validation(spec, k));
         if (checkpointDir == null) {
-            return Training.local(data, config, recipe, control, null);
+            return Training.local(data, spec, control, null);
         }
         try (CheckpointWriter w = new CheckpointWriter(new CheckpointStore(checkpointDir, 2), meta, f -> { })) {
-            return Training.local(data, config, recipe, new TrainingControl(state,
+            return Training.local(data, spec, new TrainingControl(state,
                 new TrainingControl.Checkpoints(checkpointEvery, 0, w), listener, commTimeout, control.validation()),
                 null);
         }
     }
 
-    private JsonNode meta(TrainConfig config, Recipe recipe) {
-        return CheckpointRecords.meta(SpecCodec.encode(config, recipe), DataFingerprint.of(data),
+    /**
+     * {@return the settings chained so far, as the specs every layer below reads}
+     * @throws IllegalArgumentException naming the setting, if one is out of range
+     */
+    public TrainSpec spec() {
+        ModelSpec m = ModelSpec.of(model, intercept, classes, ModelSpec.widths(layers), ModelSpec.activation(activation));
+        OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), learningRate, momentum, weightDecay,
+            OptimizerSpec.Schedule.parse(schedule), warmupSteps);
+        RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize);
+        return new TrainSpec(m, o, ExchangeSpec.parse(exchange), run);
+    }
+
+    private JsonNode meta(TrainSpec spec) {
+        return CheckpointRecords.meta(SpecCodec.encode(spec), DataFingerprint.of(data),
             Provenance.capture(java.util.List.of("Trainer")).toJson());
     }
 
@@ -353,14 +366,14 @@ public final class Trainer {
         return CheckpointRecords.load(resume, meta, w -> System.err.println("paratrain: warning: " + w));
     }
 
-    private TrainingControl.Validation validation(Recipe recipe, int k) {
+    private TrainingControl.Validation validation(TrainSpec spec, int k) {
         if (validation == null) {
             if (patience > 0) {
                 throw new IllegalArgumentException("earlyStop needs validateOn(data, every)");
             }
             return null;
         }
-        Model m = recipe.newModel(data.features(), intercept, k);
+        Model m = spec.model().newModel(data.features(), k);
         boolean classifier = m instanceof Classifier c && c.classifies();
         double scale = reduction == LossReduction.MEAN ? 1.0 / validation.samples() : 1.0;
         return new TrainingControl.Validation(validateEvery, patience, p -> new double[] {

@@ -1,5 +1,10 @@
 package org.paratrain;
 
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.TrainSpec;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,8 +19,6 @@ import org.paratrain.data.Dataset;
 import org.paratrain.data.MakeRegression;
 import org.paratrain.data.NumpyRandomState;
 import org.paratrain.train.LossReduction;
-import org.paratrain.train.Recipe;
-import org.paratrain.train.TrainConfig;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
 
@@ -31,8 +34,12 @@ class TrainerTest {
         List<Integer> seen = new ArrayList<>();
         TrainingResult r = Trainer.on(DATA).linear(true).adam(0.05).cosineSchedule().epochs(40).batchSize(50).meanLoss()
             .nodes(3).onEpoch((epoch, h) -> seen.add(epoch)).run();
-        TrainingResult reference = Training.local(DATA, new TrainConfig(1, 40, 0.05, true, LossReduction.MEAN, 0,
-            TrainConfig.MASTER_WORKER), new Recipe("linear", 0, "adam", 0.9, 0, "cosine", 0, 50, 42, "", "relu"), null);
+        TrainSpec spec = new TrainSpec(new ModelSpec.Linear(true), new OptimizerSpec(OptimizerSpec.Method.ADAM, 0.05, 0.9,
+            0, new OptimizerSpec.Schedule.Cosine(), 0), ExchangeSpec.MASTER_WORKER,
+            new RunSpec(new RunSpec.Nodes.Count(1), 40, 50, 42, LossReduction.MEAN, 0));
+        TrainingResult reference = Training.local(DATA, spec);
+        assertEquals(spec.withNodes(3), Trainer.on(DATA).linear(true).adam(0.05).cosineSchedule().epochs(40)
+            .batchSize(50).meanLoss().nodes(3).spec(), "the fluent calls build the same specs");
         assertArrayEquals(reference.params(), r.params());
         assertEquals(40, seen.size());
         assertEquals(List.of(1, 2, 3), seen.subList(0, 3));

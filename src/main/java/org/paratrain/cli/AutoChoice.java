@@ -1,5 +1,7 @@
 package org.paratrain.cli;
 
+import org.paratrain.train.spec.TrainSpec;
+import org.paratrain.train.spec.ExchangeSpec;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,7 +10,6 @@ import org.paratrain.data.Dataset;
 import org.paratrain.experiment.Calibration;
 import org.paratrain.experiment.Plan;
 import org.paratrain.train.EpochModel;
-import org.paratrain.train.TrainConfig;
 
 /**
  * {@code --nodes auto} and {@code --allreduce auto}: the node count (up to the cores) and the
@@ -17,16 +18,18 @@ import org.paratrain.train.TrainConfig;
 final class AutoChoice {
     private AutoChoice() { }
 
-    static TrainConfig resolve(TrainConfig config, boolean autoNodes, Dataset data, boolean mpi, PrintWriter out) {
-        int params = data.features() + (config.intercept() ? 1 : 0);
+    static TrainSpec resolve(TrainSpec spec, boolean autoNodes, Dataset data, boolean mpi, PrintWriter out) {
+        int params = data.features() + (spec.model().intercept() ? 1 : 0);
+        int blockSize = spec.run().blockSize();
+        TrainSpec config = autoNodes ? spec.withNodes(1) : spec;
         EpochModel model = Calibration.forWorkload(data, config);
-        List<String> exchanges = config.exchange().equals("auto") ? EpochModel.candidates(mpi)
-            : List.of(config.exchange());
+        List<String> exchanges = spec.exchange().isAuto() ? EpochModel.candidates(mpi)
+            : List.of(spec.exchange().label());
         int maxNodes = autoNodes ? Integer.highestOneBit(model.cores()) : config.nodes();
-        List<Plan.Row> rows = Plan.rows(model, data.samples(), config.blockSize(), params, exchanges, maxNodes);
+        List<Plan.Row> rows = Plan.rows(model, data.samples(), blockSize, params, exchanges, maxNodes);
         Plan.Row chosen = autoNodes ? Plan.fastest(rows) : rows.stream()
             .filter(r -> r.nodes() == config.nodes()).findFirst()
-            .orElseGet(() -> Plan.rows(model, data.samples(), config.blockSize(), params, exchanges,
+            .orElseGet(() -> Plan.rows(model, data.samples(), blockSize, params, exchanges,
                 config.nodes()).getLast());
         if (!autoNodes && chosen.nodes() != config.nodes()) {
             // Node counts that are not powers of two: rank the exchanges at exactly that count.
@@ -34,30 +37,31 @@ final class AutoChoice {
         }
         out.printf(Locale.ROOT, "auto: %s, %s (predicted %s per epoch)%n", Formats.count(chosen.nodes(), "node"),
             chosen.best(), Formats.duration(chosen.bestSeconds()));
-        return config.withNodes(chosen.nodes()).withExchange(chosen.best());
+        return spec.withNodes(chosen.nodes()).withExchange(ExchangeSpec.parse(chosen.best()));
     }
 
-    private static Plan.Row single(EpochModel model, Dataset data, TrainConfig config, int params, List<String> ex) {
-        var sharding = config.blockSize() == 0 ? org.paratrain.data.BlockSharding.byDefault(data.samples())
-            : new org.paratrain.data.BlockSharding(data.samples(), config.blockSize());
+    private static Plan.Row single(EpochModel model, Dataset data, TrainSpec config, int params, List<String> ex) {
+        int blockSize = config.run().blockSize();
+        var sharding = blockSize == 0 ? org.paratrain.data.BlockSharding.byDefault(data.samples())
+            : new org.paratrain.data.BlockSharding(data.samples(), blockSize);
         String best = model.fastestExchange(ex, config.nodes(), sharding, params);
         return new Plan.Row(config.nodes(), new double[0], best,
             model.epochSeconds(best, config.nodes(), sharding, params), 0);
     }
 
     /** The command line with the chosen values in place of auto, for the ranks of an MPI job. */
-    static List<String> replace(List<String> args, TrainConfig config) {
+    static List<String> replace(List<String> args, TrainSpec config) {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             if ((a.equals("--nodes") || a.equals("--allreduce")) && i + 1 < args.size()) {
                 out.add(a);
-                out.add(a.equals("--nodes") ? Integer.toString(config.nodes()) : config.exchange());
+                out.add(a.equals("--nodes") ? Integer.toString(config.nodes()) : config.exchange().label());
                 i++;
             } else if (a.startsWith("--nodes=")) {
                 out.add("--nodes=" + config.nodes());
             } else if (a.startsWith("--allreduce=")) {
-                out.add("--allreduce=" + config.exchange());
+                out.add("--allreduce=" + config.exchange().label());
             } else {
                 out.add(a);
             }

@@ -1,5 +1,7 @@
 package org.paratrain.cli;
 
+import org.paratrain.train.spec.TrainSpec;
+import org.paratrain.train.spec.RunSpec;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,8 +11,6 @@ import org.paratrain.data.Dataset;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.optim.OptimizerState;
 import org.paratrain.train.LossReduction;
-import org.paratrain.train.Recipe;
-import org.paratrain.train.TrainConfig;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingControl;
 import org.paratrain.train.TrainingResult;
@@ -53,18 +53,17 @@ final class BenchCheckpointCommand implements Runnable {
     @Override
     public void run() {
         Dataset data = BenchMlpCommand.images(samples);
-        Recipe recipe = new Recipe("mlp", 10, "adam", 0.9, 0, "constant", 0, 256, 42, "256", "relu");
-        TrainConfig config = new TrainConfig(nodes, epochs, 1e-3, false, LossReduction.MEAN, 0,
-            TrainConfig.MASTER_WORKER);
+        TrainSpec config = BenchMlpCommand.mlp(256, 0, "master-worker")
+            .withRun(new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, 256, 42, LossReduction.MEAN, 0));
         Path where = dir != null ? dir : tempDir();
         try {
-            double[] write = writeTimes(where, recipe.newModel(784, false, 10).parameterCount());
+            double[] write = writeTimes(where, config.model().newModel(784, 10).parameterCount());
             double[] plain = new double[repeats];
             double[] saving = new double[repeats];
-            Training.local(data, config.withEpochs(1), recipe, null);   // warm-up
+            Training.local(data, config.withEpochs(1));   // warm-up
             for (int r = 0; r < repeats; r++) {
-                plain[r] = Training.local(data, config, recipe, null).trainSeconds();
-                saving[r] = timedWithCheckpoints(data, config, recipe, where.resolve("run"));
+                plain[r] = Training.local(data, config).trainSeconds();
+                saving[r] = timedWithCheckpoints(data, config, where.resolve("run"));
             }
             report(data, write, plain, saving);
         } finally {
@@ -96,10 +95,10 @@ final class BenchCheckpointCommand implements Runnable {
      * reports it (set-up and the final loss excluded), plus the wait for the last write to
      * reach the disk.
      */
-    private static double timedWithCheckpoints(Dataset data, TrainConfig config, Recipe recipe, Path ck) {
+    private static double timedWithCheckpoints(Dataset data, TrainSpec config, Path ck) {
         CheckpointWriter w = new CheckpointWriter(new CheckpointStore(ck, 2), JsonNodeFactory.instance.objectNode(),
             f -> { });
-        double loop = Training.local(data, config, recipe, new TrainingControl(null,
+        double loop = Training.local(data, config, new TrainingControl(null,
             new TrainingControl.Checkpoints(1, 0, w), null, null), null).trainSeconds();
         long t0 = System.nanoTime();
         w.close();

@@ -1,5 +1,11 @@
 package org.paratrain.cli;
 
+import java.util.List;
+import org.paratrain.train.spec.TrainSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.ExchangeSpec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -12,8 +18,6 @@ import org.paratrain.model.MultilayerPerceptron;
 import org.paratrain.optim.Adam;
 import org.paratrain.optim.LearningRateSchedule;
 import org.paratrain.train.LossReduction;
-import org.paratrain.train.Recipe;
-import org.paratrain.train.TrainConfig;
 import org.paratrain.train.Training;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -135,19 +139,29 @@ final class BenchMlpCommand implements Runnable {
         return new Dataset(x, y, samples, 784);
     }
 
+    /**
+     * The benchmark's network: 784-256-10, ReLU, Adam at 1e-3, mean loss, batches drawn
+     * from seed 1, one epoch on one node.
+     */
+    static TrainSpec mlp(int batch, int blockSize, String exchange) {
+        ModelSpec net = new ModelSpec.Mlp(List.of(256), MultilayerPerceptron.Activation.RELU,
+            MultilayerPerceptron.Head.SOFTMAX, 10);
+        return new TrainSpec(net, OptimizerSpec.gd(1e-3).withMethod(OptimizerSpec.Method.ADAM),
+            ExchangeSpec.parse(exchange), new RunSpec(new RunSpec.Nodes.Count(1), 1, batch, 1, LossReduction.MEAN,
+                blockSize));
+    }
+
     /** Samples per second of one epoch after a warm-up epoch (best of three). */
     private double throughput(Dataset data, int nodes) {
         if (batch < 2 || batch > data.samples()) {
             throw new IllegalArgumentException("--batch-size must be in [2, " + data.samples() + "], got " + batch);
         }
         // Two blocks per batch: one per rank at 2 ranks, and the smallest table to reduce.
-        TrainConfig cfg = new TrainConfig(nodes, 1, 1e-3, false, LossReduction.MEAN, batch / 2, allreduce);
-        Recipe recipe = Recipe.paper().withModel("mlp", 10).withNetwork("256", "relu").withOptimizer("adam")
-            .withBatches(batch, 1);
-        Training.local(data, cfg, recipe, null);
+        TrainSpec spec = mlp(batch, batch / 2, allreduce).withNodes(nodes);
+        Training.local(data, spec);
         double best = Double.MAX_VALUE;
         for (int r = 0; r < 3; r++) {
-            best = Math.min(best, Training.local(data, cfg, recipe, null).trainSeconds());
+            best = Math.min(best, Training.local(data, spec).trainSeconds());
         }
         return (double) (data.samples() / batch * batch) / best;
     }

@@ -62,16 +62,16 @@ final class Evaluate {
                 OutputPaths.file("--out", out);
             }
             ModelFile m = ModelFile.read(modelFile);
-            Dataset raw = OptionChecks.labels(m.model(), m.classes(), dataFormat.readWithClasses(x, y, "--labels",
+            Dataset raw = OptionChecks.labels(m.spec().kind(), m.classes(), dataFormat.readWithClasses(x, y, "--labels",
                 m.classNames()), y == null ? x : y);
             Dataset data = m.prepare(sameFeatures(m, raw, x));
             Map<String, Object> metrics = Metrics.evaluate(m.newModel(), m.params(), data,
                 m.classNames() == null ? null : m.classNames().names());
             var print = spec.commandLine().getOut();
-            print.println(m.model() + " on " + Formats.count(data.samples(), "sample") + " of " + x + ":");
+            print.println(m.spec().kind() + " on " + Formats.count(data.samples(), "sample") + " of " + x + ":");
             MetricsReport.print(print, metrics);
             if (out != null) {
-                MetricsReport.write(out, modelFile, x, m.model(), data.samples(), metrics);
+                MetricsReport.write(out, modelFile, x, m.spec().kind(), data.samples(), metrics);
                 print.println("wrote " + out);
             }
         }
@@ -121,7 +121,7 @@ final class Evaluate {
             Model model = m.newModel();
             boolean classifier = model instanceof Classifier c && c.classifies();
             if (proba && !classifier) {
-                throw new IllegalArgumentException("--proba needs a classifier; " + modelFile + " holds a " + m.model()
+                throw new IllegalArgumentException("--proba needs a classifier; " + modelFile + " holds a " + m.spec().kind()
                     + " model, which predicts values");
             }
             Dataset data = m.prepare(sameFeatures(m, dataFormat.readFeatures(x, y, m.features(), m.classNames()), x));

@@ -9,6 +9,7 @@ import org.paratrain.data.NotEnoughMemoryException;
 import org.paratrain.io.Clip;
 import org.paratrain.train.DivergenceException;
 import org.paratrain.train.TrainingException;
+import org.paratrain.train.spec.SpecException;
 
 /**
  * What a command's failure means to the user: one line and an exit status (2 for a bad option
@@ -42,6 +43,9 @@ final class Failures {
             return new Outcome(1, initFailure);
         }
         Throwable t = e instanceof RankFailedException rf && rf.getCause() instanceof DivergenceException d ? d : e;
+        if (t instanceof SpecException s) {
+            return new Outcome(2, SpecOptions.message(s));
+        }
         if (t instanceof IllegalArgumentException) {
             return new Outcome(2, t.getMessage());
         }

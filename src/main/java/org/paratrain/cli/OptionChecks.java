@@ -9,8 +9,10 @@ import org.paratrain.data.Dataset;
 import org.paratrain.data.HeapBudget;
 import org.paratrain.io.Clip;
 import org.paratrain.train.MemoryEstimate;
-import org.paratrain.train.Recipe;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.model.MultilayerPerceptron;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.TrainSpec;
 import picocli.CommandLine.ParseResult;
 
 /**
@@ -27,14 +29,12 @@ final class OptionChecks {
 
     /** {@code train}'s options, before any file is read. */
     static void train(TrainCommand c) {
-        ParseResult given = c.spec.commandLine().getParseResult();
-        nodes(c.nodesText);
+        ParseResult given = c.command.commandLine().getParseResult();
         boolean mpi = c.backendOptions.isMpi();
         if (!mpi && c.allreduce.equals("native")) {
             throw new IllegalArgumentException("--allreduce native is MPI's own allreduce and needs --backend mpi; on "
                 + "the local backend use star, tree, recursive-doubling, ring, rabenseifner or auto");
         }
-        schedule(c.schedule);
         if (!(c.testFraction >= 0 && c.testFraction < 1)) {
             throw new IllegalArgumentException("--test-fraction must be in [0, 1), got " + c.testFraction);
         }
@@ -59,7 +59,9 @@ final class OptionChecks {
     }
 
     /** {@code train}'s options against the training data, before training starts. */
-    static void trainData(TrainCommand c, Dataset train, int classes, TrainConfig config, Recipe recipe) {
+    static void trainData(TrainCommand c, Dataset train, int classes, TrainSpec spec) {
+        // auto picks its count later (at most the cores); the arrays and the heap are checked at one rank here
+        TrainSpec counted = spec.run().nodes() instanceof RunSpec.Nodes.Auto ? spec.withNodes(1) : spec;
         if (c.batchSize > 0 && c.batchSize <= train.samples()) {
             long steps = (long) c.epochs * (train.samples() / c.batchSize);
             if (c.warmupSteps > steps) {
@@ -81,15 +83,15 @@ final class OptionChecks {
             throw new IllegalArgumentException(model + " has " + params + " parameters, more than one array holds ("
                 + HeapBudget.MAX_ARRAY + ")");
         }
-        long table = MemoryEstimate.largestArray(train.samples(), params, config, recipe);
+        long table = MemoryEstimate.largestArray(train.samples(), params, spec.run());
         if (table > HeapBudget.MAX_ARRAY) {
-            int blocks = MemoryEstimate.stepBlocks(train.samples(), config, recipe).blocks();
+            int blocks = MemoryEstimate.stepBlocks(train.samples(), spec.run()).blocks();
             throw new IllegalArgumentException(model + " has " + params + " parameters; the gradient exchange keeps "
                 + "them for each of the " + blocks + " blocks, " + table + " values, more than one array holds ("
                 + HeapBudget.MAX_ARRAY + "); give a larger --block-size (fewer blocks) or a smaller model");
         }
         if (!c.backendOptions.isMpi()) {
-            MemoryEstimate.check(train.samples(), params, config, recipe);
+            MemoryEstimate.check(train.samples(), params, counted);
         }
     }
 
@@ -111,44 +113,6 @@ final class OptionChecks {
             }
             default -> features + bias;
         };
-    }
-
-    /** {@code --nodes}: a whole number of ranks or auto; never a value the code uses as a marker. */
-    static void nodes(String text) {
-        if (text.strip().equals("auto")) {
-            return;
-        }
-        long n;
-        try {
-            n = Long.parseLong(text.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--nodes must be a whole number or auto, got '" + Clip.value(text) + "'");
-        }
-        if (n < 1 || n > TrainConfig.MAX_NODES) {
-            throw new IllegalArgumentException("--nodes must be in [1, " + TrainConfig.MAX_NODES + "] or auto, got " + n);
-        }
-    }
-
-    /** {@code --schedule step:EVERY:FACTOR}: checked here, where today it fails only once training starts. */
-    static void schedule(String s) {
-        if (!s.startsWith("step:")) {
-            return;   // constant, cosine, or a name the recipe refuses
-        }
-        String[] parts = s.split(":", -1);
-        String usage = "--schedule step:EVERY:FACTOR needs EVERY, steps between drops, a whole number >= 1, and "
-            + "FACTOR, the drop, in (0, 1], e.g. step:100:0.5; got '" + Clip.value(s) + "'";
-        if (parts.length != 3) {
-            throw new IllegalArgumentException(usage);
-        }
-        try {
-            long every = Long.parseLong(parts[1]);
-            double factor = Double.parseDouble(parts[2]);
-            if (every < 1 || !(factor > 0 && factor <= 1)) {
-                throw new IllegalArgumentException(usage);
-            }
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(usage);
-        }
     }
 
     /** Options that the model or optimiser chosen would ignore. */
@@ -206,9 +170,8 @@ final class OptionChecks {
      * a label that does not is an error in the data file, not in an option.
      */
     static Dataset labels(String model, int classes, Dataset data, Path file) {
-        Recipe recipe = new Recipe(model, classes, "gd", 0.9, 0, "constant", 0);
         try {
-            recipe.check(data);
+            ModelSpec.of(model, false, classes, List.of(), MultilayerPerceptron.Activation.RELU).classes(data);
         } catch (IllegalArgumentException e) {
             throw new DataFormatException(file + ": " + e.getMessage());
         }

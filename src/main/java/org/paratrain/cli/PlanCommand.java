@@ -1,5 +1,7 @@
 package org.paratrain.cli;
 
+import org.paratrain.train.spec.TrainSpec;
+import org.paratrain.train.spec.ModelSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -76,8 +78,10 @@ final class PlanCommand implements Runnable {
         int params = features + (intercept ? 1 : 0);
         // The gradient's cost and the fixed cost per epoch are measured on a synthetic workload of this shape.
         EpochModel probe = Calibration.forWorkload(Calibration.synthetic(samples, features),
-            new org.paratrain.train.TrainConfig(1, 30, 1e-9, intercept, org.paratrain.train.LossReduction.MEAN,
-                blockSize));
+            TrainSpec.paper().withModel(new ModelSpec.Linear(intercept)).withEpochs(30).withLearningRate(1e-9)
+                .withLossReduction(org.paratrain.train.LossReduction.MEAN)
+                .withRun(TrainSpec.paper().run().withEpochs(30).withLossReduction(org.paratrain.train.LossReduction.MEAN)
+                    .withBlockSize(blockSize)));
         EpochModel em = new EpochModel(machine, probe.secondsPerSampleParam(), probe.cores(), probe.fixedSeconds());
         List<String> exchanges = EpochModel.candidates(mpi);
         List<Plan.Row> rows = Plan.rows(em, samples, blockSize, params, exchanges, nodesMax);

@@ -1,5 +1,7 @@
 package org.paratrain.cli;
 
+import org.paratrain.train.spec.TrainSpec;
+import org.paratrain.train.spec.ModelSpec;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.util.List;
@@ -11,7 +13,6 @@ import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.Report;
 import org.paratrain.experiment.RunWriter;
 import org.paratrain.experiment.SweepSpec;
-import org.paratrain.train.TrainConfig;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -63,7 +64,8 @@ final class ScaleCommand implements Runnable {
 
     @Override
     public void run() {
-        TrainConfig defaults = new TrainConfig(1, 20, 0.1, intercept, TrainCommand.reduction(lossReduction), 0);
+        TrainSpec defaults = TrainSpec.paper().withModel(new ModelSpec.Linear(intercept)).withEpochs(20)
+            .withLearningRate(0.1).withLossReduction(TrainCommand.reduction(lossReduction));
         SweepSpec sweep = options.spec(defaults, new int[] {1, 2, 4}, 3, 1);
         Path out = options.out(Path.of("results", "scale"));
         options.check(spec.commandLine().getParseResult(), out);

@@ -1,8 +1,8 @@
 package org.paratrain.cli;
 
+import org.paratrain.train.spec.TrainSpec;
 import java.nio.file.Path;
 import org.paratrain.experiment.SweepSpec;
-import org.paratrain.train.TrainConfig;
 import picocli.CommandLine.Option;
 
 /** Options shared by {@code paper} and {@code scale}: what to sweep and where to write. */
@@ -35,9 +35,9 @@ final class SweepOptions {
     boolean quiet;
 
     /** The sweep, with the command's defaults where an option was not given. */
-    SweepSpec spec(TrainConfig defaults, int[] defaultNodes, int defaultRepeats, int defaultWarmup) {
+    SweepSpec spec(TrainSpec defaults, int[] defaultNodes, int defaultRepeats, int defaultWarmup) {
         backend.isMpi();   // checks the name before any work
-        TrainConfig base = defaults.withBlockSize(blockSize);
+        TrainSpec base = defaults.withRun(defaults.run().withBlockSize(blockSize));
         if (epochs != null) {
             base = base.withEpochs(epochs);
         }

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import org.paratrain.data.Dataset;
-import org.paratrain.data.PaperFormat;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
 import org.paratrain.comm.mpi.MpiJob;
@@ -20,10 +19,13 @@ import org.paratrain.data.TrainTestSplit;
 import org.paratrain.experiment.ModelFile;
 import org.paratrain.model.Metrics;
 import org.paratrain.train.LossReduction;
-import org.paratrain.train.Recipe;
-import org.paratrain.train.TrainConfig;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.TrainSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -36,7 +38,7 @@ import picocli.CommandLine.Spec;
         "the weights and sends them back (the paper's scheme)."})
 final class TrainCommand implements Runnable {
     @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    picocli.CommandLine.Model.CommandSpec command;
 
     @Option(names = {"--x", "--data"}, required = true,
         description = "Features: the paper's X.in (one sample a line), IDX images (--format idx), or a CSV or LibSVM "
@@ -154,24 +156,20 @@ final class TrainCommand implements Runnable {
         if (child) {
             backendOptions.configureRank();
         }
-        if (child && (nodesText.equals("auto") || allreduce.equals("auto"))) {
+        TrainSpec spec = spec(child);
+        boolean autoNodes = spec.run().nodes() instanceof RunSpec.Nodes.Auto;
+        if (child && (autoNodes || spec.exchange().isAuto())) {
             throw new IllegalArgumentException("auto is decided before launching; under your own mpirun give --nodes "
                 + "and --allreduce explicitly");
         }
-        int n = child && !spec.commandLine().getParseResult().hasMatchedOption("--nodes")
-            ? org.paratrain.comm.mpi.MpiCommunicator.world().size() : parseNodes(nodesText);
-        TrainConfig config = new TrainConfig(n == AUTO ? 1 : n, epochs, lr, intercept, reduction(lossReduction), blockSize,
-            allreduce);
         FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
-        Recipe recipe = new Recipe(model, classes, optimizer, momentum, weightDecay, schedule, warmupSteps, batchSize,
-            seed, layers, activation);
-        List<String> args = List.of(spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
+        List<String> args = List.of(command.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
         checkpoints.commTimeoutSeconds = backendOptions.commTimeout;
-        checkpoints.check(config.nodes(), batchSize);
+        checkpoints.check(autoNodes ? 1 : spec.nodes(), batchSize);
         monitor.check(testX != null || testFraction > 0);
         if (child && shardable()) {
-            trainOnShard(config, recipe, provenance);
+            ShardTraining.run(this, spec, provenance);
             return;
         }
         DataFormatOptions.Labelled labelled = readTraining();
@@ -179,76 +177,105 @@ final class TrainCommand implements Runnable {
             : checked(dataFormat.readWithClasses(testX, testY, "--test-labels", labelled.classes()),
                 testY == null ? testX : testY));
         Dataset data = prepared.train();
-        OptionChecks.trainData(this, data, recipe.check(data), config, recipe);
-        if (n == AUTO || config.exchange().equals("auto")) {
-            config = AutoChoice.resolve(config, n == AUTO, data, mpi, out());
-            args = AutoChoice.replace(args, config);
+        int classes = spec.check(data);
+        OptionChecks.trainData(this, data, classes, spec);
+        if (autoNodes || spec.exchange().isAuto()) {
+            spec = AutoChoice.resolve(spec, autoNodes, data, mpi, out());
+            args = AutoChoice.replace(args, spec);
         }
-        JsonNode meta = checkpoints.active() && MpiJob.rankFromEnvironment() == 0 ? meta(config, recipe, provenance)
-            : null;
+        JsonNode meta = checkpoints.active() && MpiJob.rankFromEnvironment() == 0 ? meta(spec, provenance) : null;
         TrainingState resumed = checkpoints.resume == null ? null : CheckpointOptions.load(checkpoints.resume,
             child ? null : meta, w -> err().println("paratrain: warning: " + w));
         Attempts attempts = new Attempts(checkpoints, meta, err());
         if (mpi && !child) {
             List<String> base = Attempts.withoutOption(Attempts.withoutOption(args, "--max-restarts"), "--min-nodes");
-            attempts.runMpi(config.nodes(), how -> backendOptions.launchStatus(how.nodes(), relaunch(base, how)));
+            attempts.runMpi(spec.nodes(), how -> backendOptions.launchStatus(how.nodes(), relaunch(base, how)));
             if (out != null && !attempts.log().isEmpty()) {
                 RunWriter.addToResult(out, "restarts", attempts.log());   // rank 0 of the last attempt wrote it
             }
             return;
         }
         TrainingControl.Validation validation = prepared.test() == null ? null : monitor.validation(prepared.test(),
-            recipe.newModel(data.features(), config.intercept(), recipe.check(data)), config.lossReduction());
-        TrainingResult r = train(attempts, meta, data, config, recipe, resumed, failure, validation);
+            spec.model().newModel(data.features(), classes), spec.run().lossReduction());
+        TrainingResult r = train(attempts, meta, data, spec, resumed, failure, validation);
         if (r == null) {
             return;   // an MPI rank other than 0: rank 0 reports
         }
-        org.paratrain.train.Divergence.checkFinal(r, config.learningRate());
-        TrainReport.print(out(), model, data.samples(), data.features(), r, epochs);
-        ModelFile file = new ModelFile(recipe.model(), data.features(), recipe.check(data), config.intercept(),
-            r.params(), prepared.standardizer(), recipe.layers(), recipe.activation(), labelled.classes());
+        report(r, spec, new ModelFile(spec.model(), data.features(), classes, r.params(), prepared.standardizer(),
+            labelled.classes()), prepared, attempts, provenance);
+    }
+
+    /**
+     * The run's specs: the one place where this command's options become settings. A
+     * setting out of range is an error naming its option.
+     *
+     * @param child whether this is a rank of an MPI job, whose size is the node count unless given
+     */
+    private TrainSpec spec(boolean child) {
+        RunSpec.Nodes nodes = child && !command.commandLine().getParseResult().hasMatchedOption("--nodes")
+            ? new RunSpec.Nodes.Count(org.paratrain.comm.mpi.MpiCommunicator.world().size())
+            : RunSpec.Nodes.parse(nodesText);
+        ModelSpec m = ModelSpec.of(model, intercept, classes, ModelSpec.widths(layers), ModelSpec.activation(activation));
+        OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), lr, momentum, weightDecay,
+            OptimizerSpec.Schedule.parse(schedule), warmupSteps);
+        RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize);
+        return new TrainSpec(m, o, ExchangeSpec.parse(allreduce), run);
+    }
+
+    /** Prints the result and the test metrics, and writes result.json, history.csv and model.json into --out. */
+    private void report(TrainingResult r, TrainSpec spec, ModelFile file, Prepared prepared, Attempts attempts,
+                        Provenance provenance) {
+        org.paratrain.train.Divergence.checkFinal(r, spec.optimizer().learningRate());
+        TrainReport.print(out(), model, prepared.train().samples(), prepared.train().features(), r, epochs);
         java.util.Map<String, Object> test = prepared.test() == null ? null : Metrics.evaluate(file.newModel(),
-            r.params(), prepared.test(), labelled.classes() == null ? null : labelled.classes().names());
+            r.params(), prepared.test(), file.classNames() == null ? null : file.classNames().names());
         if (test != null) {
             out().println("  test       " + Evaluate.format(test));
         }
-        if (out != null) {
-            ObjectNode d = RunWriter.json().createObjectNode();
-            d.put("x", xFile.toString());
-            d.put("y", yFile == null ? "" : yFile.toString());
-            d.put("format", dataFormat.format);
-            d.put("samples", data.samples());
-            d.put("features", data.features());
-            d.put("standardized", standardize);
-            d.put("test_fraction", testFraction);
-            d.put("split_seed", seed);
-            ObjectNode extra = RunWriter.json().createObjectNode();
-            if (test != null) {
-                extra.set("test_metrics", RunWriter.json().valueToTree(test));
-            }
-            if (!attempts.log().isEmpty()) {
-                extra.set("restarts", attempts.log());
-            }
-            TrainReport.write(out(), out, r, config, recipe, file, d, extra, provenance);
+        if (out == null) {
+            return;
         }
+        ObjectNode d = dataRecord(prepared.train().samples(), prepared.train().features());
+        d.put("format", dataFormat.format);
+        d.put("standardized", standardize);
+        d.put("test_fraction", testFraction);
+        d.put("split_seed", seed);
+        ObjectNode extra = RunWriter.json().createObjectNode();
+        if (test != null) {
+            extra.set("test_metrics", RunWriter.json().valueToTree(test));
+        }
+        if (!attempts.log().isEmpty()) {
+            extra.set("restarts", attempts.log());
+        }
+        TrainReport.write(out(), out, r, spec, file, d, extra, provenance);
+    }
+
+    /** Where the data came from and its size, for result.json. */
+    ObjectNode dataRecord(int samples, int features) {
+        ObjectNode d = RunWriter.json().createObjectNode();
+        d.put("x", xFile.toString());
+        d.put("y", yFile == null ? "" : yFile.toString());
+        d.put("samples", samples);
+        d.put("features", features);
+        return d;
     }
 
     /**
      * Trains here (local backend, or this rank of an MPI job), with restarts on the local
      * backend; if the run fails for good, the history of the epochs it completed is written.
      */
-    private TrainingResult train(Attempts attempts, JsonNode meta, Dataset data, TrainConfig config, Recipe recipe,
+    private TrainingResult train(Attempts attempts, JsonNode meta, Dataset data, TrainSpec spec,
                                  TrainingState resumed, FailureInjection failure,
                                  TrainingControl.Validation validation) {
         boolean rankZero = MpiJob.rankFromEnvironment() == 0;
-        try (MonitorOptions.Display display = monitor.display(config.epochs(), out(), attempts.listener())) {
+        try (MonitorOptions.Display display = monitor.display(spec.epochs(), out(), attempts.listener())) {
             TrainingControl.EpochListener listener = rankZero ? display : attempts.listener();
             if (backendOptions.isMpi()) {
-                return onMpiRank(meta, resumed, listener, control -> Training.mpi(data, config, recipe,
+                return onMpiRank(meta, resumed, listener, control -> Training.mpi(data, spec,
                     control.withValidation(validation), failure));
             }
-            return attempts.runLocal(config.nodes(), resumed, listener, (nodes, control, first) -> Training.local(data,
-                config.withNodes(nodes), recipe, control.withValidation(validation), first ? failure : null));
+            return attempts.runLocal(spec.nodes(), resumed, listener, (nodes, control, first) -> Training.local(data,
+                spec.withNodes(nodes), control.withValidation(validation), first ? failure : null));
         } catch (RuntimeException e) {
             attempts.writePartialHistory(out);
             throw e;
@@ -256,7 +283,7 @@ final class TrainCommand implements Runnable {
     }
 
     /** Trains this rank of an MPI job; rank 0 saves checkpoints (as the ranks share the state, one copy is all). */
-    private TrainingResult onMpiRank(JsonNode meta, TrainingState resumed,
+    TrainingResult onMpiRank(JsonNode meta, TrainingState resumed,
                                      org.paratrain.train.TrainingControl.EpochListener listener,
                                      java.util.function.Function<org.paratrain.train.TrainingControl, TrainingResult> run) {
         org.paratrain.train.checkpoint.CheckpointWriter w = meta == null ? null : checkpoints.writer(meta, f -> { });
@@ -282,18 +309,18 @@ final class TrainCommand implements Runnable {
     }
 
     /** What every checkpoint of this run records. */
-    private JsonNode meta(TrainConfig config, Recipe recipe, Provenance provenance) {
+    JsonNode meta(TrainSpec spec, Provenance provenance) {
         ObjectNode prep = RunWriter.json().createObjectNode();
         prep.put("format", dataFormat.format);
         prep.put("standardized", standardize);
         prep.put("test_fraction", testFraction);
         prep.put("split_seed", seed);
-        return CheckpointOptions.meta(SpecCodec.encode(config, recipe),
+        return CheckpointOptions.meta(SpecCodec.encode(spec),
             DataFingerprint.of(java.util.Arrays.asList(xFile, yFile), prep), provenance.toJson());
     }
 
     private java.io.PrintWriter err() {
-        return spec.commandLine().getErr();
+        return command.commandLine().getErr();
     }
 
     /** The training data (and test data and scaling, when asked for). */
@@ -310,50 +337,6 @@ final class TrainCommand implements Runnable {
         return batchSize == 0 && testFraction == 0 && testX == null && !standardize
             && format && classesKnown && injectFailure == null
             && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
-    }
-
-    /** This rank reads only the lines of its blocks, and trains on them. */
-    private void trainOnShard(TrainConfig config, Recipe recipe, Provenance provenance) {
-        boolean idx = dataFormat.format.equals("idx");
-        if (yFile == null) {
-            throw new IllegalArgumentException("--format " + dataFormat.format + " needs --labels");
-        }
-        int total = idx ? org.paratrain.data.IdxFormat.count(xFile) : PaperFormat.countSamples(xFile);
-        org.paratrain.data.BlockSharding sh = config.blockSize() == 0
-            ? org.paratrain.data.BlockSharding.byDefault(total)
-            : new org.paratrain.data.BlockSharding(total, config.blockSize());
-        int rank = org.paratrain.comm.mpi.MpiCommunicator.world().rank();
-        int from = sh.blockStart(sh.firstBlock(rank, config.nodes()));
-        int to = sh.blockStart(sh.endBlock(rank, config.nodes()));
-        Dataset shard = idx ? org.paratrain.data.IdxFormat.readRange(xFile, yFile, from, to)
-            : PaperFormat.readRange(xFile, yFile, from, to, total);
-        int k = model.equals("logistic") ? 2 : model.equals("linear") || model.equals("mlp-regression") ? 0 : classes;
-        if (from < to) {
-            recipe.withModel(model, k).check(shard);
-        }
-        JsonNode meta = checkpoints.active() && rank == 0 ? meta(config, recipe, provenance) : null;
-        TrainingState resumed = checkpoints.resume == null ? null : CheckpointOptions.load(checkpoints.resume, null,
-            w -> { });
-        TrainingResult r = onMpiRank(meta, resumed, null, control -> Training.mpiShard(shard, from, to - from, total, k,
-            config, recipe, control));
-        if (r == null) {
-            return;
-        }
-        org.paratrain.train.Divergence.checkFinal(r, config.learningRate());
-        out().printf(Locale.ROOT, "(each rank read only the samples of its own blocks: rank 0, %d of %d)%n",
-            to - from, total);
-        TrainReport.print(out(), model, total, shard.features(), r, epochs);
-        if (out != null) {
-            ObjectNode d = RunWriter.json().createObjectNode();
-            d.put("x", xFile.toString());
-            d.put("y", yFile.toString());
-            d.put("samples", total);
-            d.put("features", shard.features());
-            d.put("read", "each rank its own blocks");
-            TrainReport.write(out(), out, r, config, recipe, new ModelFile(model, shard.features(), k,
-                config.intercept(), r.params(), null, layers, activation, null), d, RunWriter.json().createObjectNode(),
-                provenance);
-        }
     }
 
     /** The training data, its labels as class indices and the names of the classes if they had names. */
@@ -384,21 +367,8 @@ final class TrainCommand implements Runnable {
         return new Prepared(st.apply(train), test == null ? null : st.apply(test), st);
     }
 
-    private static final int AUTO = -1;
-
-    private static int parseNodes(String s) {
-        if (s.equals("auto")) {
-            return AUTO;
-        }
-        try {
-            return Integer.parseInt(s.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--nodes must be a whole number or auto, got '" + s + "'");
-        }
-    }
-
-    private java.io.PrintWriter out() {
-        return spec.commandLine().getOut();
+    java.io.PrintWriter out() {
+        return command.commandLine().getOut();
     }
 
     static LossReduction reduction(String s) {

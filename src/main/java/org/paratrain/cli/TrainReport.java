@@ -7,8 +7,7 @@ import java.util.Locale;
 import org.paratrain.experiment.ModelFile;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
-import org.paratrain.train.Recipe;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.TrainingResult;
 
 /** What {@code train} prints at the end, and the files it writes: one place for every way of training. */
@@ -35,10 +34,10 @@ final class TrainReport {
      * says so on {@code out}; {@code data} describes the input, {@code extra} adds fields
      * (test metrics, restarts) to result.json.
      */
-    static void write(PrintWriter out, Path dir, TrainingResult r, TrainConfig config, Recipe recipe, ModelFile model,
+    static void write(PrintWriter out, Path dir, TrainingResult r, TrainSpec spec, ModelFile model,
                       ObjectNode data, ObjectNode extra, Provenance provenance) {
-        RunWriter.write(dir, r, config, recipe, data, provenance, extra);
-        model.write(dir.resolve("model.json"), RunWriter.resultJson(r, config, recipe).retain("config", "epochs",
+        RunWriter.write(dir, r, spec, data, provenance, extra);
+        model.write(dir.resolve("model.json"), RunWriter.resultJson(r, spec).retain("config", "epochs",
             "nodes", "backend", "algorithm", "final_loss"), provenance);
         out.println("wrote " + dir.resolve("result.json") + ", history.csv and model.json");
     }

@@ -7,7 +7,7 @@ import org.paratrain.data.Dataset;
 import org.paratrain.data.MakeRegression;
 import org.paratrain.data.NumpyRandomState;
 import org.paratrain.train.LossReduction;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.Training;
 
 /**
@@ -40,13 +40,13 @@ public final class BreakEven {
     }
 
     /** Runs the measurement; {@code progress} gets the number of sizes done. */
-    static List<Point> measure(int[] samples, TrainConfig base, IntConsumer progress) {
+    static List<Point> measure(int[] samples, TrainSpec base, IntConsumer progress) {
         List<Point> points = new ArrayList<>();
         for (int n : samples) {
             Dataset data = new MakeRegression(n, 1, 1, 0.0, 0.0, true).generate(new NumpyRandomState(42)).data();
             int epochs = Math.max(5, Math.min(300, 4_000_000 / n));
             // The mean loss keeps one learning rate stable at every size; the work is the same as the sum's.
-            TrainConfig cfg = base.withEpochs(epochs).withLossReduction(LossReduction.MEAN).withLearningRate(0.1);
+            TrainSpec cfg = base.withEpochs(epochs).withLossReduction(LossReduction.MEAN).withLearningRate(0.1);
             double[] one = new double[REPEATS];
             double[] two = new double[REPEATS];
             double[] compute = new double[REPEATS];

@@ -1,5 +1,7 @@
 package org.paratrain.experiment;
 
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.TrainSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -154,16 +156,15 @@ public final class Calibration {
      * @param config its settings: intercept, block size, learning rate and loss reduction (run at 1 rank)
      * @return the fitted model of an epoch's time, ready to predict at any node count
      */
-    public static org.paratrain.train.EpochModel forWorkload(Dataset data, org.paratrain.train.TrainConfig config) {
+    public static org.paratrain.train.EpochModel forWorkload(Dataset data, TrainSpec config) {
         Allreduce.Machine machine = quickMachine();
         Dataset probe = prefix(data, Math.max(1, PROBE_VALUES / data.features()));
-        int params = data.features() + (config.intercept() ? 1 : 0);
+        int params = data.features() + (config.model().intercept() ? 1 : 0);
         int epochs = (int) Math.max(10, Math.min(300, PROBE_VALUES / ((long) probe.samples() * params)));
-        org.paratrain.train.TrainConfig one = config.withNodes(1).withEpochs(epochs)
-            .withExchange(org.paratrain.train.TrainConfig.MASTER_WORKER)
-            .withLossReduction(org.paratrain.train.LossReduction.MEAN).withLearningRate(stableRate(probe,
-                config.intercept()));
-        org.paratrain.data.BlockSharding sharding = Plan.sharding(probe.samples(), config.blockSize());
+        TrainSpec one = config.withNodes(1).withEpochs(epochs).withExchange(ExchangeSpec.MASTER_WORKER)
+            .withLossReduction(org.paratrain.train.LossReduction.MEAN)
+            .withLearningRate(stableRate(probe, config.model().intercept()));
+        org.paratrain.data.BlockSharding sharding = Plan.sharding(probe.samples(), config.run().blockSize());
         double compute = Double.MAX_VALUE;
         double other = Double.MAX_VALUE;
         // Warm-up for half a second: compiled code, not the interpreter, is what a run sees.
@@ -178,7 +179,7 @@ public final class Calibration {
         }
         org.paratrain.train.EpochModel partial = new org.paratrain.train.EpochModel(machine,
             compute / ((double) probe.samples() * params), Runtime.getRuntime().availableProcessors(), 0);
-        double exchange1 = partial.exchangeSeconds(org.paratrain.train.TrainConfig.MASTER_WORKER, 1, sharding, params);
+        double exchange1 = partial.exchangeSeconds(ExchangeSpec.MASTER_WORKER.label(), 1, sharding, params);
         return new org.paratrain.train.EpochModel(machine, partial.secondsPerSampleParam(), partial.cores(),
             Math.max(0, other - exchange1));
     }

@@ -3,32 +3,30 @@ package org.paratrain.experiment;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
+import java.util.List;
 import org.paratrain.data.ClassNames;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.Standardizer;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.model.Model;
-import org.paratrain.train.Recipe;
+import org.paratrain.train.spec.ModelSpec;
 
 /**
  * model.json: everything needed to use a trained model later, and how it was made. JSON, never
  * Java serialization: readable by people and other tools, and safe to load. Versioned: a
  * reader refuses a version it does not know instead of guessing.
  *
- * @param model        linear, logistic or softmax
+ * @param spec         the model's kind and shape (biases, layers, activation)
  * @param features     inputs
  * @param classes      classes of a classifier (2 for logistic), 0 for regression
- * @param intercept    whether the last parameters are biases
  * @param params       the parameters, in the model's layout
  * @param standardizer the feature scaling fitted on the training data, or null
- * @param layers       hidden widths of an MLP ("" otherwise)
- * @param activation   hidden activation of an MLP
  * @param classNames   the names of the classes when the training labels had names (strings, or
  *                     -1/+1 and 1/2 mapped to 0/1), else null: the labels were the class indices
  */
-public record ModelFile(String model, int features, int classes, boolean intercept, double[] params,
-                        Standardizer standardizer, String layers, String activation, ClassNames classNames) {
+public record ModelFile(ModelSpec spec, int features, int classes, double[] params, Standardizer standardizer,
+                        ClassNames classNames) {
     /** The format written; readers accept it and nothing newer. */
     public static final int VERSION = 1;
     private static final String FORMAT = "paratrain-model";
@@ -38,8 +36,7 @@ public record ModelFile(String model, int features, int classes, boolean interce
      * models keep scratch space)}
      */
     public Model newModel() {
-        return new Recipe(model, classes, "gd", 0.9, 0, "constant", 0, 0, 0, layers, activation)
-            .newModel(features, intercept, classes);
+        return spec.newModel(features, classes);
     }
 
     /**
@@ -74,13 +71,13 @@ public record ModelFile(String model, int features, int classes, boolean interce
         ObjectNode o = RunWriter.json().createObjectNode();
         o.put("format", FORMAT);
         o.put("version", VERSION);
-        o.put("model", model);
+        o.put("model", spec.kind());
         o.put("features", features);
         o.put("classes", classes);
-        o.put("intercept", intercept);
-        if (model.startsWith("mlp")) {
-            o.put("layers", layers);
-            o.put("activation", activation);
+        o.put("intercept", spec.intercept());
+        if (spec instanceof ModelSpec.Mlp mlp) {
+            o.put("layers", mlp.layers());
+            o.put("activation", mlp.activation().name().toLowerCase(java.util.Locale.ROOT));
         }
         if (classNames != null) {
             classNames.names().forEach(o.putArray("class_names")::add);
@@ -122,8 +119,10 @@ public record ModelFile(String model, int features, int classes, boolean interce
                 + "than the " + params.length + " parameters the file holds");
         }
         boolean mlp = kind.startsWith("mlp");
-        ModelFile m = new ModelFile(kind, features, classes, !mlp && check.flag("intercept"), params,
-            check.standardizer(features), mlp ? check.layers(params.length) : "", mlp ? check.activation() : "relu",
+        ModelSpec spec = ModelSpec.of(kind, !mlp && check.flag("intercept"), classes,
+            mlp ? ModelSpec.widths(check.layers(params.length)) : List.of(),
+            ModelSpec.activation(mlp ? check.activation() : "relu"));
+        ModelFile m = new ModelFile(spec, features, classes, params, check.standardizer(features),
             check.classNames(classes));
         int needed = m.newModel().parameterCount();
         if (needed != params.length) {

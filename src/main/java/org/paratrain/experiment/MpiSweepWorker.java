@@ -61,14 +61,14 @@ public final class MpiSweepWorker {
         try {
             JsonNode job = RunWriter.json().readTree(Path.of(a[0]).toFile());
             comm.commTimeout(job.path("comm_timeout_seconds").asDouble());
-            SpecCodec.Settings s = SpecCodec.decode(job.path("settings"));
+            org.paratrain.train.spec.TrainSpec s = SpecCodec.decode(job.path("settings"));
             Dataset data = PaperFormat.read(Path.of(job.path("x").asText()), Path.of(job.path("y").asText()));
             for (int w = 0; w < job.path("warmup").asInt(); w++) {
-                Training.mpi(data, s.config(), s.recipe(), org.paratrain.train.TrainingControl.none(), null);
+                Training.mpi(data, s, org.paratrain.train.TrainingControl.none(), null);
             }
             ArrayNode runs = RunWriter.json().createArrayNode();
             for (int r = 0; r < job.path("repeats").asInt(); r++) {
-                TrainingResult result = Training.mpi(data, s.config(), s.recipe(),
+                TrainingResult result = Training.mpi(data, s,
                     org.paratrain.train.TrainingControl.none(), null);
                 if (result != null) {
                     runs.add(ResultCodec.toJson(result));

@@ -3,7 +3,7 @@ package org.paratrain.experiment;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.MakeRegression;
 import org.paratrain.data.NumpyRandomState;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.train.spec.TrainSpec;
 
 /**
  * The paper's experiment: make_regression with 500 samples and 1 feature, no noise, a fixed
@@ -31,7 +31,7 @@ public final class PaperSetup {
     }
 
     /** {@return the paper's training settings at one node: 300 epochs of gradient descent, lr 1e-4, summed loss} */
-    public static TrainConfig config() {
-        return TrainConfig.paper();
+    public static TrainSpec config() {
+        return TrainSpec.paper();
     }
 }

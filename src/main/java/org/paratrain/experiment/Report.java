@@ -10,7 +10,8 @@ import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.data.Dataset;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.train.EpochModel;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
 
@@ -99,8 +100,8 @@ public final class Report {
         sweep.put("repeats", spec.repeats());
         sweep.put("warmup", spec.warmup());
         sweep.put("backend", in.mpi() == null ? "local" : "mpi");
-        sweep.set("training", RunWriter.resultJson(points.get(0).runs().get(0), spec.base(),
-            org.paratrain.train.Recipe.paper()).get("config"));
+        sweep.set("training", RunWriter.resultJson(points.get(0).runs().get(0), spec.base())
+            .get("config"));
         sweep.put("epochs", spec.base().epochs());
         run.set("provenance", provenance.toJson());
         ArrayNode fileList = run.putArray("files");
@@ -112,7 +113,7 @@ public final class Report {
     private static void figures(Path out, Inputs in, List<Sweep.Point> points, ScalingTable table,
                                 List<String> files) {
         Dataset d = in.data();
-        TrainConfig base = in.spec().base();
+        TrainSpec base = in.spec().base();
         TrainingResult last = points.get(0).runs().get(0);
         if (d.features() == 1) {
             save(Plots.data(d, "Figure 1: the data set (" + d.samples() + " samples, 1 feature)"), out,
@@ -141,10 +142,11 @@ public final class Report {
         if (model == null) {
             return Double.NaN;
         }
-        TrainConfig c = in.spec().base();
-        int params = in.data().features() + (c.intercept() ? 1 : 0);
-        String exchange = c.exchange().equals("auto") ? TrainConfig.MASTER_WORKER : c.exchange();
-        return c.epochs() * model.epochSeconds(exchange, p, Plan.sharding(in.data().samples(), c.blockSize()), params);
+        TrainSpec c = in.spec().base();
+        int params = in.data().features() + (c.model().intercept() ? 1 : 0);
+        ExchangeSpec exchange = c.exchange().isAuto() ? ExchangeSpec.MASTER_WORKER : c.exchange();
+        return c.epochs() * model.epochSeconds(exchange.label(), p,
+            Plan.sharding(in.data().samples(), c.run().blockSize()), params);
     }
 
     /** Epochs at which to show fits: the first, an early one, and the last. */
@@ -168,12 +170,12 @@ public final class Report {
 
     private static String setup(Inputs in) {
         SweepSpec s = in.spec();
-        TrainConfig c = s.base();
+        TrainSpec c = s.base();
         return String.format(Locale.ROOT, "Setup: %s. %d samples x %d features; linear regression%s, %s of squared "
                 + "errors, full-batch gradient descent (lr %s) from zero weights, %d epochs; node counts %s; %d timed "
                 + "runs per count after %d warm-up runs; %s.",
-            in.title(), in.data().samples(), in.data().features(), c.intercept() ? " with intercept" : "",
-            c.lossReduction().name().toLowerCase(Locale.ROOT), c.learningRate(), c.epochs(),
+            in.title(), in.data().samples(), in.data().features(), c.model().intercept() ? " with intercept" : "",
+            c.run().lossReduction().name().toLowerCase(Locale.ROOT), c.optimizer().learningRate(), c.epochs(),
             java.util.Arrays.toString(s.nodes()), s.repeats(), s.warmup(), in.mpi() == null
                 ? "local backend (ranks are threads of one JVM)"
                 : "MPI backend (ranks are processes started by mpirun, one job per node count)");

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import org.paratrain.io.AtomicFiles;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.TrainingResult;
 
 /**
@@ -28,18 +28,17 @@ public final class RunWriter {
      *
      * @param dir        the run's output directory, made if missing
      * @param r          the training result
-     * @param config     the run's settings
-     * @param recipe     model, optimiser and the rest of what was trained
+     * @param spec       what was trained and how
      * @param data       where the data came from and how it was prepared
      * @param provenance how and where the run was made
      * @param extra      more fields for result.json, e.g. test metrics; may be empty
      */
-    public static void write(Path dir, TrainingResult r, TrainConfig config, org.paratrain.train.Recipe recipe,
-                             ObjectNode data, Provenance provenance, ObjectNode extra) {
+    public static void write(Path dir, TrainingResult r, TrainSpec spec, ObjectNode data, Provenance provenance,
+                             ObjectNode extra) {
         AtomicFiles.writeText(dir.resolve("history.csv"), out -> {
             writeHistory(out, r.history(), r.history().loss().length);
         });
-        ObjectNode root = resultJson(r, config, recipe);
+        ObjectNode root = resultJson(r, spec);
         if (!Double.isNaN(r.trainAccuracy())) {
             root.put("train_accuracy", r.trainAccuracy());
         }
@@ -118,10 +117,9 @@ public final class RunWriter {
     /**
      * {@return the result and the settings it was trained with (see {@link SpecCodec}), as result.json holds them}
      * @param r      the training result
-     * @param config the run's settings
-     * @param recipe model, optimiser and the rest of what was trained
+     * @param spec   what was trained and how
      */
-    public static ObjectNode resultJson(TrainingResult r, TrainConfig config, org.paratrain.train.Recipe recipe) {
+    public static ObjectNode resultJson(TrainingResult r, TrainSpec spec) {
         ObjectNode root = JSON.createObjectNode();
         ResultCodec.array(root.putArray("params"), r.params());
         root.put("final_loss", r.finalLoss());
@@ -129,12 +127,12 @@ public final class RunWriter {
         root.put("nodes", r.nodes());
         root.put("backend", r.backend());
         root.put("algorithm", r.algorithm());
-        root.put("model", recipe.model());
+        root.put("model", spec.model().kind());
         root.put("train_seconds", r.trainSeconds());
         root.put("compute_seconds", r.computeSeconds());
         root.put("comm_seconds", r.commSeconds());
         root.put("seconds_per_epoch", r.trainSeconds() / r.epochs());
-        root.set("config", SpecCodec.encode(config, recipe));
+        root.set("config", SpecCodec.encode(spec));
         root.put("block_size", r.blockSize());
         return root;
     }

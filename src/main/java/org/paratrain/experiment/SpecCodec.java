@@ -6,8 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.paratrain.train.LossReduction;
-import org.paratrain.train.Recipe;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.TrainSpec;
 
 /**
  * The one place a run's settings become JSON and come back: result.json, model.json and
@@ -26,90 +29,88 @@ public final class SpecCodec {
     /**
      * The settings of a run as JSON.
      *
-     * @param config how to train
-     * @param recipe what to train and how to update it
-     * @return {@code model}, {@code optimizer}, {@code training}, {@code nodes} and {@code exchange}
+     * @param spec what was trained, how, on how many nodes and with which exchange
+     * @return an object with the groups above
      */
-    public static ObjectNode encode(TrainConfig config, Recipe recipe) {
+    public static ObjectNode encode(TrainSpec spec) {
         ObjectNode root = RunWriter.json().createObjectNode();
-        ObjectNode m = root.putObject("model");
-        m.put("kind", recipe.model());
-        boolean network = recipe.model().startsWith("mlp");
-        if (network) {
-            m.put("layers", recipe.layers());
-            m.put("activation", recipe.activation());
-        }
-        if (!recipe.model().equals("linear") && !recipe.model().equals("logistic")
-            && !recipe.model().equals("mlp-regression")) {
-            m.put("classes", recipe.classes());
-        }
-        m.put("intercept", network || config.intercept());
-        m.put("initial_weights", initialWeights(recipe));
+        encodeModel(root.putObject("model"), spec.model(), spec.run().seed());
+        OptimizerSpec opt = spec.optimizer();
         ObjectNode o = root.putObject("optimizer");
-        o.put("kind", recipe.optimizer());
-        o.put("learning_rate", config.learningRate());
-        o.put("schedule", recipe.schedule());
-        o.put("warmup_steps", recipe.warmupSteps());
-        if (recipe.optimizer().equals("momentum") || recipe.optimizer().equals("nesterov")) {
-            o.put("momentum", recipe.momentum());
+        o.put("kind", opt.method().label());
+        o.put("learning_rate", opt.learningRate());
+        o.put("schedule", opt.schedule().label());
+        o.put("warmup_steps", opt.warmupSteps());
+        if (opt.method() == OptimizerSpec.Method.MOMENTUM || opt.method() == OptimizerSpec.Method.NESTEROV) {
+            o.put("momentum", opt.momentum());
         }
-        if (recipe.optimizer().equals("adam")) {
-            o.put("beta1", 0.9);
-            o.put("beta2", 0.999);
-            o.put("epsilon", 1e-8);
+        if (opt.method() == OptimizerSpec.Method.ADAM) {
+            o.put("beta1", OptimizerSpec.BETA1);
+            o.put("beta2", OptimizerSpec.BETA2);
+            o.put("epsilon", OptimizerSpec.EPSILON);
         }
-        o.put("weight_decay", recipe.weightDecay());
+        o.put("weight_decay", opt.weightDecay());
+        RunSpec run = spec.run();
         ObjectNode t = root.putObject("training");
-        t.put("epochs", config.epochs());
-        t.put("loss_reduction", config.lossReduction().name().toLowerCase(Locale.ROOT));
-        t.put("batch_size", recipe.batchSize());
-        t.put("block_size", config.blockSize());
-        t.put("seed", recipe.seed());
-        root.put("nodes", config.nodes());
-        root.put("exchange", config.exchange());
+        t.put("epochs", run.epochs());
+        t.put("loss_reduction", run.lossReduction().name().toLowerCase(Locale.ROOT));
+        t.put("batch_size", run.batchSize());
+        t.put("block_size", run.blockSize());
+        t.put("seed", run.seed());
+        if (run.nodes() instanceof RunSpec.Nodes.Count c) {
+            root.put("nodes", c.n());
+        } else {
+            root.put("nodes", run.nodes().toString());
+        }
+        root.put("exchange", spec.exchange().label());
         return root;
     }
 
-    /** How the network's weights start: zeros for the linear models; He or Xavier for an MLP by its activation. */
-    static String initialWeights(Recipe recipe) {
-        if (!recipe.model().startsWith("mlp")) {
-            return "zeros";
+    private static void encodeModel(ObjectNode m, ModelSpec model, long seed) {
+        m.put("kind", model.kind());
+        if (model instanceof ModelSpec.Mlp mlp) {
+            m.put("layers", mlp.layers());
+            m.put("activation", mlp.activation().name().toLowerCase(Locale.ROOT));
         }
-        String hidden = recipe.activation().equals("relu") ? "he-normal" : "xavier-uniform";
-        return hidden + " hidden layers, xavier-uniform output, zero biases, seed " + recipe.seed();
+        if (model instanceof ModelSpec.Softmax || model.classifier() && model instanceof ModelSpec.Mlp) {
+            m.put("classes", model.classes());
+        }
+        m.put("intercept", model.intercept());
+        m.put("initial_weights", model.initialWeights(seed));
     }
 
     /**
-     * The settings {@link #encode} wrote, read back.
+     * The settings {@link #encode} wrote, read back into the same specs.
      *
-     * @param root what {@link #encode} wrote (possibly read back from a file)
-     * @return the same records
-     * @throws IllegalArgumentException if a value is out of range, naming it
+     * @param root what {@link #encode} wrote
+     * @return the spec
+     * @throws IllegalArgumentException if a setting is missing or out of range
      */
-    public static Settings decode(JsonNode root) {
-        JsonNode m = root.path("model");
+    public static TrainSpec decode(JsonNode root) {
         JsonNode o = root.path("optimizer");
         JsonNode t = root.path("training");
-        String kind = m.path("kind").asText();
-        Recipe recipe = new Recipe(kind, m.path("classes").asInt(0), o.path("kind").asText(),
-            o.path("momentum").asDouble(0.9), o.path("weight_decay").asDouble(), o.path("schedule").asText(),
-            o.path("warmup_steps").asLong(), t.path("batch_size").asInt(), t.path("seed").asLong(),
-            m.path("layers").asText(""), m.path("activation").asText("relu"));
-        boolean intercept = !kind.startsWith("mlp") && m.path("intercept").asBoolean();
-        TrainConfig config = new TrainConfig(root.path("nodes").asInt(1), t.path("epochs").asInt(),
-            o.path("learning_rate").asDouble(), intercept,
-            LossReduction.valueOf(t.path("loss_reduction").asText().toUpperCase(Locale.ROOT)),
-            t.path("block_size").asInt(), root.path("exchange").asText(TrainConfig.MASTER_WORKER));
-        return new Settings(config, recipe);
+        OptimizerSpec opt = new OptimizerSpec(OptimizerSpec.Method.parse(o.path("kind").asText()),
+            o.path("learning_rate").asDouble(), o.path("momentum").asDouble(OptimizerSpec.DEFAULT_MOMENTUM), o.path("weight_decay").asDouble(),
+            OptimizerSpec.Schedule.parse(o.path("schedule").asText("constant")), o.path("warmup_steps").asLong());
+        RunSpec run = new RunSpec(RunSpec.Nodes.parse(root.path("nodes").asText("1")), t.path("epochs").asInt(),
+            t.path("batch_size").asInt(), t.path("seed").asLong(),
+            LossReduction.valueOf(t.path("loss_reduction").asText("sum").toUpperCase(Locale.ROOT)),
+            t.path("block_size").asInt());
+        return new TrainSpec(decodeModel(root.path("model")), opt,
+            ExchangeSpec.parse(root.path("exchange").asText("master-worker")), run);
     }
 
     /**
-     * A run's settings, typed.
+     * The model spec {@link #encode} wrote under {@code model} (also in model files).
      *
-     * @param config how to train
-     * @param recipe what to train and how to update it
+     * @param m the {@code model} object
+     * @return the spec
      */
-    public record Settings(TrainConfig config, Recipe recipe) { }
+    public static ModelSpec decodeModel(JsonNode m) {
+        return ModelSpec.of(m.path("kind").asText(), m.path("intercept").asBoolean(), m.path("classes").asInt(0),
+            ModelSpec.widths(m.path("layers").asText("")),
+            ModelSpec.activation(m.path("activation").asText("relu")));
+    }
 
     /**
      * Where two runs' settings differ in anything that changes their numbers (not nodes or

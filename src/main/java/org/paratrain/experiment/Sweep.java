@@ -10,7 +10,7 @@ import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.PaperFormat;
 import org.paratrain.io.AtomicFiles;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
 
@@ -49,11 +49,10 @@ public final class Sweep {
             int done = 0;
             for (int p : spec.nodes()) {
                 Path result = dir.resolve("runs-" + p + ".json");
-                TrainConfig c = spec.base().withNodes(p);
+                TrainSpec c = spec.base().withNodes(p);
                 Path jobFile = dir.resolve("job-" + p + ".json");
                 AtomicFiles.writeBytes(jobFile, out -> RunWriter.json().writeValue(out, MpiSweepWorker.job(
-                    dir.resolve("X.in"), dir.resolve("y.in"), result, SpecCodec.encode(c,
-                        org.paratrain.train.Recipe.paper()), spec.warmup(), spec.repeats(), launch.commTimeout())));
+                    dir.resolve("X.in"), dir.resolve("y.in"), result, SpecCodec.encode(c), spec.warmup(), spec.repeats(), launch.commTimeout())));
                 List<String> args = List.of(jobFile.toString());
                 MpiJob.Launch job = new MpiJob.Launch(p, launch.hostfile(), launch.mpirunArgs(), launch.jvmArgs(),
                     launch.commTimeout());

@@ -1,18 +1,18 @@
 package org.paratrain.experiment;
 
 import java.util.Arrays;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.train.spec.TrainSpec;
 
 /**
  * A sweep over node counts: the same training at each count, repeated.
  *
- * @param nodes   node counts, each valid for {@link TrainConfig}, no duplicates
+ * @param nodes   node counts, each valid for {@link org.paratrain.train.spec.RunSpec}, no duplicates
  * @param repeats timed runs per node count, 1..1000
  * @param warmup  untimed runs per node count before timing, 0..1000 (so JIT compilation
  *                does not land on the first count measured)
  * @param base    training settings; its node count is replaced by each of {@code nodes}
  */
-public record SweepSpec(int[] nodes, int repeats, int warmup, TrainConfig base) {
+public record SweepSpec(int[] nodes, int repeats, int warmup, TrainSpec base) {
 
     /** Validates, naming the option. */
     public SweepSpec {

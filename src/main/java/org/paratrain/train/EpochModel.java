@@ -51,7 +51,7 @@ public record EpochModel(Allreduce.Machine machine, double secondsPerSampleParam
     public double exchangeSeconds(String exchange, int p, BlockSharding sharding, int params) {
         long table = (long) sharding.blocks() * (params + 1);
         double sum = 8.0 * table * machine.gamma();
-        if (exchange.equals(TrainConfig.MASTER_WORKER)) {
+        if (exchange.equals(org.paratrain.train.spec.ExchangeSpec.MASTER_WORKER.label())) {
             double in = 8.0 * table * (p - 1) / p + 8.0 * (p - 1) * (params + 1);
             return 3.0 * (p - 1) * machine.alpha() + in * machine.beta() + sum;
         }
@@ -75,7 +75,7 @@ public record EpochModel(Allreduce.Machine machine, double secondsPerSampleParam
      */
     public static List<String> candidates(boolean mpi) {
         List<String> c = new ArrayList<>();
-        c.add(TrainConfig.MASTER_WORKER);
+        c.add(org.paratrain.train.spec.ExchangeSpec.MASTER_WORKER.label());
         c.addAll(mpi ? Allreduces.names() : Allreduces.portableNames());
         return c;
     }

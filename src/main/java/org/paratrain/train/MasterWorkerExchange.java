@@ -69,7 +69,7 @@ final class MasterWorkerExchange implements GradientExchange {
 
     @Override
     public String name() {
-        return TrainConfig.MASTER_WORKER;
+        return org.paratrain.train.spec.ExchangeSpec.MASTER_WORKER.label();
     }
 
     /**

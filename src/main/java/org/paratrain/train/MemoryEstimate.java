@@ -2,6 +2,9 @@ package org.paratrain.train;
 
 import org.paratrain.data.BlockSharding;
 import org.paratrain.data.HeapBudget;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.TrainSpec;
 
 /**
  * The memory a local run needs beyond its data, known before it starts: the exchange's
@@ -17,12 +20,11 @@ public final class MemoryEstimate {
     /**
      * {@return the blocks of one step: those of the whole data set at full batch, of a batch otherwise}
      * @param samples samples in the training data
-     * @param config  the block size (0: the default)
-     * @param recipe  the batch size (0: full batch)
+     * @param run     the batch size (0: full batch) and block size (0: the default)
      */
-    public static BlockSharding stepBlocks(int samples, TrainConfig config, Recipe recipe) {
-        int step = recipe.batchSize() == 0 ? samples : recipe.batchSize();
-        return config.blockSize() == 0 ? BlockSharding.byDefault(step) : new BlockSharding(step, config.blockSize());
+    public static BlockSharding stepBlocks(int samples, RunSpec run) {
+        int step = run.batchSize() == 0 ? samples : run.batchSize();
+        return run.blockSize() == 0 ? BlockSharding.byDefault(step) : new BlockSharding(step, run.blockSize());
     }
 
     /**
@@ -30,24 +32,24 @@ public final class MemoryEstimate {
      * gradients), which must stay below Java's array limit}
      * @param samples samples in the training data
      * @param params  the model's parameters
-     * @param config  the block size
-     * @param recipe  the batch size
+     * @param run     the batch size and block size
      */
-    public static long largestArray(int samples, long params, TrainConfig config, Recipe recipe) {
-        long blocks = stepBlocks(samples, config, recipe).blocks();
+    public static long largestArray(int samples, long params, RunSpec run) {
+        long blocks = stepBlocks(samples, run).blocks();
         return blocks * (params + 1);
     }
 
     /** Bytes the ranks of this JVM need besides the data set. */
-    static long bytes(int samples, long params, TrainConfig config, Recipe recipe) {
-        long table = largestArray(samples, params, config, recipe);
-        long exchange = config.exchange().equals(TrainConfig.MASTER_WORKER) ? 2 * table : config.nodes() * table;
-        int states = switch (recipe.optimizer()) {
-            case "adam" -> 2;
-            case "momentum", "nesterov" -> 1;
-            default -> 0;
+    static long bytes(int samples, long params, TrainSpec spec) {
+        long table = largestArray(samples, params, spec.run());
+        long exchange = spec.exchange().scheme() == ExchangeSpec.Scheme.MASTER_WORKER ? 2 * table
+            : spec.nodes() * table;
+        int states = switch (spec.optimizer().method()) {
+            case ADAM -> 2;
+            case MOMENTUM, NESTEROV -> 1;
+            case GD -> 0;
         };
-        return 8 * (exchange + config.nodes() * params * (2 + states));
+        return 8 * (exchange + spec.nodes() * params * (2 + states));
     }
 
     /**
@@ -56,13 +58,13 @@ public final class MemoryEstimate {
      *
      * @param samples samples in the training data
      * @param params  the model's parameters
-     * @param config  nodes (ranks of this JVM), block size and exchange
-     * @param recipe  batch size and optimiser (whose state takes memory too)
+     * @param spec    nodes (ranks of this JVM), batch and block size, exchange and optimiser (whose
+     *                state takes memory too)
      * @throws org.paratrain.data.NotEnoughMemoryException if the heap cannot hold what the run needs
      */
-    public static void check(int samples, long params, TrainConfig config, Recipe recipe) {
-        long blocks = stepBlocks(samples, config, recipe).blocks();
-        HeapBudget.require(bytes(samples, params, config, recipe), "training on " + config.nodes() + " rank(s) ("
+    public static void check(int samples, long params, TrainSpec spec) {
+        long blocks = stepBlocks(samples, spec.run()).blocks();
+        HeapBudget.require(bytes(samples, params, spec), "training on " + spec.nodes() + " rank(s) ("
             + blocks + " blocks x " + params + " parameters in the exchange, weights and optimiser state)");
     }
 }

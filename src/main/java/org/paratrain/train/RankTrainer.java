@@ -8,6 +8,8 @@ import org.paratrain.data.BlockSharding;
 import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
 import org.paratrain.optim.Optimizer;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.TrainSpec;
 
 /**
  * The data-parallel loop on one rank: compute the loss and gradient of each owned block,
@@ -22,7 +24,7 @@ public final class RankTrainer {
     private final Dataset data;
     private final Model model;
     private final Optimizer optimizer;
-    private final TrainConfig config;
+    private final TrainSpec spec;
     private final Batches batches;
     private final long seed;
     /** The first sample this rank's data holds: 0, or the start of its shard when it holds only that. */
@@ -37,27 +39,11 @@ public final class RankTrainer {
      * @param data      every sample; the rank computes gradients of its own blocks only
      * @param model     the model, the same kind and size on every rank
      * @param optimizer this rank's own instance (optimisers keep state), the same kind on every rank
-     * @param config    epochs, learning rate, block size and exchange, the same on every rank
+     * @param spec      epochs, batches (full, or mini-batches in an order drawn from the run's seed, the
+     *                  same batches at any node count), block size and exchange, the same on every rank
      */
-    public RankTrainer(Communicator comm, Dataset data, Model model, Optimizer optimizer, TrainConfig config) {
-        this(comm, data, model, optimizer, config, 0, 0);
-    }
-
-    /**
-     * Prepares one rank's part of a run with mini-batches visited in an order drawn from a
-     * seed, the same batches at any node count.
-     *
-     * @param comm      this rank's communicator; every rank of it must build a RankTrainer
-     * @param data      every sample
-     * @param model     the model, the same on every rank
-     * @param optimizer this rank's own instance, the same kind on every rank
-     * @param config    epochs, learning rate, block size and exchange, the same on every rank
-     * @param batchSize samples per global batch (0: full batch)
-     * @param seed      seed of the batch order, the same on every rank
-     */
-    public RankTrainer(Communicator comm, Dataset data, Model model, Optimizer optimizer, TrainConfig config,
-                       int batchSize, long seed) {
-        this(comm, data, 0, data.samples(), model, optimizer, config, batchSize, seed);
+    public RankTrainer(Communicator comm, Dataset data, Model model, Optimizer optimizer, TrainSpec spec) {
+        this(comm, data, 0, data.samples(), model, optimizer, spec);
     }
 
     /**
@@ -65,19 +51,21 @@ public final class RankTrainer {
      * of {@code total}: its own blocks, read from a file too large to hold on every rank.
      */
     RankTrainer(Communicator comm, Dataset data, int origin, int total, Model model, Optimizer optimizer,
-                       TrainConfig config, int batchSize, long seed) {
+                TrainSpec spec) {
+        int batchSize = spec.run().batchSize();
+        long seed = spec.run().seed();
         this.origin = origin;
         this.totalSamples = total;
         this.comm = comm;
         this.data = data;
         this.model = model;
         this.optimizer = optimizer;
-        this.config = config;
-        this.batches = new Batches(data, total, batchSize, seed, config.blockSize(), comm.rank(), comm.size());
+        this.spec = spec;
+        this.batches = new Batches(data, total, batchSize, seed, spec.run().blockSize(), comm.rank(), comm.size());
         this.seed = seed;
-        this.sharding = config.blockSize() == 0
+        this.sharding = spec.run().blockSize() == 0
             ? BlockSharding.byDefault(total)
-            : new BlockSharding(total, config.blockSize());
+            : new BlockSharding(total, spec.run().blockSize());
         int first = sharding.blockStart(sharding.firstBlock(comm.rank(), comm.size()));
         int end = sharding.blockStart(sharding.endBlock(comm.rank(), comm.size()));
         if (first < origin || end > origin + data.samples()) {
@@ -113,7 +101,7 @@ public final class RankTrainer {
         loop.start = comm.wtime() - loop.resumedSeconds;
         int e = loop.firstEpoch;
         boolean stop = false;
-        while (e < config.epochs() && !stop) {
+        while (e < spec.epochs() && !stop) {
             comm.epoch(e + 1);      // for the backend's messages about a hang or a crash
             try {
                 runEpoch(loop, exchange, e);
@@ -176,10 +164,10 @@ public final class RankTrainer {
      */
     private final class Loop {
         final double[] weights = new double[model.parameterCount()];
-        final TrainingResult.History history = TrainingResult.History.empty(config.epochs());
-        final boolean mean = config.lossReduction() == LossReduction.MEAN;
+        final TrainingResult.History history = TrainingResult.History.empty(spec.epochs());
+        final boolean mean = spec.run().lossReduction() == LossReduction.MEAN;
         final double scale = mean ? 1.0 / batches.stepSamples() : 1.0;
-        final DivergenceMonitor monitor = new DivergenceMonitor(config.learningRate());
+        final DivergenceMonitor monitor = new DivergenceMonitor(spec.optimizer().learningRate());
         final TrainingControl control;
         final EarlyStopping stopping;
         final int firstEpoch;
@@ -190,7 +178,7 @@ public final class RankTrainer {
         Loop(TrainingControl control) {
             this.control = control;
             this.stopping = control.validation() == null ? null
-                : new EarlyStopping(control.validation(), comm, config.epochs());
+                : new EarlyStopping(control.validation(), comm, spec.epochs());
             TrainingState r = control.resume();
             if (r == null) {
                 model.initialize(weights, seed);
@@ -203,10 +191,10 @@ public final class RankTrainer {
         }
 
         private void resume(TrainingState r) {
-            if (r.params().length != weights.length || r.epoch() > config.epochs()
+            if (r.params().length != weights.length || r.epoch() > spec.epochs()
                 || (r.step() > 0 && r.step() >= batches.steps())) {
                 throw new IllegalArgumentException("the checkpoint (" + r + ", " + r.params().length
-                    + " parameters) does not fit this run (" + config.epochs() + " epochs of " + batches.steps()
+                    + " parameters) does not fit this run (" + spec.epochs() + " epochs of " + batches.steps()
                     + " steps, " + weights.length + " parameters)");
             }
             System.arraycopy(r.params(), 0, weights, 0, weights.length);
@@ -240,7 +228,7 @@ public final class RankTrainer {
             }
             TrainingControl.Checkpoints c = control.checkpoints();
             boolean byEpochs = c != null && c.everyEpochs() > 0
-                && (epoch % c.everyEpochs() == 0 || epoch == config.epochs() || stop);
+                && (epoch % c.everyEpochs() == 0 || epoch == spec.epochs() || stop);
             boolean bySteps = c != null && c.everySteps() > 0 && (long) epoch * batches.steps() % c.everySteps() == 0;
             if (comm.rank() == 0 && (byEpochs || bySteps)) {
                 save(epoch, 0);
@@ -296,14 +284,12 @@ public final class RankTrainer {
 
     /** The exchange the configuration names ({@code auto} resolved by the caller beforehand). */
     private GradientExchange exchange(int params, BlockSharding sharding) {
-        String name = config.exchange();
-        if (name.equals(TrainConfig.MASTER_WORKER)) {
-            return new MasterWorkerExchange(comm, sharding, params);
-        }
-        if (name.equals("auto")) {
-            throw new IllegalArgumentException("--allreduce auto must be resolved before training starts");
-        }
-        return new AllreduceExchange(comm, sharding, params, Allreduces.create(name));
+        ExchangeSpec e = spec.exchange();
+        return switch (e.scheme()) {
+            case MASTER_WORKER -> new MasterWorkerExchange(comm, sharding, params);
+            case ALLREDUCE -> new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm()));
+            case AUTO -> throw new IllegalStateException("the exchange is still auto: resolve it before training");
+        };
     }
 
     private static double sum(double[] a) {

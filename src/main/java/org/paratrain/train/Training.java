@@ -6,6 +6,7 @@ import org.paratrain.comm.local.LocalCluster;
 import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
+import org.paratrain.train.spec.TrainSpec;
 
 /**
  * The entry point for programs that train with paratrain: one call trains a model
@@ -14,74 +15,48 @@ import org.paratrain.model.Model;
  * <pre>{@code
  * Dataset data = new MakeRegression(500, 1, 1, 0.0, 0.0, true)
  *     .generate(new NumpyRandomState(42)).data();
- * TrainingResult r = Training.local(data, TrainConfig.paper().withNodes(4));
+ * TrainingResult r = Training.local(data, TrainSpec.paper().withNodes(4));
  * }</pre>
  */
 public final class Training {
     private Training() { }
 
     /**
-     * Trains linear regression (the paper's model) on {@code config.nodes()} in-JVM ranks.
+     * Trains what {@code spec} says on {@code spec.nodes()} in-JVM ranks.
      *
-     * @param data   the samples; every rank trains on its shard of the same array
-     * @param config nodes, epochs, learning rate, intercept, loss reduction, block size and exchange
-     * @return rank 0's result: parameters, final loss, per-epoch history and timings
+     * @param data the samples; every rank trains on its shard of the same array; labels must suit the model
+     * @param spec model, optimizer, exchange and run
+     * @return rank 0's result: parameters, final loss, per-epoch history and timings, and the
+     *         training accuracy of a classifier
      * @throws DivergenceException if the loss diverged (try a smaller learning rate)
      * @throws RankFailedException if a rank failed; the message names it and the epoch
      */
-    public static TrainingResult local(Dataset data, TrainConfig config) {
-        return local(data, config, null);
+    public static TrainingResult local(Dataset data, TrainSpec spec) {
+        return local(data, spec, TrainingControl.none(), null);
     }
 
     /**
-     * As {@link #local(Dataset, TrainConfig)}, with one rank made to fail if {@code failure} says so.
+     * Trains on in-JVM ranks, from a saved state if {@code control} has one, saving
+     * checkpoints and telling its listener after each epoch.
      *
-     * @param data    the samples
-     * @param config  the run's settings
-     * @param failure which rank fails at which epoch, to test recovery; null for none
-     * @return rank 0's result
-     */
-    public static TrainingResult local(Dataset data, TrainConfig config, FailureInjection failure) {
-        return local(data, config, Recipe.paper(), failure);
-    }
-
-    /**
-     * Trains the model and optimiser of {@code recipe} on {@code config.nodes()} in-JVM ranks.
-     * Classifiers report their training accuracy.
-     *
-     * @param data    the samples; their labels must suit the recipe's model
-     * @param config  the run's settings
-     * @param recipe  model, optimiser, schedule, batch size and seed
-     * @param failure which rank fails at which epoch, to test recovery; null for none
-     * @return rank 0's result, with the training accuracy for a classifier
-     */
-    public static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe, FailureInjection failure) {
-        return local(data, config, recipe, TrainingControl.none(), failure);
-    }
-
-    /**
-     * As {@link #local(Dataset, TrainConfig, Recipe, FailureInjection)}, resumed, checkpointed and
-     * watched as {@code control} says.
-     *
-     * @param data    the samples; their labels must suit the recipe's model
-     * @param config  the run's settings
-     * @param recipe  model, optimiser, schedule, batch size and seed
+     * @param data    the samples; their labels must suit the model
+     * @param spec    model, optimizer, exchange and run
      * @param control a state to resume from, checkpoints, an epoch listener, the communication
      *                deadline and validation
      * @param failure which rank fails at which epoch, to test recovery; null for none
      * @return rank 0's result, with the training accuracy for a classifier
-     * @throws org.paratrain.comm.RankFailedException if a rank failed or waited past the timeout
+     * @throws DivergenceException if the loss diverged
+     * @throws RankFailedException if a rank failed or waited past the deadline
      */
-    public static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control,
+    public static TrainingResult local(Dataset data, TrainSpec spec, TrainingControl control,
                                        FailureInjection failure) {
-        int classes = recipe.check(data);
+        int classes = spec.check(data);
         List<TrainingResult> results;
         try {
-            results = LocalCluster.run(config.nodes(), control.commTimeout(), comm -> {
-                Model m = recipe.newModel(data.features(), config.intercept(), classes);
+            results = LocalCluster.run(spec.nodes(), control.commTimeout(), comm -> {
+                Model m = spec.model().newModel(data.features(), classes);
                 return new RankTrainer(comm, data, failure == null ? m : failure.wrap(m, comm.rank()),
-                    recipe.newOptimizer(config.learningRate(), totalSteps(data, config, recipe)), config,
-                    recipe.batchSize(), recipe.seed()).train(control);
+                    spec.optimizer().newOptimizer(spec.totalSteps(data)), spec).train(control);
             });
         } catch (RankFailedException e) {
             if (e.getCause() instanceof DivergenceException d) {
@@ -89,33 +64,29 @@ public final class Training {
             }
             throw e;
         }
-        return withAccuracy(results.get(0), data, config, recipe, classes);
+        return withAccuracy(results.get(0), data, spec, classes);
     }
 
     /**
-     * Trains on this rank of an MPI job that holds only its own blocks: samples
-     * {@code [origin, origin + owned)} of {@code total} (full batch only; a rank that owns no
-     * block holds a placeholder). The
-     * result is the same bits as with every sample on every rank. A classifier's training
-     * accuracy is counted by each rank on its shard and summed.
+     * Trains this rank of an MPI job in which each rank holds only the samples of its own
+     * blocks (full batch). Rank 0 returns the result, other ranks null.
      *
      * @param shard   this rank's samples only
      * @param origin  index of the shard's first sample in the whole data set
-     * @param owned   samples this rank owns (0 when the placeholder stands for none)
-     * @param total   samples in the whole data set, which fix the block boundaries
-     * @param classes classes of a classifier (0 for a regression), counted over the whole data set
-     * @param config  the run's settings; its node count must be the job's size
-     * @param recipe  model, optimiser and seed (full batch)
+     * @param owned   samples this rank owns (the shard's size)
+     * @param total   samples in the whole data set
+     * @param classes number of classes of a classifier (0 for a regression)
+     * @param spec    model, optimizer, exchange and run; its node count must be the job's size
      * @param control a state to resume from, checkpoints, listener, deadline and validation
-     * @return the result on rank 0, null on the other ranks
+     * @return rank 0's result with the accuracy over every shard for a classifier; null elsewhere
      */
     public static TrainingResult mpiShard(Dataset shard, int origin, int owned, int total, int classes,
-                                          TrainConfig config, Recipe recipe, TrainingControl control) {
-        MpiCommunicator comm = world(config);
-        Model model = recipe.newModel(shard.features(), config.intercept(), classes);
+                                          TrainSpec spec, TrainingControl control) {
+        MpiCommunicator comm = world(spec);
+        Model model = spec.model().newModel(shard.features(), classes);
         return orAbort(comm, () -> {
-            TrainingResult r = new RankTrainer(comm, shard, origin, total, model, recipe.newOptimizer(
-                config.learningRate(), config.epochs()), config, 0, recipe.seed()).train(control);
+            TrainingResult r = new RankTrainer(comm, shard, origin, total, model,
+                spec.optimizer().newOptimizer(spec.epochs()), spec).train(control);
             if (!(model instanceof org.paratrain.model.Classifier c) || !c.classifies()) {
                 return r;
             }
@@ -129,16 +100,8 @@ public final class Training {
         });
     }
 
-    /** Updates in the whole run: epochs times steps per epoch (the cosine schedule spans them). */
-    private static int totalSteps(Dataset data, TrainConfig config, Recipe recipe) {
-        int steps = recipe.batchSize() == 0 ? 1 : data.samples() / Math.max(1, recipe.batchSize());
-        return (int) Math.min(Integer.MAX_VALUE, (long) config.epochs() * Math.max(1, steps));
-    }
-
-    /** The result with its training accuracy when the model is a classifier. */
-    private static TrainingResult withAccuracy(TrainingResult r, Dataset data, TrainConfig config, Recipe recipe,
-                                               int classes) {
-        if (r == null || !(recipe.newModel(data.features(), config.intercept(), classes)
+    private static TrainingResult withAccuracy(TrainingResult r, Dataset data, TrainSpec spec, int classes) {
+        if (r == null || !(spec.model().newModel(data.features(), classes)
             instanceof org.paratrain.model.Classifier c) || !c.classifies()) {
             return r;
         }
@@ -146,57 +109,35 @@ public final class Training {
     }
 
     /**
-     * Trains on this process's rank of an MPI job (the process was started by mpirun).
-     * Rank 0 returns the result, other ranks null. A rank that fails prints what happened,
-     * naming itself, and ends the whole job ({@code MPI_Abort}); divergence is seen by every
-     * rank at the same epoch and thrown on each.
+     * Trains this rank of an MPI job (started by mpirun; every rank calls this with the same
+     * arguments). Rank 0 returns the result, other ranks null. A rank that fails prints what
+     * happened, with its rank, and aborts the job, so that no rank waits for ever.
      *
      * @param data    every sample, on every rank
-     * @param config  the run's settings
-     * @param failure which rank fails at which epoch, to test recovery; null for none
-     * @return the result on rank 0, null on the other ranks
-     * @throws IllegalArgumentException if {@code config.nodes()} differs from the job's size
-     */
-    public static TrainingResult mpi(Dataset data, TrainConfig config, FailureInjection failure) {
-        return mpi(data, config, Recipe.paper(), TrainingControl.none(), failure);
-    }
-
-    /**
-     * As {@link #mpi(Dataset, TrainConfig, FailureInjection)} with the model and optimiser of
-     * {@code recipe}, resumed, checkpointed and watched as {@code control} says.
-     *
-     * @param data    every sample, on every rank
-     * @param config  the run's settings; its node count must be the job's size
-     * @param recipe  model, optimiser, schedule, batch size and seed
+     * @param spec    model, optimizer, exchange and run; its node count must be the job's size
      * @param control a state to resume from, checkpoints, listener, deadline and validation
      * @param failure which rank fails at which epoch, to test recovery; null for none
-     * @return the result on rank 0 (with the training accuracy of a classifier), null on the others
+     * @return rank 0's result, null on other ranks
      */
-    public static TrainingResult mpi(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control,
+    public static TrainingResult mpi(Dataset data, TrainSpec spec, TrainingControl control,
                                      FailureInjection failure) {
-        int classes = recipe.check(data);
-        MpiCommunicator comm = world(config);
-        Model m = recipe.newModel(data.features(), config.intercept(), classes);
+        int classes = spec.check(data);
+        MpiCommunicator comm = world(spec);
+        Model m = spec.model().newModel(data.features(), classes);
         Model model = failure == null ? m : failure.wrap(m, comm.rank());
-        return orAbort(comm, () -> withAccuracy(new RankTrainer(comm, data, model, recipe.newOptimizer(
-            config.learningRate(), totalSteps(data, config, recipe)), config, recipe.batchSize(), recipe.seed())
-            .train(control), data, config, recipe, classes));
+        return orAbort(comm, () -> withAccuracy(new RankTrainer(comm, data, model,
+            spec.optimizer().newOptimizer(spec.totalSteps(data)), spec).train(control), data, spec, classes));
     }
 
-    /** This process's rank, after checking the job has the configured number of processes. */
-    private static MpiCommunicator world(TrainConfig config) {
+    private static MpiCommunicator world(TrainSpec spec) {
         MpiCommunicator comm = MpiCommunicator.world();
-        if (comm.size() != config.nodes()) {
-            throw new IllegalArgumentException("--nodes is " + config.nodes() + " but the MPI job has " + comm.size()
+        if (comm.size() != spec.nodes()) {
+            throw new IllegalArgumentException("--nodes is " + spec.nodes() + " but the MPI job has " + comm.size()
                 + " processes");
         }
         return comm;
     }
 
-    /**
-     * Runs a rank's work; if it fails, prints the reason naming the rank and ends the whole job.
-     * Divergence passes through: every rank sees it at the same epoch and stops by itself.
-     */
     private static TrainingResult orAbort(MpiCommunicator comm, java.util.function.Supplier<TrainingResult> work) {
         try {
             return work.get();

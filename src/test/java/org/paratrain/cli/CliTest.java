@@ -21,7 +21,7 @@ import org.paratrain.data.Dataset;
 import org.paratrain.data.MakeRegression;
 import org.paratrain.data.NumpyRandomState;
 import org.paratrain.data.PaperFormat;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
 
@@ -65,7 +65,7 @@ class CliTest {
         assertTrue(r.out().contains("final loss"), r.out());
         JsonNode json = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         TrainingResult api = Training.local(PaperFormat.read(data.resolve("X.in"), data.resolve("y.in")),
-            TrainConfig.paper().withNodes(4));
+            TrainSpec.paper().withNodes(4));
         assertEquals(api.params()[0], json.get("params").get(0).asDouble(), 0.0);
         assertEquals(api.finalLoss(), json.get("final_loss").asDouble(), 0.0);
         for (String field : List.of("epochs", "nodes", "backend", "algorithm", "train_seconds", "compute_seconds",

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import org.paratrain.data.BlockSharding;
 import org.paratrain.experiment.Plan;
 import org.paratrain.train.EpochModel;
-import org.paratrain.train.TrainConfig;
 
 class CostModelTest {
     static final Allreduce.Machine KNOWN = new Allreduce.Machine(2e-6, 1e-10, 3e-11);
@@ -63,8 +62,8 @@ class CostModelTest {
         assertTrue(big.get(0).bestSeconds() / best.bestSeconds() > 1.9);
         int even = (int) Plan.breakEven(m, 1, ex, 1024);
         assertTrue(even > 500 && even < 1_000_000, "break-even " + even);
-        double t2 = m.epochSeconds(TrainConfig.MASTER_WORKER, 2, BlockSharding.byDefault(even), 1);
-        double t1 = m.epochSeconds(TrainConfig.MASTER_WORKER, 1, BlockSharding.byDefault(even), 1);
+        double t2 = m.epochSeconds("master-worker", 2, BlockSharding.byDefault(even), 1);
+        double t1 = m.epochSeconds("master-worker", 1, BlockSharding.byDefault(even), 1);
         assertTrue(Math.min(t2, m.epochSeconds("recursive-doubling", 2, BlockSharding.byDefault(even), 1)) < t1);
     }
 }

@@ -76,8 +76,9 @@ class OptimizerTest {
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"gd", "momentum", "nesterov", "adam"})
     void restoredStateContinuesBitForBit(String kind) {
-        java.util.function.Supplier<Optimizer> make = () -> new org.paratrain.train.Recipe("linear", 0, kind, 0.8,
-            0.01, "step:3:0.5", 2).newOptimizer(0.05, 20);
+        java.util.function.Supplier<Optimizer> make = () -> new org.paratrain.train.spec.OptimizerSpec(
+            org.paratrain.train.spec.OptimizerSpec.Method.parse(kind), 0.05, 0.8, 0.01,
+            org.paratrain.train.spec.OptimizerSpec.Schedule.parse("step:3:0.5"), 2).newOptimizer(20);
         Optimizer a = make.get();
         double[] wa = {1.0, -2.0, 3.5};
         java.util.SplittableRandom rnd = new java.util.SplittableRandom(5);

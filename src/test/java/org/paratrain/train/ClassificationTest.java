@@ -1,5 +1,12 @@
 package org.paratrain.train;
 
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.SpecException;
+import org.paratrain.train.spec.TrainSpec;
+import org.paratrain.model.MultilayerPerceptron;
+import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -58,11 +65,10 @@ class ClassificationTest {
     @Test
     void logisticRegressionOnBreastCancerReaches98Percent() throws IOException {
         Dataset data = load("breast_cancer");
-        TrainConfig cfg = new TrainConfig(1, 3000, 0.5, true, LossReduction.MEAN, 0);
-        Recipe recipe = Recipe.paper().withModel("logistic", 0);
-        TrainingResult one = Training.local(data, cfg, recipe, null);
+        TrainSpec cfg = mean(new ModelSpec.Logistic(true), 3000, 0.5);
+        TrainingResult one = Training.local(data, cfg);
         assertTrue(one.trainAccuracy() >= 0.98, "accuracy " + one.trainAccuracy());
-        TrainingResult four = Training.local(data, cfg.withNodes(4), recipe, null);
+        TrainingResult four = Training.local(data, cfg.withNodes(4));
         assertArrayEquals(one.params(), four.params(), 0.0, "4 ranks give the bits of 1");
     }
 
@@ -70,8 +76,8 @@ class ClassificationTest {
     void linearRegressionOnDiabetesReachesTheClosedForm() throws IOException {
         Dataset data = load("diabetes");
         double[] expected = LeastSquares.solve(data, true);
-        TrainConfig cfg = new TrainConfig(3, 20000, 0.05, true, LossReduction.MEAN, 0);
-        double[] got = Training.local(data, cfg, Recipe.paper().withOptimizer("nesterov"), null).params();
+        TrainSpec cfg = mean(new ModelSpec.Linear(true), 20000, 0.05).withNodes(3);
+        double[] got = Training.local(data, cfg.withMethod(OptimizerSpec.Method.NESTEROV)).params();
         for (int j = 0; j < expected.length; j++) {
             assertEquals(expected[j], got[j], 1e-6 * Math.abs(expected[j]), "coefficient " + j);
         }
@@ -91,12 +97,11 @@ class ClassificationTest {
             x[2 * i + 1] = centres[k][1] + rnd.nextGaussian();
         }
         Dataset data = new Dataset(x, y, n, 2);
-        TrainConfig cfg = new TrainConfig(1, 300, 0.05, true, LossReduction.MEAN, 0);
-        Recipe recipe = Recipe.paper().withModel("softmax", 0).withOptimizer("adam");
-        TrainingResult one = Training.local(data, cfg, recipe, null);
+        TrainSpec cfg = mean(new ModelSpec.Softmax(0, true), 300, 0.05).withMethod(OptimizerSpec.Method.ADAM);
+        TrainingResult one = Training.local(data, cfg);
         assertTrue(one.trainAccuracy() > 0.97, "accuracy " + one.trainAccuracy());
         for (int p : new int[] {2, 5}) {
-            assertArrayEquals(one.params(), Training.local(data, cfg.withNodes(p).withExchange("ring"), recipe, null)
+            assertArrayEquals(one.params(), Training.local(data, cfg.withNodes(p).withExchange(ExchangeSpec.parse("ring")))
                 .params(), 0.0);
         }
     }
@@ -105,21 +110,20 @@ class ClassificationTest {
     @Test
     void miniBatchesGiveTheSameBitsAtAnyNodeCount() throws IOException {
         Dataset data = load("breast_cancer");
-        TrainConfig cfg = new TrainConfig(1, 30, 0.1, true, LossReduction.MEAN, 0);
-        Recipe recipe = Recipe.paper().withModel("logistic", 0).withOptimizer("momentum").withBatches(64, 9);
-        TrainingResult one = Training.local(data, cfg, recipe, null);
+        TrainSpec cfg = mean(new ModelSpec.Logistic(true), 30, 0.1).withMethod(OptimizerSpec.Method.MOMENTUM)
+            .withBatches(64, 9);
+        TrainingResult one = Training.local(data, cfg);
         assertTrue(one.trainAccuracy() >= 0.97, "accuracy " + one.trainAccuracy());
         for (int p : new int[] {2, 3, 7}) {
-            for (String ex : new String[] {TrainConfig.MASTER_WORKER, "rabenseifner"}) {
-                TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(ex), recipe, null);
+            for (String ex : new String[] {"master-worker", "rabenseifner"}) {
+                TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(ExchangeSpec.parse(ex)));
                 assertArrayEquals(one.params(), r.params(), 0.0, p + " ranks, " + ex);
                 assertArrayEquals(one.history().loss(), r.history().loss(), 0.0);
             }
         }
-        TrainingResult other = Training.local(data, cfg, recipe.withBatches(64, 10), null);
+        TrainingResult other = Training.local(data, cfg.withBatches(64, 10));
         assertTrue(other.params()[0] != one.params()[0], "another seed visits the samples in another order");
-        assertThrows(IllegalArgumentException.class, () -> Training.local(data, cfg, recipe.withBatches(10_000, 1),
-            null));
+        assertThrows(IllegalArgumentException.class, () -> Training.local(data, cfg.withBatches(10_000, 1)));
     }
 
     /** A small MLP learns what a linear model cannot (XOR of the signs), with the same bits at 1 and 3 ranks. */
@@ -135,12 +139,12 @@ class ClassificationTest {
             y[i] = (x[2 * i] > 0) == (x[2 * i + 1] > 0) ? 1 : 0;
         }
         Dataset data = new Dataset(x, y, n, 2);
-        TrainConfig cfg = new TrainConfig(1, 60, 0.02, false, LossReduction.MEAN, 0);
-        Recipe recipe = Recipe.paper().withModel("mlp", 2).withNetwork("16,16", "tanh").withOptimizer("adam")
-            .withBatches(32, 4);
-        TrainingResult one = Training.local(data, cfg, recipe, null);
+        TrainSpec cfg = mean(new ModelSpec.Mlp(List.of(16, 16), MultilayerPerceptron.Activation.TANH,
+            MultilayerPerceptron.Head.SOFTMAX, 2), 60, 0.02).withMethod(OptimizerSpec.Method.ADAM).withBatches(32, 4);
+        TrainingResult one = Training.local(data, cfg);
         assertTrue(one.trainAccuracy() > 0.95, "accuracy " + one.trainAccuracy());
-        TrainingResult three = Training.local(data, cfg.withNodes(3).withExchange("recursive-doubling"), recipe, null);
+        TrainingResult three = Training.local(data, cfg.withNodes(3)
+            .withExchange(ExchangeSpec.parse("recursive-doubling")));
         assertArrayEquals(one.params(), three.params(), 0.0);
     }
 
@@ -148,9 +152,17 @@ class ClassificationTest {
     void labelsMustSuitTheModel() {
         Dataset bad = new Dataset(new double[] {1, 2}, new double[] {0, 2}, 2, 1);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> Training.local(bad, TrainConfig.paper(), Recipe.paper().withModel("logistic", 0), null));
-        assertTrue(e.getMessage().contains("sample 2") && e.getMessage().contains("--model logistic"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> Recipe.paper().withModel("tree", 0));
-        assertThrows(IllegalArgumentException.class, () -> Recipe.paper().withOptimizer("lbfgs"));
+            () -> Training.local(bad, TrainSpec.paper().withModel(new ModelSpec.Logistic(false))));
+        assertTrue(e.getMessage().contains("sample 2") && e.getMessage().contains("model logistic"), e.getMessage());
+        SpecException model = assertThrows(SpecException.class,
+            () -> ModelSpec.of("tree", false, 0, List.of(), MultilayerPerceptron.Activation.RELU));
+        assertEquals("model", model.setting());
+        assertEquals("optimizer", assertThrows(SpecException.class, () -> OptimizerSpec.Method.parse("lbfgs")).setting());
+    }
+
+    /** The paper's spec with this model, mean loss, epochs and learning rate. */
+    static TrainSpec mean(ModelSpec model, int epochs, double lr) {
+        return TrainSpec.paper().withModel(model).withEpochs(epochs).withLearningRate(lr)
+            .withLossReduction(LossReduction.MEAN);
     }
 }

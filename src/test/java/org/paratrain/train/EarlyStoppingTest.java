@@ -1,5 +1,6 @@
 package org.paratrain.train;
 
+import org.paratrain.train.spec.TrainSpec;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -26,9 +27,8 @@ class EarlyStoppingTest {
         .data();
     static final Dataset TRAIN = rows(0, 60);
     static final Dataset TEST = rows(60, 260);
-    static final TrainConfig CONFIG = TrainConfig.paper().withLossReduction(LossReduction.MEAN).withLearningRate(0.05)
+    static final TrainSpec CONFIG = TrainSpec.paper().withLossReduction(LossReduction.MEAN).withLearningRate(0.05)
         .withEpochs(3000).withBlockSize(8);
-    static final Recipe RECIPE = Recipe.paper();
 
     static Dataset rows(int from, int to) {
         int f = ALL.features();
@@ -45,7 +45,7 @@ class EarlyStoppingTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3})
     void stopsAfterThePatienceAndKeepsTheBestParameters(int nodes) {
-        TrainingResult r = Training.local(TRAIN, CONFIG.withNodes(nodes), RECIPE, validating(4), null);
+        TrainingResult r = Training.local(TRAIN, CONFIG.withNodes(nodes), validating(4), null);
         double[] val = r.history().valLoss();
         int stopped = r.epochs();
         assertTrue(stopped < CONFIG.epochs(), "did not stop early");
@@ -54,7 +54,7 @@ class EarlyStoppingTest {
             best = val[e] < val[best] ? e : best;
         }
         assertEquals(stopped - 1 - 4, best, "stopped 4 validations after the best");
-        TrainingResult cut = Training.local(TRAIN, CONFIG.withEpochs(best + 1), RECIPE, null);
+        TrainingResult cut = Training.local(TRAIN, CONFIG.withEpochs(best + 1));
         assertArrayEquals(cut.params(), r.params());
         assertEquals(cut.finalLoss(), r.finalLoss(), 0.0);
     }
@@ -62,17 +62,17 @@ class EarlyStoppingTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 3})
     void aResumedRunStopsWhereAnUninterruptedOneDoes(int resumeNodes) {
-        TrainingResult reference = Training.local(TRAIN, CONFIG, RECIPE, validating(6), null);
+        TrainingResult reference = Training.local(TRAIN, CONFIG, validating(6), null);
         List<TrainingState> saved = new ArrayList<>();
         TrainingControl c = validating(6);
         TrainingControl failing = new TrainingControl(null, new TrainingControl.Checkpoints(1, 0, saved::add), null,
             null, c.validation());
         int failAt = reference.epochs() - 2;       // after the best epoch: the checkpoint holds best parameters
-        assertThrows(RankFailedException.class, () -> Training.local(TRAIN, CONFIG.withNodes(2), RECIPE, failing,
+        assertThrows(RankFailedException.class, () -> Training.local(TRAIN, CONFIG.withNodes(2), failing,
             new FailureInjection(1, failAt, false)));
         TrainingState last = saved.get(saved.size() - 1);
         assertTrue(last.best().length > 0);
-        TrainingResult resumed = Training.local(TRAIN, CONFIG.withNodes(resumeNodes), RECIPE,
+        TrainingResult resumed = Training.local(TRAIN, CONFIG.withNodes(resumeNodes),
             validating(6).resumingFrom(last), null);
         assertEquals(reference.epochs(), resumed.epochs());
         assertArrayEquals(reference.params(), resumed.params());

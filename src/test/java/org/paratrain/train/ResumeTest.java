@@ -1,5 +1,8 @@
 package org.paratrain.train;
 
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.TrainSpec;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -21,15 +24,16 @@ import org.paratrain.data.NumpyRandomState;
  */
 class ResumeTest {
     static final Dataset DATA = new MakeRegression(600, 4, 4, 1.0, 5.0, true).generate(new NumpyRandomState(3)).data();
-    static final TrainConfig CONFIG = TrainConfig.paper().withEpochs(30).withLearningRate(1e-3).withIntercept(true);
+    static final TrainSpec CONFIG = TrainSpec.paper().withEpochs(30).withLearningRate(1e-3)
+        .withModel(new ModelSpec.Linear(true));
 
     /** Checkpoints of a run that fails at {@code failAt} (epoch, or step of a mini-batch run) on {@code nodes} ranks. */
-    static List<TrainingState> checkpointsOfAFailedRun(Recipe recipe, int nodes, int failAt, int everyEpochs,
+    static List<TrainingState> checkpointsOfAFailedRun(TrainSpec spec, int nodes, int failAt, int everyEpochs,
                                                         long everySteps) {
         List<TrainingState> saved = new ArrayList<>();
         TrainingControl control = new TrainingControl(null,
             new TrainingControl.Checkpoints(everyEpochs, everySteps, saved::add), null, null);
-        assertThrows(RankFailedException.class, () -> Training.local(DATA, CONFIG.withNodes(nodes), recipe, control,
+        assertThrows(RankFailedException.class, () -> Training.local(DATA, spec.withNodes(nodes), control,
             new FailureInjection(nodes - 1, failAt, false)));
         assertTrue(!saved.isEmpty(), "no checkpoint before the failure");
         return saved;
@@ -42,17 +46,17 @@ class ResumeTest {
         "mini-batch momentum, 2, 2", "mini-batch momentum, 1, 3"})
     void resumedRunEndsWithTheBitsOfAnUninterruptedOne(String kind, int savedAt, int resumedAt) {
         boolean mini = kind.startsWith("mini");
-        Recipe recipe = Recipe.paper().withOptimizer(kind.split(" ")[1]).withBatches(mini ? 50 : 0, 7);
-        TrainingResult reference = Training.local(DATA, CONFIG, recipe, null);
+        TrainSpec spec = CONFIG.withMethod(OptimizerSpec.Method.parse(kind.split(" ")[1])).withBatches(mini ? 50 : 0, 7);
+        TrainingResult reference = Training.local(DATA, spec);
         // Mini-batch runs (12 steps an epoch) fail at step 104 and save every 5 steps: the last
         // checkpoint is in the middle of an epoch. Full-batch runs fail at epoch 17, saving every 4.
-        List<TrainingState> saved = checkpointsOfAFailedRun(recipe, savedAt, mini ? 104 : 17, mini ? 1 : 4,
+        List<TrainingState> saved = checkpointsOfAFailedRun(spec, savedAt, mini ? 104 : 17, mini ? 1 : 4,
             mini ? 5 : 0);
         TrainingState last = saved.get(saved.size() - 1);
         if (mini) {
             assertTrue(last.step() > 0, "the last checkpoint should be inside an epoch: " + last);
         }
-        TrainingResult resumed = Training.local(DATA, CONFIG.withNodes(resumedAt), recipe,
+        TrainingResult resumed = Training.local(DATA, spec.withNodes(resumedAt),
             TrainingControl.none().resumingFrom(last), null);
         assertArrayEquals(reference.params(), resumed.params());
         assertEquals(Double.doubleToRawLongBits(reference.finalLoss()), Double.doubleToRawLongBits(resumed.finalLoss()));
@@ -62,12 +66,12 @@ class ResumeTest {
     @ParameterizedTest
     @CsvSource({"2, 1", "3, 2"})
     void everyCheckpointIsAStateTheUninterruptedRunPassedThrough(int savedAt, int resumedAt) {
-        Recipe recipe = Recipe.paper().withOptimizer("adam").withBatches(40, 1);
-        List<TrainingState> saved = checkpointsOfAFailedRun(recipe, savedAt, 200, 2, 0);
+        TrainSpec spec = CONFIG.withMethod(OptimizerSpec.Method.ADAM).withBatches(40, 1);
+        List<TrainingState> saved = checkpointsOfAFailedRun(spec, savedAt, 200, 2, 0);
         // Resuming from any of them, not only the newest, gives the same end.
-        TrainingResult a = Training.local(DATA, CONFIG.withNodes(resumedAt), recipe,
+        TrainingResult a = Training.local(DATA, spec.withNodes(resumedAt),
             TrainingControl.none().resumingFrom(saved.get(0)), null);
-        TrainingResult b = Training.local(DATA, CONFIG.withNodes(resumedAt), recipe,
+        TrainingResult b = Training.local(DATA, spec.withNodes(resumedAt),
             TrainingControl.none().resumingFrom(saved.get(saved.size() - 1)), null);
         assertArrayEquals(a.params(), b.params());
         assertArrayEquals(a.history().loss(), b.history().loss());

@@ -1,5 +1,11 @@
 package org.paratrain.train;
 
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.SpecException;
+import org.paratrain.train.spec.TrainSpec;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -24,7 +30,7 @@ class TrainingTest {
 
     @Test
     void convergesToTheLeastSquaresSolution() {
-        TrainingResult r = Training.local(PAPER, TrainConfig.paper());
+        TrainingResult r = Training.local(PAPER, TrainSpec.paper());
         double sxy = 0;
         double sxx = 0;
         for (int i = 0; i < PAPER.samples(); i++) {
@@ -46,7 +52,7 @@ class TrainingTest {
     @Test
     void interceptAndMeanLossReachTheNormalEquations() {
         Dataset data = new MakeRegression(200, 3, 3, 4.0, 1.0, true).generate(new NumpyRandomState(1)).data();
-        TrainConfig cfg = TrainConfig.paper().withIntercept(true).withLossReduction(LossReduction.MEAN)
+        TrainSpec cfg = TrainSpec.paper().withModel(new ModelSpec.Linear(true)).withLossReduction(LossReduction.MEAN)
             .withLearningRate(0.1).withEpochs(2000).withNodes(3);
         double[] expected = LeastSquares.solve(data, true);
         double[] got = Training.local(data, cfg).params();
@@ -58,9 +64,9 @@ class TrainingTest {
     /** Same data, same block size: the same bits at every node count from 1 to 33. */
     @Test
     void identicalBitsAtEveryNodeCount() {
-        TrainingResult one = Training.local(PAPER, TrainConfig.paper());
+        TrainingResult one = Training.local(PAPER, TrainSpec.paper());
         for (int p = 2; p <= 33; p++) {
-            TrainingResult r = Training.local(PAPER, TrainConfig.paper().withNodes(p));
+            TrainingResult r = Training.local(PAPER, TrainSpec.paper().withNodes(p));
             assertEquals(Double.doubleToRawLongBits(one.params()[0]), Double.doubleToRawLongBits(r.params()[0]),
                 "weight at " + p + " nodes");
             assertEquals(Double.doubleToRawLongBits(one.finalLoss()), Double.doubleToRawLongBits(r.finalLoss()),
@@ -74,7 +80,7 @@ class TrainingTest {
     @ValueSource(ints = {1, 7, 500})
     void identicalBitsForAnyBlockSizeAcrossNodeCounts(int blockSize) {
         Dataset data = new MakeRegression(500, 5, 3, 1.0, 2.0, true).generate(new NumpyRandomState(9)).data();
-        TrainConfig cfg = TrainConfig.paper().withIntercept(true).withBlockSize(blockSize).withEpochs(50);
+        TrainSpec cfg = TrainSpec.paper().withModel(new ModelSpec.Linear(true)).withBlockSize(blockSize).withEpochs(50);
         double[] one = Training.local(data, cfg).params();
         for (int p : new int[] {2, 3, 8, 13}) {
             assertArrayEquals(one, Training.local(data, cfg.withNodes(p)).params(), 0.0, p + " nodes");
@@ -86,10 +92,10 @@ class TrainingTest {
     @ValueSource(strings = {"star", "tree", "recursive-doubling", "ring", "rabenseifner"})
     void everyAllreduceGivesTheBitsOfOneRank(String algorithm) {
         Dataset data = new MakeRegression(700, 3, 2, 0.5, 3.0, true).generate(new NumpyRandomState(4)).data();
-        TrainConfig cfg = TrainConfig.paper().withIntercept(true).withEpochs(60);
+        TrainSpec cfg = TrainSpec.paper().withModel(new ModelSpec.Linear(true)).withEpochs(60);
         TrainingResult one = Training.local(data, cfg);
         for (int p : new int[] {1, 2, 3, 5, 8, 13, 33}) {
-            TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(algorithm));
+            TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(ExchangeSpec.parse(algorithm)));
             assertArrayEquals(one.params(), r.params(), 0.0, algorithm + " at " + p + " nodes");
             assertEquals(Double.doubleToRawLongBits(one.finalLoss()), Double.doubleToRawLongBits(r.finalLoss()));
             assertArrayEquals(one.history().loss(), r.history().loss(), 0.0);
@@ -100,7 +106,7 @@ class TrainingTest {
     @Test
     void divergenceStopsWithAdviceToLowerTheLearningRate() {
         DivergenceException e = assertThrows(DivergenceException.class,
-            () -> Training.local(PAPER, TrainConfig.paper().withLearningRate(0.01).withNodes(4)));
+            () -> Training.local(PAPER, TrainSpec.paper().withLearningRate(0.01).withNodes(4)));
         assertTrue(e.getMessage().contains("smaller learning rate") && e.getMessage().contains("--lr 0.001"),
             e.getMessage());
     }
@@ -112,20 +118,24 @@ class TrainingTest {
             assertThrows(RankFailedException.class, () -> LocalCluster.run(8, comm -> {
                 var model = new FailureInjection(5, 3, false).wrap(linear, comm.rank());
                 return new RankTrainer(comm, PAPER, model, new GradientDescent(1e-4),
-                    TrainConfig.paper().withNodes(8)).train();
+                    TrainSpec.paper().withNodes(8)).train();
             })));
         assertEquals(5, e.rank());
         assertTrue(e.getMessage().contains("rank 5") && e.getMessage().contains("epoch 3"), e.getMessage());
     }
 
     @Test
-    void configurationNamesTheBadOption() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> TrainConfig.paper().withNodes(0));
-        assertTrue(e.getMessage().startsWith("--nodes"), e.getMessage());
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> TrainConfig.paper().withLearningRate(Double.NaN))
-            .getMessage().startsWith("--lr"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> TrainConfig.paper().withEpochs(0))
-            .getMessage().startsWith("--epochs"));
+    void specsNameTheBadSettingInDomainTerms() {
+        SpecException e = assertThrows(SpecException.class, () -> TrainSpec.paper().withNodes(0));
+        assertEquals("nodes", e.setting());
+        assertEquals("nodes must be in [1, 4096] or auto, got 0", e.getMessage());
+        assertEquals("learning rate", assertThrows(SpecException.class,
+            () -> TrainSpec.paper().withLearningRate(Double.NaN)).setting());
+        assertEquals("epochs", assertThrows(SpecException.class, () -> TrainSpec.paper().withEpochs(0)).setting());
+        assertEquals("exchange", assertThrows(SpecException.class, () -> ExchangeSpec.parse("butterfly")).setting());
+        assertEquals("schedule", assertThrows(SpecException.class,
+            () -> OptimizerSpec.Schedule.parse("step:10:2")).setting());
+        assertThrows(IllegalStateException.class, () -> TrainSpec.paper().withRun(TrainSpec.paper().run()
+            .withNodes(new RunSpec.Nodes.Auto())).nodes(), "auto must be resolved before training");
     }
 }

@@ -22,7 +22,7 @@ import org.paratrain.cli.Main;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.PaperFormat;
 import org.paratrain.experiment.PaperSetup;
-import org.paratrain.train.TrainConfig;
+import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
 
@@ -81,7 +81,7 @@ class MpiTrainingTest {
         assertEquals(1, count(job.output(), "final loss"), "only rank 0 reports:\n" + job.output());
         JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         Dataset data = PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in"));
-        TrainingResult local = Training.local(data, TrainConfig.paper().withNodes(p));
+        TrainingResult local = Training.local(data, TrainSpec.paper().withNodes(p));
         assertEquals(Double.doubleToRawLongBits(local.params()[0]),
             Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
         assertEquals(Double.doubleToRawLongBits(local.finalLoss()),
@@ -102,7 +102,7 @@ class MpiTrainingTest {
         assertEquals(0, job.status(), job.output());
         JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         TrainingResult one = Training.local(PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")),
-            TrainConfig.paper());
+            TrainSpec.paper());
         assertEquals(Double.doubleToRawLongBits(one.params()[0]),
             Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
         assertEquals(algorithm, r.get("algorithm").asText());
@@ -117,7 +117,7 @@ class MpiTrainingTest {
         assertEquals(0, job.status(), job.output());
         JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         TrainingResult local = Training.local(PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")),
-            TrainConfig.paper().withBlockSize(100).withNodes(8));
+            TrainSpec.paper().withBlockSize(100).withNodes(8));
         assertEquals(Double.doubleToRawLongBits(local.params()[0]),
             Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
     }
@@ -156,7 +156,7 @@ class MpiTrainingTest {
         assertEquals(0, p.exitValue(), output);
         JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         TrainingResult local = Training.local(PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")),
-            TrainConfig.paper().withNodes(3));
+            TrainSpec.paper().withNodes(3));
         assertEquals(Double.doubleToRawLongBits(local.params()[0]),
             Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
         assertEquals(3, r.get("nodes").asInt());

@@ -1,0 +1,64 @@
+package org.paratrain.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Locale;
+import org.paratrain.data.BlockSharding;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.IdxFormat;
+import org.paratrain.data.PaperFormat;
+import org.paratrain.experiment.ModelFile;
+import org.paratrain.experiment.Provenance;
+import org.paratrain.experiment.RunWriter;
+import org.paratrain.train.Divergence;
+import org.paratrain.train.Training;
+import org.paratrain.train.TrainingResult;
+import org.paratrain.train.TrainingState;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * One rank of an MPI job that reads only the samples of its own blocks (full batch, the
+ * paper's or the IDX format, a known number of classes): data too large for every rank to
+ * hold is read once in all, a shard per rank.
+ */
+final class ShardTraining {
+    private ShardTraining() { }
+
+    /** Reads this rank's blocks of {@code c}'s data and trains on them; rank 0 reports. */
+    static void run(TrainCommand c, TrainSpec spec, Provenance provenance) {
+        boolean idx = c.dataFormat.format.equals("idx");
+        if (c.yFile == null) {
+            throw new IllegalArgumentException("--format " + c.dataFormat.format + " needs --labels");
+        }
+        int total = idx ? IdxFormat.count(c.xFile) : PaperFormat.countSamples(c.xFile);
+        int blockSize = spec.run().blockSize();
+        BlockSharding sh = blockSize == 0 ? BlockSharding.byDefault(total) : new BlockSharding(total, blockSize);
+        int rank = org.paratrain.comm.mpi.MpiCommunicator.world().rank();
+        int from = sh.blockStart(sh.firstBlock(rank, spec.nodes()));
+        int to = sh.blockStart(sh.endBlock(rank, spec.nodes()));
+        Dataset shard = idx ? IdxFormat.readRange(c.xFile, c.yFile, from, to)
+            : PaperFormat.readRange(c.xFile, c.yFile, from, to, total);
+        int k = spec.model().classes();   // given: shards are read only when the classes need no counting
+        if (from < to) {
+            spec.check(shard);
+        }
+        JsonNode meta = c.checkpoints.active() && rank == 0 ? c.meta(spec, provenance) : null;
+        TrainingState resumed = c.checkpoints.resume == null ? null
+            : CheckpointOptions.load(c.checkpoints.resume, null, w -> { });
+        TrainingResult r = c.onMpiRank(meta, resumed, null, control -> Training.mpiShard(shard, from, to - from, total,
+            k, spec, control));
+        if (r == null) {
+            return;
+        }
+        Divergence.checkFinal(r, spec.optimizer().learningRate());
+        c.out().printf(Locale.ROOT, "(each rank read only the samples of its own blocks: rank 0, %d of %d)%n",
+            to - from, total);
+        TrainReport.print(c.out(), spec.model().kind(), total, shard.features(), r, spec.epochs());
+        if (c.out != null) {
+            ObjectNode d = c.dataRecord(total, shard.features());
+            d.put("read", "each rank its own blocks");
+            TrainReport.write(c.out(), c.out, r, spec, new ModelFile(spec.model(), shard.features(), k, r.params(),
+                null, null), d, RunWriter.json().createObjectNode(), provenance);
+        }
+    }
+}

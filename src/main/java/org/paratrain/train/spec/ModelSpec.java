@@ -1,0 +1,278 @@
+package org.paratrain.train.spec;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.paratrain.data.Dataset;
+import org.paratrain.model.LinearRegression;
+import org.paratrain.model.LogisticRegression;
+import org.paratrain.model.Model;
+import org.paratrain.model.MultilayerPerceptron;
+import org.paratrain.model.MultilayerPerceptron.Activation;
+import org.paratrain.model.MultilayerPerceptron.Head;
+import org.paratrain.model.SoftmaxRegression;
+
+/**
+ * Which model is trained: its kind and shape, but not its size in features, which the data
+ * decides. {@link #newModel} builds it; {@link #classes} checks labels against it.
+ */
+public sealed interface ModelSpec {
+
+    /** {@return the kind, as in model files and on the command line ({@code mlp})} */
+    String kind();
+
+    /** {@return whether the model has a bias term (every network layer has biases)} */
+    boolean intercept();
+
+    /** {@return the number of classes given, 0 where counted from the labels or not a classifier} */
+    int classes();
+
+    /** {@return how the parameters start, in words, for the records} */
+    String initialWeights(long seed);
+
+    /**
+     * The model for data with {@code features} features and {@code classes} classes (as
+     * {@link #classes(Dataset)} returned).
+     *
+     * @param features inputs per sample
+     * @param classes  number of classes of a classifier, ignored otherwise
+     * @return a fresh model
+     */
+    Model newModel(int features, int classes);
+
+    /** {@return whether labels are class indices} */
+    default boolean classifier() {
+        return false;
+    }
+
+    /**
+     * Checks that the labels suit this model and returns the number of classes: 0 for a
+     * regression, 2 for logistic, the given number or else 1 + the largest label.
+     *
+     * @param data training data
+     * @return the number of classes, 0 for a regression
+     * @throws IllegalArgumentException naming the first sample whose label is not a class
+     */
+    default int classes(Dataset data) {
+        if (!classifier()) {
+            return 0;
+        }
+        int k = classes();
+        double max = 0;
+        for (int i = 0; i < data.samples(); i++) {
+            double v = data.y()[i];
+            if (v != Math.rint(v) || v < 0 || (k > 0 && v >= k)) {
+                throw new IllegalArgumentException("label " + v + " of sample " + (i + 1) + " is not a class "
+                    + (k > 0 ? "0.." + (k - 1) : "number (0, 1, 2, ...)") + " (model " + kind() + ")");
+            }
+            max = Math.max(max, v);
+        }
+        return k > 0 ? k : Math.max(2, (int) max + 1);
+    }
+
+    /** {@return the spec of a model of this {@code kind}, as named in files and on the command line} */
+    static ModelSpec of(String kind, boolean intercept, int classes, List<Integer> hidden, Activation activation) {
+        return switch (kind) {
+            case "linear" -> new Linear(intercept);
+            case "logistic" -> new Logistic(intercept);
+            case "softmax" -> new Softmax(classes, intercept);
+            case "mlp" -> new Mlp(hidden, activation, Head.SOFTMAX, classes);
+            case "mlp-regression" -> new Mlp(hidden, activation, Head.SQUARED, 0);
+            default -> throw new SpecException("model", "must be linear, logistic, softmax, mlp or mlp-regression, "
+                + "got '" + kind + "'");
+        };
+    }
+
+    /**
+     * Hidden widths written as the command line writes them.
+     *
+     * @param s widths separated by commas ({@code 256,128}), or empty for none
+     * @return the widths
+     * @throws SpecException if one is not a positive whole number
+     */
+    static List<Integer> widths(String s) {
+        if (s == null || s.isBlank()) {
+            return List.of();
+        }
+        List<Integer> w = new ArrayList<>();
+        for (String part : s.split(",")) {
+            try {
+                w.add(Integer.parseInt(part.strip()));
+            } catch (NumberFormatException e) {
+                throw new SpecException("layers", "must be positive widths separated by commas, e.g. 256,128, "
+                    + "got '" + s + "'");
+            }
+        }
+        return w;
+    }
+
+    /**
+     * A hidden-layer activation by name.
+     *
+     * @param s {@code relu}, {@code tanh} or {@code sigmoid}
+     * @return the activation
+     * @throws SpecException for any other name
+     */
+    static Activation activation(String s) {
+        return switch (s) {
+            case "relu" -> Activation.RELU;
+            case "tanh" -> Activation.TANH;
+            case "sigmoid" -> Activation.SIGMOID;
+            default -> throw new SpecException("activation", "must be relu, tanh or sigmoid, got '" + s + "'");
+        };
+    }
+
+    /**
+     * Least squares, {@code y = w.x (+ b)}: the paper's model.
+     *
+     * @param intercept whether to learn a bias term
+     */
+    record Linear(boolean intercept) implements ModelSpec {
+        @Override
+        public String kind() {
+            return "linear";
+        }
+
+        @Override
+        public int classes() {
+            return 0;
+        }
+
+        @Override
+        public String initialWeights(long seed) {
+            return "zeros";
+        }
+
+        @Override
+        public Model newModel(int features, int classes) {
+            return new LinearRegression(features, intercept);
+        }
+    }
+
+    /**
+     * Binary logistic regression, labels 0 and 1.
+     *
+     * @param intercept whether to learn a bias term
+     */
+    record Logistic(boolean intercept) implements ModelSpec {
+        @Override
+        public String kind() {
+            return "logistic";
+        }
+
+        @Override
+        public int classes() {
+            return 2;
+        }
+
+        @Override
+        public boolean classifier() {
+            return true;
+        }
+
+        @Override
+        public String initialWeights(long seed) {
+            return "zeros";
+        }
+
+        @Override
+        public Model newModel(int features, int classes) {
+            return new LogisticRegression(features, intercept);
+        }
+    }
+
+    /**
+     * Multinomial logistic regression, labels 0..K-1.
+     *
+     * @param classes   K, or 0 to count the classes from the labels
+     * @param intercept whether to learn a bias per class
+     */
+    record Softmax(int classes, boolean intercept) implements ModelSpec {
+        /** Checks the number of classes. */
+        public Softmax {
+            checkClasses(classes);
+        }
+
+        @Override
+        public String kind() {
+            return "softmax";
+        }
+
+        @Override
+        public boolean classifier() {
+            return true;
+        }
+
+        @Override
+        public String initialWeights(long seed) {
+            return "zeros";
+        }
+
+        @Override
+        public Model newModel(int features, int classes) {
+            return new SoftmaxRegression(features, classes, intercept);
+        }
+    }
+
+    /**
+     * A multilayer perceptron: fully connected hidden layers with biases, and a softmax
+     * (classes) or squared-error (regression) head.
+     *
+     * @param hidden     hidden-layer widths, input side first; may be empty
+     * @param activation hidden-layer nonlinearity, which also picks the initialisation
+     * @param head       the output layer and its loss
+     * @param classes    K for a softmax head, or 0 to count; 0 for a squared-error head
+     */
+    record Mlp(List<Integer> hidden, Activation activation, Head head, int classes) implements ModelSpec {
+        /** Checks the widths and the classes, and keeps an unmodifiable copy of the widths. */
+        public Mlp {
+            hidden = List.copyOf(hidden);
+            for (int w : hidden) {
+                SpecException.check(w >= 1, "layers", "must be positive widths separated by commas, e.g. 256,128, "
+                    + "got " + hidden);
+            }
+            SpecException.check(activation != null, "activation", "must be relu, tanh or sigmoid");
+            SpecException.check(head != null, "head", "must be softmax or squared");
+            checkClasses(classes);
+            SpecException.check(head == Head.SOFTMAX || classes == 0, "classes",
+                "do not apply to a squared-error head, got " + classes);
+        }
+
+        @Override
+        public String kind() {
+            return head == Head.SOFTMAX ? "mlp" : "mlp-regression";
+        }
+
+        @Override
+        public boolean intercept() {
+            return true;
+        }
+
+        @Override
+        public boolean classifier() {
+            return head == Head.SOFTMAX;
+        }
+
+        /** {@return the hidden widths as the command line writes them ({@code 256,128})} */
+        public String layers() {
+            return String.join(",", hidden.stream().map(String::valueOf).toList());
+        }
+
+        @Override
+        public String initialWeights(long seed) {
+            String first = activation == Activation.RELU ? "he-normal" : "xavier-uniform";
+            return first + " hidden layers, xavier-uniform output, zero biases, seed " + seed;
+        }
+
+        @Override
+        public Model newModel(int features, int classes) {
+            int[] widths = hidden.stream().mapToInt(Integer::intValue).toArray();
+            return head == Head.SOFTMAX ? new MultilayerPerceptron(features, widths, classes, activation)
+                : new MultilayerPerceptron(features, widths, 1, activation, Head.SQUARED);
+        }
+    }
+
+    private static void checkClasses(int classes) {
+        SpecException.check(classes == 0 || classes >= 2, "classes",
+            "must be at least 2 (or 0 to count them), got " + classes);
+    }
+}

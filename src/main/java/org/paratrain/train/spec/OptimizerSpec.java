@@ -1,0 +1,213 @@
+package org.paratrain.train.spec;
+
+import java.util.Locale;
+import org.paratrain.optim.Adam;
+import org.paratrain.optim.GradientDescent;
+import org.paratrain.optim.LearningRateSchedule;
+import org.paratrain.optim.Optimizer;
+
+/**
+ * How parameters are updated: the method, the learning rate and its schedule and warm-up,
+ * momentum and weight decay. It owns the learning rate, so a schedule never disagrees with it.
+ *
+ * @param method       the update rule
+ * @param learningRate the base learning rate, positive and finite
+ * @param momentum     momentum of {@link Method#MOMENTUM} and {@link Method#NESTEROV}, in [0, 1); the
+ *                     other methods do not use it and keep {@link #DEFAULT_MOMENTUM}, so that two specs
+ *                     of the same run are equal
+ * @param weightDecay  L2 weight decay (decoupled for Adam), finite and at least 0
+ * @param schedule     how the learning rate changes with the step
+ * @param warmupSteps  steps of linear warm-up before the schedule, at least 0
+ */
+public record OptimizerSpec(Method method, double learningRate, double momentum, double weightDecay,
+                            Schedule schedule, long warmupSteps) {
+
+    /** The momentum unless one is given, and the value kept by methods that have none. */
+    public static final double DEFAULT_MOMENTUM = 0.9;
+
+    /** Adam's first-moment decay, as recorded. */
+    public static final double BETA1 = 0.9;
+    /** Adam's second-moment decay, as recorded. */
+    public static final double BETA2 = 0.999;
+    /** Adam's epsilon, as recorded. */
+    public static final double EPSILON = 1e-8;
+
+    /** Update rules. */
+    public enum Method {
+        /** Plain gradient descent, the paper's {@code w = w - alpha * g}. */
+        GD,
+        /** Heavy-ball momentum. */
+        MOMENTUM,
+        /** Nesterov momentum. */
+        NESTEROV,
+        /** Adam (with decoupled weight decay). */
+        ADAM;
+
+        /** {@return the name, as on the command line ({@code adam})} */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /**
+         * The method of this name.
+         *
+         * @param s {@code gd}, {@code momentum}, {@code nesterov} or {@code adam}
+         * @return the method
+         * @throws SpecException for any other name
+         */
+        public static Method parse(String s) {
+            for (Method m : values()) {
+                if (m.label().equals(s)) {
+                    return m;
+                }
+            }
+            throw new SpecException("optimizer", "must be gd, momentum, nesterov or adam, got '" + s + "'");
+        }
+    }
+
+    /** Checks every setting against its range. */
+    public OptimizerSpec {
+        SpecException.check(method != null, "optimizer", "must be gd, momentum, nesterov or adam");
+        SpecException.check(learningRate > 0 && !Double.isInfinite(learningRate), "learning rate",
+            "must be a positive finite number, got " + learningRate);
+        SpecException.check(momentum >= 0 && momentum < 1, "momentum", "must be in [0, 1), got " + momentum);
+        if (method != Method.MOMENTUM && method != Method.NESTEROV) {
+            momentum = DEFAULT_MOMENTUM;
+        }
+        SpecException.check(weightDecay >= 0 && !Double.isInfinite(weightDecay), "weight decay",
+            "must be a finite number >= 0, got " + weightDecay);
+        SpecException.check(schedule != null, "schedule", "must be constant, cosine or step:EVERY:FACTOR");
+        SpecException.check(warmupSteps >= 0, "warm-up steps", "must be at least 0, got " + warmupSteps);
+    }
+
+    /** {@return plain gradient descent at this learning rate, constant, as the paper does} */
+    public static OptimizerSpec gd(double learningRate) {
+        return new OptimizerSpec(Method.GD, learningRate, DEFAULT_MOMENTUM, 0, new Schedule.Constant(), 0);
+    }
+
+    /** {@return this spec with another method} */
+    public OptimizerSpec withMethod(Method m) {
+        return new OptimizerSpec(m, learningRate, momentum, weightDecay, schedule, warmupSteps);
+    }
+
+    /** {@return this spec with another learning rate} */
+    public OptimizerSpec withLearningRate(double lr) {
+        return new OptimizerSpec(method, lr, momentum, weightDecay, schedule, warmupSteps);
+    }
+
+    /** {@return this spec with another schedule and warm-up} */
+    public OptimizerSpec withSchedule(Schedule s, long warmup) {
+        return new OptimizerSpec(method, learningRate, momentum, weightDecay, s, warmup);
+    }
+
+    /** {@return this spec with another momentum and weight decay} */
+    public OptimizerSpec withMomentum(double m, double decay) {
+        return new OptimizerSpec(method, learningRate, m, decay, schedule, warmupSteps);
+    }
+
+    /**
+     * A fresh optimizer (no state yet).
+     *
+     * @param totalSteps the number of updates of the whole run, which a cosine schedule spans
+     * @return the optimizer
+     */
+    public Optimizer newOptimizer(long totalSteps) {
+        LearningRateSchedule s = schedule.of(learningRate, totalSteps);
+        if (warmupSteps > 0) {
+            s = LearningRateSchedule.warmup(warmupSteps, s);
+        }
+        return switch (method) {
+            case ADAM -> new Adam(s, BETA1, BETA2, EPSILON, weightDecay);
+            case MOMENTUM -> new GradientDescent(s, momentum, false, weightDecay);
+            case NESTEROV -> new GradientDescent(s, momentum, true, weightDecay);
+            case GD -> new GradientDescent(s, 0.0, false, weightDecay);
+        };
+    }
+
+    /** How the learning rate changes with the step (before any warm-up). */
+    public sealed interface Schedule {
+
+        /** {@return the schedule as the command line and the records write it ({@code step:100:0.5})} */
+        String label();
+
+        /** {@return the schedule starting at {@code lr}, over a run of {@code totalSteps}} */
+        LearningRateSchedule of(double lr, long totalSteps);
+
+        /**
+         * The schedule written as {@link #label()} writes it.
+         *
+         * @param s {@code constant}, {@code cosine} or {@code step:EVERY:FACTOR}
+         * @return the schedule
+         * @throws SpecException for anything else
+         */
+        static Schedule parse(String s) {
+            if (s.equals("constant")) {
+                return new Constant();
+            }
+            if (s.equals("cosine")) {
+                return new Cosine();
+            }
+            String[] p = s.split(":", -1);
+            if (p.length == 3 && p[0].equals("step")) {
+                try {
+                    return new Step(Long.parseLong(p[1]), Double.parseDouble(p[2]));
+                } catch (NumberFormatException | SpecException e) {
+                    throw new SpecException("schedule", "step:EVERY:FACTOR needs EVERY, steps between drops, a whole "
+                        + "number >= 1, and FACTOR, the drop, in (0, 1], e.g. step:100:0.5; got '" + s + "'");
+                }
+            }
+            throw new SpecException("schedule", "must be constant, cosine or step:EVERY:FACTOR, got '" + s + "'");
+        }
+
+        /** The same rate at every step. */
+        record Constant() implements Schedule {
+            @Override
+            public String label() {
+                return "constant";
+            }
+
+            @Override
+            public LearningRateSchedule of(double lr, long totalSteps) {
+                return LearningRateSchedule.constant(lr);
+            }
+        }
+
+        /** Cosine decay from the rate to 0 over the run. */
+        record Cosine() implements Schedule {
+            @Override
+            public String label() {
+                return "cosine";
+            }
+
+            @Override
+            public LearningRateSchedule of(double lr, long totalSteps) {
+                return LearningRateSchedule.cosine(lr, totalSteps);
+            }
+        }
+
+        /**
+         * The rate times {@code factor} every {@code every} steps.
+         *
+         * @param every  steps between changes, at least 1
+         * @param factor multiplier, in (0, 1]
+         */
+        record Step(long every, double factor) implements Schedule {
+            /** Checks the period and the factor. */
+            public Step {
+                SpecException.check(every >= 1 && factor > 0 && factor <= 1, "schedule",
+                    "must be step:EVERY:FACTOR with EVERY >= 1 and FACTOR in (0, 1], got step:" + every + ":"
+                        + factor);
+            }
+
+            @Override
+            public String label() {
+                return "step:" + every + ":" + factor;
+            }
+
+            @Override
+            public LearningRateSchedule of(double lr, long totalSteps) {
+                return LearningRateSchedule.step(lr, every, factor);
+            }
+        }
+    }
+}

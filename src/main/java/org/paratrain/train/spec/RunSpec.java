@@ -1,0 +1,127 @@
+package org.paratrain.train.spec;
+
+import org.paratrain.train.LossReduction;
+
+/**
+ * How long and on how many ranks a run trains, and how its samples are cut: node count,
+ * epochs, batch size and the seed of the batch order, the loss reduction and the block size
+ * of the shards.
+ *
+ * @param nodes         the node count, or {@link Nodes.Auto} before the cost model has chosen
+ * @param epochs        passes over the training data, in [1, 10,000,000]
+ * @param batchSize     samples per step, 0 for full batch
+ * @param seed          seed of the batch order and of the initial weights of a network
+ * @param lossReduction sum (the paper's) or mean of the per-sample losses
+ * @param blockSize     samples per shard block, 0 for the default (32 to 256 blocks)
+ */
+public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossReduction lossReduction,
+                      int blockSize) {
+
+    /** The most ranks a run may have. */
+    public static final int MAX_NODES = 4096;
+
+    /** Checks every setting against its range. */
+    public RunSpec {
+        SpecException.check(nodes != null, "nodes", "must be a whole number or auto");
+        SpecException.check(epochs >= 1 && epochs <= 10_000_000, "epochs", "must be in [1, 10000000], got " + epochs);
+        SpecException.check(batchSize >= 0, "batch size", "must be at least 1 (or 0 for full batch), got "
+            + batchSize);
+        SpecException.check(lossReduction != null, "loss reduction", "must be sum or mean");
+        SpecException.check(blockSize >= 0, "block size", "must be at least 1 (or 0 for the default), got "
+            + blockSize);
+    }
+
+    /** {@return the paper's run: 1 node, 300 epochs, full batch, summed loss, default blocks} */
+    public static RunSpec paper() {
+        return new RunSpec(new Nodes.Count(1), 300, 0, 42, LossReduction.SUM, 0);
+    }
+
+    /**
+     * {@return the number of ranks}
+     * @throws IllegalStateException if the count is still {@code auto}
+     */
+    public int nodeCount() {
+        if (nodes instanceof Nodes.Count c) {
+            return c.n();
+        }
+        throw new IllegalStateException("the node count is still auto: resolve it before training");
+    }
+
+    /** {@return this run on {@code n} ranks} */
+    public RunSpec withNodes(int n) {
+        return withNodes(new Nodes.Count(n));
+    }
+
+    /** {@return this run with this node count} */
+    public RunSpec withNodes(Nodes n) {
+        return new RunSpec(n, epochs, batchSize, seed, lossReduction, blockSize);
+    }
+
+    /** {@return this run with {@code e} epochs} */
+    public RunSpec withEpochs(int e) {
+        return new RunSpec(nodes, e, batchSize, seed, lossReduction, blockSize);
+    }
+
+    /** {@return this run with mini-batches of {@code size} samples in an order drawn from {@code s}} */
+    public RunSpec withBatches(int size, long s) {
+        return new RunSpec(nodes, epochs, size, s, lossReduction, blockSize);
+    }
+
+    /** {@return this run with another loss reduction} */
+    public RunSpec withLossReduction(LossReduction r) {
+        return new RunSpec(nodes, epochs, batchSize, seed, r, blockSize);
+    }
+
+    /** {@return this run with blocks of {@code b} samples (0: the default)} */
+    public RunSpec withBlockSize(int b) {
+        return new RunSpec(nodes, epochs, batchSize, seed, lossReduction, b);
+    }
+
+    /** The node count: a number, or not yet chosen. */
+    public sealed interface Nodes {
+
+        /**
+         * The node count written as the command line writes it.
+         *
+         * @param s a whole number or {@code auto}
+         * @return the count
+         * @throws SpecException for anything else
+         */
+        static Nodes parse(String s) {
+            if (s.strip().equals("auto")) {
+                return new Auto();
+            }
+            try {
+                return new Count(Integer.parseInt(s.strip()));
+            } catch (NumberFormatException e) {
+                throw new SpecException("nodes", "must be a whole number or auto, got '" + s + "'");
+            }
+        }
+
+        /**
+         * A fixed number of ranks.
+         *
+         * @param n ranks, in [1, {@link #MAX_NODES}]
+         */
+        record Count(int n) implements Nodes {
+            /** Checks the range. */
+            public Count {
+                SpecException.check(n >= 1 && n <= MAX_NODES, "nodes", "must be in [1, " + MAX_NODES
+                    + "] or auto, got " + n);
+            }
+
+            @Override
+            public String toString() {
+                return Integer.toString(n);
+            }
+        }
+
+        /** The fastest count by the cost model, up to the cores; chosen before training. */
+        record Auto() implements Nodes {
+            @Override
+            public String toString() {
+                return "auto";
+            }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package org.paratrain.train.spec;
+
+import org.paratrain.data.Dataset;
+import org.paratrain.train.LossReduction;
+
+/**
+ * Everything that decides what a training run computes: the model, the optimizer, the
+ * exchange and the run. Built once (by the command line, the {@code Trainer} API or the
+ * codec reading a record back), each part validated where it is built; lower layers read
+ * it and never parse a setting again.
+ *
+ * @param model     what is trained
+ * @param optimizer how the parameters are updated
+ * @param exchange  how the ranks combine gradients
+ * @param run       node count, epochs, batches and blocks
+ */
+public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec exchange, RunSpec run) {
+
+    /** Checks that every part is there. */
+    public TrainSpec {
+        SpecException.check(model != null, "model", "must be given");
+        SpecException.check(optimizer != null, "optimizer", "must be given");
+        SpecException.check(exchange != null, "exchange", "must be given");
+        SpecException.check(run != null, "run", "must be given");
+    }
+
+    /** {@return the paper's run: linear regression without intercept, gradient descent at 1e-4, master-worker} */
+    public static TrainSpec paper() {
+        return new TrainSpec(new ModelSpec.Linear(false), OptimizerSpec.gd(1e-4), ExchangeSpec.MASTER_WORKER,
+            RunSpec.paper());
+    }
+
+    /** {@return the number of ranks; see {@link RunSpec#nodeCount()}} */
+    public int nodes() {
+        return run.nodeCount();
+    }
+
+    /** {@return the number of epochs} */
+    public int epochs() {
+        return run.epochs();
+    }
+
+    /**
+     * The number of optimizer steps of the whole run on these data, which a cosine schedule
+     * spans.
+     *
+     * @param data the training data
+     * @return epochs times steps per epoch
+     */
+    public long totalSteps(Dataset data) {
+        int steps = run.batchSize() == 0 ? 1 : Math.max(1, data.samples() / run.batchSize());
+        return (long) run.epochs() * steps;
+    }
+
+    /**
+     * Checks the data against the spec: a batch no larger than the data, labels that suit the
+     * model.
+     *
+     * @param data the training data
+     * @return the number of classes (see {@link ModelSpec#classes(Dataset)})
+     * @throws IllegalArgumentException naming what does not fit
+     */
+    public int check(Dataset data) {
+        if (run.batchSize() > data.samples()) {
+            throw new SpecException("batch size", run.batchSize() + " is more than the " + data.samples()
+                + " training samples");
+        }
+        return model.classes(data);
+    }
+
+    /** {@return this spec with another model} */
+    public TrainSpec withModel(ModelSpec m) {
+        return new TrainSpec(m, optimizer, exchange, run);
+    }
+
+    /** {@return this spec with another optimizer} */
+    public TrainSpec withOptimizer(OptimizerSpec o) {
+        return new TrainSpec(model, o, exchange, run);
+    }
+
+    /** {@return this spec with another exchange} */
+    public TrainSpec withExchange(ExchangeSpec e) {
+        return new TrainSpec(model, optimizer, e, run);
+    }
+
+    /** {@return this spec with another run} */
+    public TrainSpec withRun(RunSpec r) {
+        return new TrainSpec(model, optimizer, exchange, r);
+    }
+
+    /** {@return this spec on {@code n} ranks} */
+    public TrainSpec withNodes(int n) {
+        return withRun(run.withNodes(n));
+    }
+
+    /** {@return this spec with {@code e} epochs} */
+    public TrainSpec withEpochs(int e) {
+        return withRun(run.withEpochs(e));
+    }
+
+    /** {@return this spec with another base learning rate} */
+    public TrainSpec withLearningRate(double lr) {
+        return withOptimizer(optimizer.withLearningRate(lr));
+    }
+
+    /** {@return this spec with another update rule, same learning rate and schedule} */
+    public TrainSpec withMethod(OptimizerSpec.Method m) {
+        return withOptimizer(optimizer.withMethod(m));
+    }
+
+    /** {@return this spec with mini-batches of {@code size} samples (0: full batch) in an order drawn from {@code seed}} */
+    public TrainSpec withBatches(int size, long seed) {
+        return withRun(run.withBatches(size, seed));
+    }
+
+    /** {@return this spec with blocks of {@code b} samples (0: the default)} */
+    public TrainSpec withBlockSize(int b) {
+        return withRun(run.withBlockSize(b));
+    }
+
+    /** {@return this spec with another loss reduction} */
+    public TrainSpec withLossReduction(LossReduction r) {
+        return withRun(run.withLossReduction(r));
+    }
+}
