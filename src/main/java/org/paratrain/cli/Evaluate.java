@@ -6,6 +6,7 @@ import java.util.Map;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.data.Dataset;
 import org.paratrain.experiment.ModelFile;
+import org.paratrain.experiment.TrainingData;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.model.Classifier;
 import org.paratrain.model.Metrics;
@@ -62,8 +63,8 @@ final class Evaluate {
                 OutputPaths.file("--out", out);
             }
             ModelFile m = ModelFile.read(modelFile);
-            Dataset raw = OptionChecks.labels(m.spec().kind(), m.classes(), dataFormat.readWithClasses(x, y, "--labels",
-                m.classNames()), y == null ? x : y);
+            Dataset raw = TrainingData.labelsSuit(m.spec(), dataFormat.files().readWithClasses(x, y, m.classNames()),
+                y == null ? x : y);
             Dataset data = m.prepare(sameFeatures(m, raw, x));
             Map<String, Object> metrics = Metrics.evaluate(m.newModel(), m.params(), data,
                 m.classNames() == null ? null : m.classNames().names());
@@ -121,10 +122,11 @@ final class Evaluate {
             Model model = m.newModel();
             boolean classifier = model instanceof Classifier c && c.classifies();
             if (proba && !classifier) {
-                throw new IllegalArgumentException("--proba needs a classifier; " + modelFile + " holds a " + m.spec().kind()
-                    + " model, which predicts values");
+                throw new IllegalArgumentException("--proba needs a classifier; " + modelFile + " holds a "
+                    + m.spec().kind() + " model, which predicts values");
             }
-            Dataset data = m.prepare(sameFeatures(m, dataFormat.readFeatures(x, y, m.features(), m.classNames()), x));
+            Dataset data = m.prepare(sameFeatures(m, dataFormat.files().readFeatures(x, y, m.features(),
+                m.classNames()), x));
             AtomicFiles.writeText(out, w -> {
                 if (proba) {
                     Predictions.probabilities(w, (Classifier) model, m, data);

@@ -35,8 +35,8 @@ final class OptionChecks {
             throw new IllegalArgumentException("--allreduce native is MPI's own allreduce and needs --backend mpi; on "
                 + "the local backend use star, tree, recursive-doubling, ring, rabenseifner or auto");
         }
-        if (!(c.testFraction >= 0 && c.testFraction < 1)) {
-            throw new IllegalArgumentException("--test-fraction must be in [0, 1), got " + c.testFraction);
+        if (c.testX != null && c.testFraction != 0) {
+            throw new IllegalArgumentException("give either --test-data or --test-fraction, not both");
         }
         if (c.batchSize == 0 && c.warmupSteps > c.epochs) {
             throw new IllegalArgumentException("--warmup-steps " + c.warmupSteps + " is longer than the run (" + c.epochs
@@ -162,27 +162,6 @@ final class OptionChecks {
     private static void refuse(ParseResult given, String option, boolean noEffect, String why) {
         if (noEffect && given.hasMatchedOption(option)) {
             throw new IllegalArgumentException(option + " has no effect " + why);
-        }
-    }
-
-    /**
-     * {@code data} with labels that suit {@code model} (whole numbers 0..K-1 for a classifier);
-     * a label that does not is an error in the data file, not in an option.
-     */
-    static Dataset labels(String model, int classes, Dataset data, Path file) {
-        try {
-            ModelSpec.of(model, false, classes, List.of(), MultilayerPerceptron.Activation.RELU).classes(data);
-        } catch (IllegalArgumentException e) {
-            throw new DataFormatException(file + ": " + e.getMessage());
-        }
-        return data;
-    }
-
-    /** Test data with as many features as the training data; else the test metrics would read the wrong columns. */
-    static void sameFeatures(Dataset train, Path trainFile, Dataset test, Path testFile) {
-        if (test != null && test.features() != train.features()) {
-            throw new DataFormatException(testFile + ": " + test.features() + " features a sample, but the training "
-                + "data (" + trainFile + ") has " + train.features());
         }
     }
 

@@ -10,10 +10,12 @@ import org.paratrain.data.PaperFormat;
 import org.paratrain.experiment.ModelFile;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
+import org.paratrain.experiment.TrainingData;
 import org.paratrain.train.Divergence;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
 import org.paratrain.train.TrainingState;
+import org.paratrain.train.spec.DataSpec;
 import org.paratrain.train.spec.TrainSpec;
 
 /**
@@ -26,23 +28,21 @@ final class ShardTraining {
 
     /** Reads this rank's blocks of {@code c}'s data and trains on them; rank 0 reports. */
     static void run(TrainCommand c, TrainSpec spec, Provenance provenance) {
-        boolean idx = c.dataFormat.format.equals("idx");
-        if (c.yFile == null) {
-            throw new IllegalArgumentException("--format " + c.dataFormat.format + " needs --labels");
-        }
-        int total = idx ? IdxFormat.count(c.xFile) : PaperFormat.countSamples(c.xFile);
+        DataSpec data = c.dataSpec();
+        boolean idx = data.format() == DataSpec.Format.IDX;
+        int total = idx ? IdxFormat.count(data.x()) : PaperFormat.countSamples(data.x());
         int blockSize = spec.run().blockSize();
         BlockSharding sh = blockSize == 0 ? BlockSharding.byDefault(total) : new BlockSharding(total, blockSize);
         int rank = org.paratrain.comm.mpi.MpiCommunicator.world().rank();
         int from = sh.blockStart(sh.firstBlock(rank, spec.nodes()));
         int to = sh.blockStart(sh.endBlock(rank, spec.nodes()));
-        Dataset shard = idx ? IdxFormat.readRange(c.xFile, c.yFile, from, to)
-            : PaperFormat.readRange(c.xFile, c.yFile, from, to, total);
+        Dataset shard = idx ? IdxFormat.readRange(data.x(), data.y(), from, to)
+            : PaperFormat.readRange(data.x(), data.y(), from, to, total);
         int k = spec.model().classes();   // given: shards are read only when the classes need no counting
         if (from < to) {
             spec.check(shard);
         }
-        JsonNode meta = c.checkpoints.active() && rank == 0 ? c.meta(spec, provenance) : null;
+        JsonNode meta = c.checkpoints.active() && rank == 0 ? c.meta(spec, TrainingData.fingerprint(data), provenance) : null;
         TrainingState resumed = c.checkpoints.resume == null ? null
             : CheckpointOptions.load(c.checkpoints.resume, null, w -> { });
         TrainingResult r = c.onMpiRank(meta, resumed, null, control -> Training.mpiShard(shard, from, to - from, total,
@@ -55,7 +55,7 @@ final class ShardTraining {
             to - from, total);
         TrainReport.print(c.out(), spec.model().kind(), total, shard.features(), r, spec.epochs());
         if (c.out != null) {
-            ObjectNode d = c.dataRecord(total, shard.features());
+            ObjectNode d = TrainingData.record(data, total, shard.features());
             d.put("read", "each rank its own blocks");
             TrainReport.write(c.out(), c.out, r, spec, new ModelFile(spec.model(), shard.features(), k, r.params(),
                 null, null), d, RunWriter.json().createObjectNode(), provenance);

@@ -2,7 +2,6 @@ package org.paratrain.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.paratrain.experiment.DataFingerprint;
 import org.paratrain.experiment.SpecCodec;
 import org.paratrain.train.TrainingControl;
 import org.paratrain.train.TrainingState;
@@ -14,13 +13,13 @@ import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
 import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.train.FailureInjection;
-import org.paratrain.data.Standardizer;
-import org.paratrain.data.TrainTestSplit;
 import org.paratrain.experiment.ModelFile;
+import org.paratrain.experiment.TrainingData;
 import org.paratrain.model.Metrics;
 import org.paratrain.train.LossReduction;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
+import org.paratrain.train.spec.DataSpec;
 import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.OptimizerSpec;
@@ -157,6 +156,7 @@ final class TrainCommand implements Runnable {
             backendOptions.configureRank();
         }
         TrainSpec spec = spec(child);
+        DataSpec dataSpec = dataSpec();
         boolean autoNodes = spec.run().nodes() instanceof RunSpec.Nodes.Auto;
         if (child && (autoNodes || spec.exchange().isAuto())) {
             throw new IllegalArgumentException("auto is decided before launching; under your own mpirun give --nodes "
@@ -172,10 +172,7 @@ final class TrainCommand implements Runnable {
             ShardTraining.run(this, spec, provenance);
             return;
         }
-        DataFormatOptions.Labelled labelled = readTraining();
-        Prepared prepared = prepare(labelled.data(), testX == null ? null
-            : checked(dataFormat.readWithClasses(testX, testY, "--test-labels", labelled.classes()),
-                testY == null ? testX : testY));
+        TrainingData prepared = TrainingData.prepare(dataSpec, spec.model());
         Dataset data = prepared.train();
         int classes = spec.check(data);
         OptionChecks.trainData(this, data, classes, spec);
@@ -183,7 +180,8 @@ final class TrainCommand implements Runnable {
             spec = AutoChoice.resolve(spec, autoNodes, data, mpi, out());
             args = AutoChoice.replace(args, spec);
         }
-        JsonNode meta = checkpoints.active() && MpiJob.rankFromEnvironment() == 0 ? meta(spec, provenance) : null;
+        JsonNode meta = checkpoints.active() && MpiJob.rankFromEnvironment() == 0
+            ? meta(spec, TrainingData.fingerprint(dataSpec), provenance) : null;
         TrainingState resumed = checkpoints.resume == null ? null : CheckpointOptions.load(checkpoints.resume,
             child ? null : meta, w -> err().println("paratrain: warning: " + w));
         Attempts attempts = new Attempts(checkpoints, meta, err());
@@ -201,8 +199,8 @@ final class TrainCommand implements Runnable {
         if (r == null) {
             return;   // an MPI rank other than 0: rank 0 reports
         }
-        report(r, spec, new ModelFile(spec.model(), data.features(), classes, r.params(), prepared.standardizer(),
-            labelled.classes()), prepared, attempts, provenance);
+        report(r, spec, dataSpec, new ModelFile(spec.model(), data.features(), classes, r.params(),
+            prepared.standardizer(), prepared.classNames()), prepared, attempts, provenance);
     }
 
     /**
@@ -215,16 +213,24 @@ final class TrainCommand implements Runnable {
         RunSpec.Nodes nodes = child && !command.commandLine().getParseResult().hasMatchedOption("--nodes")
             ? new RunSpec.Nodes.Count(org.paratrain.comm.mpi.MpiCommunicator.world().size())
             : RunSpec.Nodes.parse(nodesText);
-        ModelSpec m = ModelSpec.of(model, intercept, classes, ModelSpec.widths(layers), ModelSpec.activation(activation));
+        ModelSpec m = ModelSpec.of(model, intercept, classes, ModelSpec.widths(layers),
+            ModelSpec.activation(activation));
         OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), lr, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
         RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize);
         return new TrainSpec(m, o, ExchangeSpec.parse(allreduce), run);
     }
 
+    /** The data's spec: files, format, held-out samples and scaling. */
+    DataSpec dataSpec() {
+        DataSpec.Format f = dataFormat.format();
+        return new DataSpec(f, f == DataSpec.Format.CSV ? dataFormat.layout() : null, xFile, yFile, testX, testY,
+            testFraction, standardize, seed);
+    }
+
     /** Prints the result and the test metrics, and writes result.json, history.csv and model.json into --out. */
-    private void report(TrainingResult r, TrainSpec spec, ModelFile file, Prepared prepared, Attempts attempts,
-                        Provenance provenance) {
+    private void report(TrainingResult r, TrainSpec spec, DataSpec dataSpec, ModelFile file, TrainingData prepared,
+                        Attempts attempts, Provenance provenance) {
         org.paratrain.train.Divergence.checkFinal(r, spec.optimizer().learningRate());
         TrainReport.print(out(), model, prepared.train().samples(), prepared.train().features(), r, epochs);
         java.util.Map<String, Object> test = prepared.test() == null ? null : Metrics.evaluate(file.newModel(),
@@ -235,11 +241,7 @@ final class TrainCommand implements Runnable {
         if (out == null) {
             return;
         }
-        ObjectNode d = dataRecord(prepared.train().samples(), prepared.train().features());
-        d.put("format", dataFormat.format);
-        d.put("standardized", standardize);
-        d.put("test_fraction", testFraction);
-        d.put("split_seed", seed);
+        ObjectNode d = TrainingData.record(dataSpec, prepared.train().samples(), prepared.train().features());
         ObjectNode extra = RunWriter.json().createObjectNode();
         if (test != null) {
             extra.set("test_metrics", RunWriter.json().valueToTree(test));
@@ -248,16 +250,6 @@ final class TrainCommand implements Runnable {
             extra.set("restarts", attempts.log());
         }
         TrainReport.write(out(), out, r, spec, file, d, extra, provenance);
-    }
-
-    /** Where the data came from and its size, for result.json. */
-    ObjectNode dataRecord(int samples, int features) {
-        ObjectNode d = RunWriter.json().createObjectNode();
-        d.put("x", xFile.toString());
-        d.put("y", yFile == null ? "" : yFile.toString());
-        d.put("samples", samples);
-        d.put("features", features);
-        return d;
     }
 
     /**
@@ -309,22 +301,13 @@ final class TrainCommand implements Runnable {
     }
 
     /** What every checkpoint of this run records. */
-    JsonNode meta(TrainSpec spec, Provenance provenance) {
-        ObjectNode prep = RunWriter.json().createObjectNode();
-        prep.put("format", dataFormat.format);
-        prep.put("standardized", standardize);
-        prep.put("test_fraction", testFraction);
-        prep.put("split_seed", seed);
-        return CheckpointOptions.meta(SpecCodec.encode(spec),
-            DataFingerprint.of(java.util.Arrays.asList(xFile, yFile), prep), provenance.toJson());
+    JsonNode meta(TrainSpec spec, ObjectNode data, Provenance provenance) {
+        return CheckpointOptions.meta(SpecCodec.encode(spec), data, provenance.toJson());
     }
 
     private java.io.PrintWriter err() {
         return command.commandLine().getErr();
     }
-
-    /** The training data (and test data and scaling, when asked for). */
-    record Prepared(Dataset train, Dataset test, Standardizer standardizer) { }
 
     /**
      * Whether each MPI rank can read only its own blocks: full batch, no split, no scaling
@@ -337,34 +320,6 @@ final class TrainCommand implements Runnable {
         return batchSize == 0 && testFraction == 0 && testX == null && !standardize
             && format && classesKnown && injectFailure == null
             && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
-    }
-
-    /** The training data, its labels as class indices and the names of the classes if they had names. */
-    private DataFormatOptions.Labelled readTraining() {
-        boolean classifier = model.equals("logistic") || model.equals("softmax") || model.equals("mlp");
-        DataFormatOptions.Labelled l = dataFormat.readForTraining(xFile, yFile, "--labels", classifier, classes);
-        DataFormatOptions.checkClasses(l.classes(), model, classes, xFile);
-        return new DataFormatOptions.Labelled(checked(l.data(), yFile == null ? xFile : yFile), l.classes());
-    }
-
-    /** Labels that suit the model; an error names {@code file}, where the labels are. */
-    private Dataset checked(Dataset d, Path file) {
-        return OptionChecks.labels(model, classes, d, file);
-    }
-
-    private Prepared prepare(Dataset all, Dataset givenTest) {
-        OptionChecks.sameFeatures(all, xFile, givenTest, testX);
-        if (givenTest != null && testFraction != 0) {
-            throw new IllegalArgumentException("give either --test-data or --test-fraction, not both");
-        }
-        TrainTestSplit split = testFraction == 0 ? null : TrainTestSplit.of(all, testFraction, seed);
-        Dataset train = split == null ? all : split.train();
-        Dataset test = split == null ? givenTest : split.test();
-        if (!standardize) {
-            return new Prepared(train, test, null);
-        }
-        Standardizer st = Standardizer.fit(train);
-        return new Prepared(st.apply(train), test == null ? null : st.apply(test), st);
     }
 
     java.io.PrintWriter out() {

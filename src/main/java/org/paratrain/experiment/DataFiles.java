@@ -1,0 +1,133 @@
+package org.paratrain.experiment;
+
+import java.nio.file.Path;
+import org.paratrain.data.ClassNames;
+import org.paratrain.data.CsvFormat;
+import org.paratrain.data.CsvTable;
+import org.paratrain.data.DataFormatException;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.IdxFormat;
+import org.paratrain.data.PaperFormat;
+import org.paratrain.data.TableFormats;
+import org.paratrain.io.Clip;
+import org.paratrain.train.spec.DataSpec.Format;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.SpecException;
+
+/**
+ * Reads samples in any of the formats, with labels as class indices: string labels (CSV)
+ * and -1/+1 or 1/2 labels of two classes are mapped to 0..K-1 and the names kept, so that
+ * predictions and metrics speak of the classes as the data named them.
+ *
+ * @param format the files' format
+ * @param csv    the column layout of a CSV file; null for the other formats
+ */
+public record DataFiles(Format format, CsvFormat.Layout csv) {
+
+    /**
+     * Samples and the names of their classes.
+     *
+     * @param data    the samples, labels as class indices for a classifier
+     * @param classes the names of the classes when the labels had names, else null
+     */
+    public record Labelled(Dataset data, ClassNames classes) { }
+
+    /**
+     * Training data: for a classifier, labels become class indices and their names are kept.
+     *
+     * @param x     features (and labels, for CSV and LibSVM)
+     * @param y     labels of the paper's and the IDX format
+     * @param model the model, which says whether labels are classes and how many there are
+     * @return the samples and the class names
+     * @throws DataFormatException naming the file, if the labels name other classes than the model has
+     */
+    public Labelled readForTraining(Path x, Path y, ModelSpec model) {
+        boolean classifier = model.classifier();
+        Labelled l;
+        if (format == Format.CSV) {
+            CsvTable t = CsvFormat.read(x, csv);
+            ClassNames names = classifier ? ClassNames.ofLabels(t.labels()) : null;
+            l = names == null ? recoded(t.numeric(), x, classifier, model.classes())
+                : new Labelled(t.coded(names), names);
+        } else {
+            l = recoded(read(x, y), y == null ? x : y, classifier, model.classes());
+        }
+        checkClasses(l.classes(), model, x);
+        return l;
+    }
+
+    private static Labelled recoded(Dataset d, Path file, boolean classifier, int classes) {
+        ClassNames names = classifier && classes <= 2 ? ClassNames.ofSignedOrOneBased(d.y()) : null;
+        if (names == null) {
+            return new Labelled(d, null);
+        }
+        return new Labelled(new Dataset(d.x(), names.encode(d.y(), file), d.samples(), d.features()), names);
+    }
+
+    /**
+     * Samples whose labels are coded with the names the training data had.
+     *
+     * @param x     features (and labels, for CSV and LibSVM)
+     * @param y     labels of the paper's and the IDX format
+     * @param names the training data's class names, or null if its labels were indices
+     * @return the samples
+     */
+    public Dataset readWithClasses(Path x, Path y, ClassNames names) {
+        if (format == Format.CSV) {
+            CsvTable t = CsvFormat.read(x, csv);
+            return names == null ? t.numeric() : t.coded(names);
+        }
+        Dataset d = read(x, y);
+        return names == null ? d : new Dataset(d.x(), names.encode(d.y(), y == null ? x : y), d.samples(),
+            d.features());
+    }
+
+    /**
+     * Features to predict from: a file of features only, or a labelled file whose labels are
+     * ignored.
+     *
+     * @param x        features, perhaps with labels
+     * @param y        labels of the paper's and the IDX format, or null
+     * @param features the model's number of features, which tells a CSV file's label column from a feature
+     * @param names    the class names of the model, or null
+     * @return the samples (labels, if any, as read)
+     */
+    public Dataset readFeatures(Path x, Path y, int features, ClassNames names) {
+        if (format == Format.PAPER && y == null) {
+            return PaperFormat.readFeatures(x);
+        }
+        if (format == Format.CSV) {
+            CsvTable t = CsvFormat.read(x, csv);
+            if (csv.label() == null && t.features() + 1 == features) {
+                return CsvFormat.read(x, csv.unlabelled()).unlabelled();
+            }
+            if (names != null) {
+                t.coded(names);
+            }
+            return t.unlabelled();
+        }
+        return read(x, y);
+    }
+
+    private Dataset read(Path x, Path y) {
+        if (format.separateLabels() && y == null) {
+            throw new SpecException("labels", "are needed with format " + format.label() + " (a file of their own)");
+        }
+        return switch (format) {
+            case PAPER -> PaperFormat.read(x, y);
+            case IDX -> IdxFormat.read(x, y);
+            case CSV -> CsvFormat.read(x, csv).numeric();
+            case LIBSVM -> TableFormats.libsvm(x, 0);
+        };
+    }
+
+    /** Named labels that make as many classes as the model has, if it says how many. */
+    private static void checkClasses(ClassNames names, ModelSpec model, Path file) {
+        int needed = model.classes();
+        if (names != null && needed > 0 && needed != names.size()) {
+            throw new DataFormatException(file + ": the labels name " + names.size() + " classes ("
+                + Clip.message(String.join(", ", names.names())) + "), but the model (" + model.kind() + ") has "
+                + needed);
+        }
+    }
+}

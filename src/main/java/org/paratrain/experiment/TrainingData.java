@@ -1,0 +1,122 @@
+package org.paratrain.experiment;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.paratrain.data.ClassNames;
+import org.paratrain.data.DataFormatException;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.Standardizer;
+import org.paratrain.data.TrainTestSplit;
+import org.paratrain.train.spec.DataSpec;
+import org.paratrain.train.spec.ModelSpec;
+
+/**
+ * The samples a run trains and tests on, read and prepared as a {@link DataSpec} says: labels
+ * checked against the model (and coded as class indices), a held-out split drawn from the
+ * seed, features standardised with the training samples' statistics.
+ *
+ * @param train        the training samples, prepared
+ * @param test         the test samples, prepared, or null
+ * @param standardizer the scaling fitted on the training samples, or null
+ * @param classNames   the names of the classes when the labels had names, else null
+ */
+public record TrainingData(Dataset train, Dataset test, Standardizer standardizer, ClassNames classNames) {
+
+    /**
+     * Reads and prepares the data.
+     *
+     * @param spec  files, format, split and scaling
+     * @param model the model, whose labels the data must have
+     * @return the prepared samples
+     * @throws DataFormatException naming the file, if a label does not suit the model or the test
+     *     data has other features than the training data
+     */
+    public static TrainingData prepare(DataSpec spec, ModelSpec model) {
+        DataFiles files = new DataFiles(spec.format(), spec.csv());
+        DataFiles.Labelled labelled = files.readForTraining(spec.x(), spec.y(), model);
+        Dataset all = labelsSuit(model, labelled.data(), spec.y() == null ? spec.x() : spec.y());
+        Dataset given = null;
+        if (spec.testX() != null) {
+            given = labelsSuit(model, files.readWithClasses(spec.testX(), spec.testY(), labelled.classes()),
+                spec.testY() == null ? spec.testX() : spec.testY());
+            if (given.features() != all.features()) {
+                throw new DataFormatException(spec.testX() + ": " + given.features() + " features a sample, but the "
+                    + "training data (" + spec.x() + ") has " + all.features());
+            }
+        }
+        TrainTestSplit split = spec.testFraction() == 0 ? null
+            : TrainTestSplit.of(all, spec.testFraction(), spec.splitSeed());
+        Dataset train = split == null ? all : split.train();
+        Dataset test = split == null ? given : split.test();
+        if (!spec.standardize()) {
+            return new TrainingData(train, test, null, labelled.classes());
+        }
+        Standardizer st = Standardizer.fit(train);
+        return new TrainingData(st.apply(train), test == null ? null : st.apply(test), st, labelled.classes());
+    }
+
+    /**
+     * {@code data} if its labels suit {@code model} (whole numbers 0..K-1 for a classifier); a
+     * label that does not is an error in the data file, not in a setting.
+     *
+     * @param model the model
+     * @param data  the samples
+     * @param file  where the labels are, for the message
+     * @return {@code data}
+     * @throws DataFormatException naming the file and the first bad label
+     */
+    public static Dataset labelsSuit(ModelSpec model, Dataset data, Path file) {
+        try {
+            model.classes(data);
+        } catch (IllegalArgumentException e) {
+            throw new DataFormatException(file + ": " + e.getMessage());
+        }
+        return data;
+    }
+
+    /**
+     * How the data were prepared, as checkpoints record it (to refuse resuming on other data)
+     * and as result.json records it.
+     *
+     * @param spec the data spec
+     * @return format, scaling, held-out fraction and split seed
+     */
+    public static ObjectNode preparation(DataSpec spec) {
+        ObjectNode prep = RunWriter.json().createObjectNode();
+        prep.put("format", spec.format().label());
+        prep.put("standardized", spec.standardize());
+        prep.put("test_fraction", spec.testFraction());
+        prep.put("split_seed", spec.splitSeed());
+        return prep;
+    }
+
+    /**
+     * What a checkpoint records of the data: size and CRC-32C of each input file, and the
+     * preparation.
+     *
+     * @param spec the data spec
+     * @return the fingerprint, see {@link DataFingerprint}
+     */
+    public static ObjectNode fingerprint(DataSpec spec) {
+        return DataFingerprint.of(Arrays.asList(spec.x(), spec.y()), preparation(spec));
+    }
+
+    /**
+     * The record of the data for result.json: files, size, and how they were prepared.
+     *
+     * @param spec     the data spec
+     * @param samples  training samples
+     * @param features features a sample
+     * @return the {@code data} object
+     */
+    public static ObjectNode record(DataSpec spec, int samples, int features) {
+        ObjectNode d = RunWriter.json().createObjectNode();
+        d.put("x", spec.x().toString());
+        d.put("y", spec.y() == null ? "" : spec.y().toString());
+        d.put("samples", samples);
+        d.put("features", features);
+        d.setAll(preparation(spec));
+        return d;
+    }
+}
