@@ -28,6 +28,14 @@ final class Formats {
         return String.format(Locale.ROOT, "%d h %02d min", whole / 3600, whole % 3600 / 60);
     }
 
+    /**
+     * An accuracy as every screen of paratrain shows it: a percentage with two decimals
+     * ({@code 86.54%}); files keep the fraction.
+     */
+    static String accuracy(double fraction) {
+        return Double.isNaN(fraction) ? "n/a" : String.format(Locale.ROOT, "%.2f%%", 100 * fraction);
+    }
+
     /** "1 node", "4 nodes". */
     static String count(long n, String noun) {
         return n + " " + (n == 1 ? noun : noun + "s");

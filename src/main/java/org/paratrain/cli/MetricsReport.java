@@ -13,12 +13,13 @@ import org.paratrain.io.AtomicFiles;
 final class MetricsReport {
     private MetricsReport() { }
 
-    /** The scalar metrics on one line: {@code accuracy 0.9800, log_loss 0.0612, ...}. */
+    /** The scalar metrics on one line: {@code accuracy 98.00%, log_loss 0.0612, ...}. */
     static String line(Map<String, Object> metrics) {
         StringBuilder sb = new StringBuilder();
         metrics.forEach((k, v) -> {
             if (v instanceof Double d) {
-                sb.append(sb.isEmpty() ? "" : ", ").append(k).append(' ').append(String.format(Locale.ROOT, "%.4f", d));
+                String value = k.equals("accuracy") ? Formats.accuracy(d) : String.format(Locale.ROOT, "%.4f", d);
+                sb.append(sb.isEmpty() ? "" : ", ").append(k).append(' ').append(value);
             }
         });
         return sb.toString();

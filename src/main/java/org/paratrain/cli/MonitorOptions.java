@@ -109,7 +109,7 @@ final class MonitorOptions {
                 s += String.format(Locale.ROOT, " val %.4g", h.valLoss()[e]);
             }
             if (!Double.isNaN(h.valAccuracy()[e])) {
-                s += String.format(Locale.ROOT, " %.2f%%", 100 * h.valAccuracy()[e]);
+                s += " " + Formats.accuracy(h.valAccuracy()[e]);
             }
             return s;
         }
@@ -126,7 +126,7 @@ final class MonitorOptions {
                 s.append(String.format(Locale.ROOT, "  val_loss %.6g", h.valLoss()[e]));
             }
             if (!Double.isNaN(h.valAccuracy()[e])) {
-                s.append(String.format(Locale.ROOT, "  val_acc %.2f%%", 100 * h.valAccuracy()[e]));
+                s.append("  val_acc ").append(Formats.accuracy(h.valAccuracy()[e]));
             }
             return s.append("  ").append(Formats.duration(h.seconds()[e])).toString();
         }

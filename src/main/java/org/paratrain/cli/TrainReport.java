@@ -22,7 +22,7 @@ final class TrainReport {
         out.println("  params     " + parameters(r.params()));
         out.printf(Locale.ROOT, "  final loss %.10g%n", r.finalLoss());
         if (!Double.isNaN(r.trainAccuracy())) {
-            out.printf(Locale.ROOT, "  accuracy   %.2f%% on the training data%n", 100 * r.trainAccuracy());
+            out.println("  accuracy   " + Formats.accuracy(r.trainAccuracy()) + " on the training data");
         }
         out.printf(Locale.ROOT, "  time       %s (%s an epoch: compute %s, communication %s)%n",
             Formats.duration(r.trainSeconds()), Formats.duration(r.trainSeconds() / r.epochs()),
