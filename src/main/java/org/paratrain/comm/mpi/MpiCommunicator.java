@@ -7,7 +7,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
+import java.util.Optional;
 import org.paratrain.comm.Communicator;
+import org.paratrain.comm.NativeCollectives;
 
 /**
  * A rank of an MPI job ({@code MPI_COMM_WORLD}), reached through the FFM API.
@@ -20,7 +22,7 @@ import org.paratrain.comm.Communicator;
  * a rank that waits long does not hold a core: {@link PolledCalls} says how each operation
  * waits, and why.
  */
-public final class MpiCommunicator implements Communicator, AutoCloseable {
+public final class MpiCommunicator implements Communicator, NativeCollectives, AutoCloseable {
     /** The default of {@code --comm-timeout}. */
     public static final double DEFAULT_TIMEOUT_SECONDS = 300;
     /** The longest {@code --comm-timeout} accepted (about 11.6 days). */
@@ -34,6 +36,8 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
     private final PolledCalls calls;
     private final Watchdog watchdog;
     private final RankRecord record;
+    /** Made once: the native allreduce asks for it on every call. */
+    private final Optional<NativeCollectives> natives = Optional.of(this);
     private boolean finalized;
 
     private MpiCommunicator(MpiLibrary lib) {
@@ -163,7 +167,14 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         return "mpi";
     }
 
+    /** {@return this communicator: MPI's own allreduce and broadcast} */
+    @Override
+    public Optional<NativeCollectives> nativeCollectives() {
+        return natives;
+    }
+
     /** MPI's own allreduce: {@code buf[offset, offset + length)} becomes the sum over all ranks. */
+    @Override
     public void allreduceSum(double[] buf, int offset, int length) {
         watchdog.begin(Op.ALLREDUCE, -1, 0);
         try {
@@ -174,6 +185,7 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
     }
 
     /** MPI's own allreduce with {@code MPI_MAX}: every element becomes its maximum over all ranks. */
+    @Override
     public void allreduceMax(double[] buf, int offset, int length) {
         watchdog.begin(Op.ALLREDUCE, -1, 0);
         try {
@@ -184,6 +196,7 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
     }
 
     /** MPI's own broadcast of {@code buf[offset, offset + length)} from {@code root}. */
+    @Override
     public void broadcast(double[] buf, int offset, int length, int root) {
         watchdog.begin(Op.BROADCAST, root, 0);
         try {
