@@ -13,7 +13,7 @@ import org.paratrain.data.Dataset;
 import org.paratrain.data.PaperFormat;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
-import org.paratrain.comm.mpi.MpiJob;
+import org.paratrain.train.Backend;
 import org.paratrain.train.FailureInjection;
 import org.paratrain.data.Standardizer;
 import org.paratrain.data.TrainTestSplit;
@@ -150,7 +150,7 @@ final class TrainCommand implements Runnable {
     public void run() {
         OptionChecks.train(this);
         boolean mpi = backendOptions.isMpi();
-        boolean child = mpi && MpiJob.insideMpirun();
+        boolean child = mpi && Backend.insideMpiJob();
         if (child) {
             backendOptions.configureRank();
         }
@@ -159,7 +159,7 @@ final class TrainCommand implements Runnable {
                 + "and --allreduce explicitly");
         }
         int n = child && !spec.commandLine().getParseResult().hasMatchedOption("--nodes")
-            ? org.paratrain.comm.mpi.MpiCommunicator.world().size() : parseNodes(nodesText);
+            ? Backend.mpiWorld().size() : parseNodes(nodesText);
         TrainConfig config = new TrainConfig(n == AUTO ? 1 : n, epochs, lr, intercept, reduction(lossReduction), blockSize,
             allreduce);
         FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
@@ -184,7 +184,7 @@ final class TrainCommand implements Runnable {
             config = AutoChoice.resolve(config, n == AUTO, data, mpi, out());
             args = AutoChoice.replace(args, config);
         }
-        JsonNode meta = checkpoints.active() && MpiJob.rankFromEnvironment() == 0 ? meta(config, recipe, provenance)
+        JsonNode meta = checkpoints.active() && Backend.mpiRankFromEnvironment() == 0 ? meta(config, recipe, provenance)
             : null;
         TrainingState resumed = checkpoints.resume == null ? null : CheckpointOptions.load(checkpoints.resume,
             child ? null : meta, w -> err().println("paratrain: warning: " + w));
@@ -240,7 +240,7 @@ final class TrainCommand implements Runnable {
     private TrainingResult train(Attempts attempts, JsonNode meta, Dataset data, TrainConfig config, Recipe recipe,
                                  TrainingState resumed, FailureInjection failure,
                                  TrainingControl.Validation validation) {
-        boolean rankZero = MpiJob.rankFromEnvironment() == 0;
+        boolean rankZero = Backend.mpiRankFromEnvironment() == 0;
         try (MonitorOptions.Display display = monitor.display(config.epochs(), out(), attempts.listener())) {
             TrainingControl.EpochListener listener = rankZero ? display : attempts.listener();
             if (backendOptions.isMpi()) {
@@ -322,7 +322,7 @@ final class TrainCommand implements Runnable {
         org.paratrain.data.BlockSharding sh = config.blockSize() == 0
             ? org.paratrain.data.BlockSharding.byDefault(total)
             : new org.paratrain.data.BlockSharding(total, config.blockSize());
-        int rank = org.paratrain.comm.mpi.MpiCommunicator.world().rank();
+        int rank = Backend.mpiWorld().rank();
         int from = sh.blockStart(sh.firstBlock(rank, config.nodes()));
         int to = sh.blockStart(sh.endBlock(rank, config.nodes()));
         Dataset shard = idx ? org.paratrain.data.IdxFormat.readRange(xFile, yFile, from, to)

@@ -6,10 +6,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import org.paratrain.comm.mpi.MpiCommunicator;
+import org.paratrain.comm.Communicator;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.PaperFormat;
 import org.paratrain.io.AtomicFiles;
+import org.paratrain.train.Backend;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
 
@@ -57,10 +58,10 @@ public final class MpiSweepWorker {
      * @param a one argument: the job file written from {@link #job}
      */
     public static void main(String[] a) {
-        MpiCommunicator comm = MpiCommunicator.world();
+        Communicator comm = Backend.mpiWorld();
         try {
             JsonNode job = RunWriter.json().readTree(Path.of(a[0]).toFile());
-            comm.commTimeout(job.path("comm_timeout_seconds").asDouble());
+            Backend.mpiCommTimeout(job.path("comm_timeout_seconds").asDouble());
             SpecCodec.Settings s = SpecCodec.decode(job.path("settings"));
             Dataset data = PaperFormat.read(Path.of(job.path("x").asText()), Path.of(job.path("y").asText()));
             for (int w = 0; w < job.path("warmup").asInt(); w++) {
@@ -79,17 +80,11 @@ public final class MpiSweepWorker {
                     out -> RunWriter.json().writeValue(out, runs));
             }
         } catch (IOException e) {
-            fail(comm, new UncheckedIOException("cannot read the job file " + a[0] + ": " + e.getMessage(), e));
+            Backend.abortMpiJob(new UncheckedIOException("cannot read the job file " + a[0] + ": " + e.getMessage(), e));
         } catch (RuntimeException e) {
-            fail(comm, e);
+            Backend.abortMpiJob(e);
         } finally {
-            MpiCommunicator.finalizeIfInitialized();
+            Backend.finalizeMpi();
         }
-    }
-
-    private static void fail(MpiCommunicator comm, RuntimeException e) {
-        System.err.println("paratrain: rank " + comm.rank() + " failed: " + e.getMessage());
-        System.err.flush();
-        comm.abort(1);
     }
 }

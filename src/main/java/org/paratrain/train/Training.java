@@ -1,9 +1,10 @@
 package org.paratrain.train;
 
 import java.util.List;
+import org.paratrain.comm.Communicator;
+import org.paratrain.comm.NativeCollectives;
 import org.paratrain.comm.RankFailedException;
 import org.paratrain.comm.local.LocalCluster;
-import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
 
@@ -111,9 +112,9 @@ public final class Training {
      */
     public static TrainingResult mpiShard(Dataset shard, int origin, int owned, int total, int classes,
                                           TrainConfig config, Recipe recipe, TrainingControl control) {
-        MpiCommunicator comm = world(config);
+        Communicator comm = world(config);
         Model model = recipe.newModel(shard.features(), config.intercept(), classes);
-        return orAbort(comm, () -> {
+        return orAbort(() -> {
             TrainingResult r = new RankTrainer(comm, shard, origin, total, model, recipe.newOptimizer(
                 config.learningRate(), config.epochs()), config, 0, recipe.seed()).train(control);
             if (!(model instanceof org.paratrain.model.Classifier c) || !c.classifies()) {
@@ -121,10 +122,11 @@ public final class Training {
             }
             // Only rank 0 is sure to hold the final weights (master-worker): send them to all, count
             // the right answers on each shard, add the counts.
+            NativeCollectives mpi = comm.nativeCollectives().orElseThrow();
             double[] w = r != null ? r.params() : new double[model.parameterCount()];
-            comm.broadcast(w, 0, w.length, 0);
+            mpi.broadcast(w, 0, w.length, 0);
             double[] right = {owned > 0 ? c.accuracy(shard, w) * owned : 0};
-            comm.allreduceSum(right, 0, 1);
+            mpi.allreduceSum(right, 0, 1);
             return r == null ? null : r.withAccuracy(right[0] / total);
         });
     }
@@ -175,17 +177,17 @@ public final class Training {
     public static TrainingResult mpi(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control,
                                      FailureInjection failure) {
         int classes = recipe.check(data);
-        MpiCommunicator comm = world(config);
+        Communicator comm = world(config);
         Model m = recipe.newModel(data.features(), config.intercept(), classes);
         Model model = failure == null ? m : failure.wrap(m, comm.rank());
-        return orAbort(comm, () -> withAccuracy(new RankTrainer(comm, data, model, recipe.newOptimizer(
+        return orAbort(() -> withAccuracy(new RankTrainer(comm, data, model, recipe.newOptimizer(
             config.learningRate(), totalSteps(data, config, recipe)), config, recipe.batchSize(), recipe.seed())
             .train(control), data, config, recipe, classes));
     }
 
     /** This process's rank, after checking the job has the configured number of processes. */
-    private static MpiCommunicator world(TrainConfig config) {
-        MpiCommunicator comm = MpiCommunicator.world();
+    private static Communicator world(TrainConfig config) {
+        Communicator comm = Backend.mpiWorld();
         if (comm.size() != config.nodes()) {
             throw new IllegalArgumentException("--nodes is " + config.nodes() + " but the MPI job has " + comm.size()
                 + " processes");
@@ -197,15 +199,13 @@ public final class Training {
      * Runs a rank's work; if it fails, prints the reason naming the rank and ends the whole job.
      * Divergence passes through: every rank sees it at the same epoch and stops by itself.
      */
-    private static TrainingResult orAbort(MpiCommunicator comm, java.util.function.Supplier<TrainingResult> work) {
+    private static TrainingResult orAbort(java.util.function.Supplier<TrainingResult> work) {
         try {
             return work.get();
         } catch (DivergenceException e) {
             throw e;
         } catch (RuntimeException | Error e) {
-            System.err.println("paratrain: rank " + comm.rank() + " failed: " + e.getMessage());
-            System.err.flush();
-            comm.abort(1);
+            Backend.abortMpiJob(e);
             throw e;
         }
     }

@@ -8,7 +8,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.Optional;
+import org.paratrain.comm.BackendException;
 import org.paratrain.comm.Communicator;
+import org.paratrain.comm.JobLaunch;
 import org.paratrain.comm.NativeCollectives;
 
 /**
@@ -23,10 +25,6 @@ import org.paratrain.comm.NativeCollectives;
  * waits, and why.
  */
 public final class MpiCommunicator implements Communicator, NativeCollectives, AutoCloseable {
-    /** The default of {@code --comm-timeout}. */
-    public static final double DEFAULT_TIMEOUT_SECONDS = 300;
-    /** The longest {@code --comm-timeout} accepted (about 11.6 days). */
-    public static final double MAX_TIMEOUT_SECONDS = 1e6;
     private static MpiCommunicator world;
 
     private final MpiLibrary lib;
@@ -56,7 +54,7 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         this.size = out.get(JAVA_INT, 0);
         this.calls = new PolledCalls(abi, new Poller(abi));
         this.record = RankRecord.create(rank);
-        this.watchdog = new Watchdog(rank, size, record, (long) (DEFAULT_TIMEOUT_SECONDS * 1000));
+        this.watchdog = new Watchdog(rank, size, record, (long) (JobLaunch.DEFAULT_TIMEOUT_SECONDS * 1000));
     }
 
     /** This process's rank of MPI_COMM_WORLD, initialising MPI on first use. */
@@ -94,10 +92,7 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
      * naming itself, the rank it waited for, the operation and the epoch.
      */
     public void commTimeout(double seconds) {
-        if (!(seconds > 0) || seconds > MAX_TIMEOUT_SECONDS) {
-            throw new IllegalArgumentException("--comm-timeout must be in (0, " + (long) MAX_TIMEOUT_SECONDS
-                + "] seconds, got " + seconds);
-        }
+        JobLaunch.checkTimeout(seconds);
         watchdog.timeoutMillis(Math.max(1, Math.round(seconds * 1000)));
     }
 
@@ -158,7 +153,7 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         try {
             return (double) MpiCalls.Wtime.H.invokeExact();
         } catch (Throwable t) {
-            throw new MpiException("MPI_Wtime failed: " + t);
+            throw new BackendException("MPI_Wtime failed: " + t);
         }
     }
 
@@ -237,14 +232,14 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         try {
             rc = (int) h.invokeWithArguments(args);
         } catch (Throwable t) {
-            throw new MpiException(name + " failed: " + t);
+            throw new BackendException(name + " failed: " + t);
         }
         check(name, rc);
     }
 
     static void check(String name, int rc) {
         if (rc != 0) {
-            throw new MpiException(name + " returned error " + rc);
+            throw new BackendException(name + " returned error " + rc);
         }
     }
 }
