@@ -32,7 +32,7 @@ class TrainerTest {
         TrainingResult r = Trainer.on(DATA).linear(true).adam(0.05).cosineSchedule().epochs(40).batchSize(50).meanLoss()
             .nodes(3).onEpoch((epoch, h) -> seen.add(epoch)).run();
         TrainingResult reference = Training.local(DATA, new TrainConfig(1, 40, 0.05, true, LossReduction.MEAN, 0,
-            TrainConfig.MASTER_WORKER), new Recipe("linear", 0, "adam", 0.9, 0, "cosine", 0, 50, 42, "", "relu"), null);
+            TrainConfig.MASTER_WORKER), new Recipe("linear", 0, "adam", 0.9, 0, "cosine", 0, 50, 42, "", "relu"));
         assertArrayEquals(reference.params(), r.params());
         assertEquals(40, seen.size());
         assertEquals(List.of(1, 2, 3), seen.subList(0, 3));

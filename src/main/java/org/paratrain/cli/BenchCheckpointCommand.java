@@ -61,9 +61,9 @@ final class BenchCheckpointCommand implements Runnable {
             double[] write = writeTimes(where, recipe.newModel(784, false, 10).parameterCount());
             double[] plain = new double[repeats];
             double[] saving = new double[repeats];
-            Training.local(data, config.withEpochs(1), recipe, null);   // warm-up
+            Training.local(data, config.withEpochs(1), recipe);   // warm-up
             for (int r = 0; r < repeats; r++) {
-                plain[r] = Training.local(data, config, recipe, null).trainSeconds();
+                plain[r] = Training.local(data, config, recipe).trainSeconds();
                 saving[r] = timedWithCheckpoints(data, config, recipe, where.resolve("run"));
             }
             report(data, write, plain, saving);
@@ -100,7 +100,7 @@ final class BenchCheckpointCommand implements Runnable {
         CheckpointWriter w = new CheckpointWriter(new CheckpointStore(ck, 2), JsonNodeFactory.instance.objectNode(),
             f -> { });
         double loop = Training.local(data, config, recipe, new TrainingControl(null,
-            new TrainingControl.Checkpoints(1, 0, w), null, null), null).trainSeconds();
+            new TrainingControl.Checkpoints(1, 0, w), null, null)).trainSeconds();
         long t0 = System.nanoTime();
         w.close();
         return loop + (System.nanoTime() - t0) / 1e9;

@@ -144,10 +144,10 @@ final class BenchMlpCommand implements Runnable {
         TrainConfig cfg = new TrainConfig(nodes, 1, 1e-3, false, LossReduction.MEAN, batch / 2, allreduce);
         Recipe recipe = Recipe.paper().withModel("mlp", 10).withNetwork("256", "relu").withOptimizer("adam")
             .withBatches(batch, 1);
-        Training.local(data, cfg, recipe, null);
+        Training.local(data, cfg, recipe);
         double best = Double.MAX_VALUE;
         for (int r = 0; r < 3; r++) {
-            best = Math.min(best, Training.local(data, cfg, recipe, null).trainSeconds());
+            best = Math.min(best, Training.local(data, cfg, recipe).trainSeconds());
         }
         return (double) (data.samples() / batch * batch) / best;
     }

@@ -169,7 +169,7 @@ final class BenchMpiCommand implements Runnable {
             }
             if (train) {
                 org.paratrain.train.Training.mpi(org.paratrain.experiment.PaperSetup.data(),
-                    org.paratrain.experiment.PaperSetup.config().withNodes(c.size()), null);
+                    org.paratrain.experiment.PaperSetup.config().withNodes(c.size()));
             }
             if (c.rank() == 0) {
                 System.out.println("mpi self-test passed on " + c.size() + " ranks (" + Backend.mpiImplementation() + ")");

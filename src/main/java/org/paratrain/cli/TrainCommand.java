@@ -244,11 +244,12 @@ final class TrainCommand implements Runnable {
         try (MonitorOptions.Display display = monitor.display(config.epochs(), out(), attempts.listener())) {
             TrainingControl.EpochListener listener = rankZero ? display : attempts.listener();
             if (backendOptions.isMpi()) {
-                return onMpiRank(meta, resumed, listener, control -> Training.mpi(data, config, recipe,
+                return onMpiRank(meta, resumed, listener, control -> FailureInjection.mpi(data, config, recipe,
                     control.withValidation(validation), failure));
             }
-            return attempts.runLocal(config.nodes(), resumed, listener, (nodes, control, first) -> Training.local(data,
-                config.withNodes(nodes), recipe, control.withValidation(validation), first ? failure : null));
+            return attempts.runLocal(config.nodes(), resumed, listener, (nodes, control, first) ->
+                FailureInjection.local(data, config.withNodes(nodes), recipe, control.withValidation(validation),
+                    first ? failure : null));
         } catch (RuntimeException e) {
             attempts.writePartialHistory(out);
             throw e;

@@ -65,12 +65,12 @@ public final class MpiSweepWorker {
             SpecCodec.Settings s = SpecCodec.decode(job.path("settings"));
             Dataset data = PaperFormat.read(Path.of(job.path("x").asText()), Path.of(job.path("y").asText()));
             for (int w = 0; w < job.path("warmup").asInt(); w++) {
-                Training.mpi(data, s.config(), s.recipe(), org.paratrain.train.TrainingControl.none(), null);
+                Training.mpi(data, s.config(), s.recipe(), org.paratrain.train.TrainingControl.none());
             }
             ArrayNode runs = RunWriter.json().createArrayNode();
             for (int r = 0; r < job.path("repeats").asInt(); r++) {
                 TrainingResult result = Training.mpi(data, s.config(), s.recipe(),
-                    org.paratrain.train.TrainingControl.none(), null);
+                    org.paratrain.train.TrainingControl.none());
                 if (result != null) {
                     runs.add(ResultCodec.toJson(result));
                 }

@@ -31,19 +31,7 @@ public final class Training {
      * @throws RankFailedException if a rank failed; the message names it and the epoch
      */
     public static TrainingResult local(Dataset data, TrainConfig config) {
-        return local(data, config, null);
-    }
-
-    /**
-     * As {@link #local(Dataset, TrainConfig)}, with one rank made to fail if {@code failure} says so.
-     *
-     * @param data    the samples
-     * @param config  the run's settings
-     * @param failure which rank fails at which epoch, to test recovery; null for none
-     * @return rank 0's result
-     */
-    public static TrainingResult local(Dataset data, TrainConfig config, FailureInjection failure) {
-        return local(data, config, Recipe.paper(), failure);
+        return local(data, config, Recipe.paper());
     }
 
     /**
@@ -53,28 +41,31 @@ public final class Training {
      * @param data    the samples; their labels must suit the recipe's model
      * @param config  the run's settings
      * @param recipe  model, optimiser, schedule, batch size and seed
-     * @param failure which rank fails at which epoch, to test recovery; null for none
      * @return rank 0's result, with the training accuracy for a classifier
      */
-    public static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe, FailureInjection failure) {
-        return local(data, config, recipe, TrainingControl.none(), failure);
+    public static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe) {
+        return local(data, config, recipe, TrainingControl.none());
     }
 
     /**
-     * As {@link #local(Dataset, TrainConfig, Recipe, FailureInjection)}, resumed, checkpointed and
-     * watched as {@code control} says.
+     * As {@link #local(Dataset, TrainConfig, Recipe)}, resumed, checkpointed and watched as
+     * {@code control} says.
      *
      * @param data    the samples; their labels must suit the recipe's model
      * @param config  the run's settings
      * @param recipe  model, optimiser, schedule, batch size and seed
      * @param control a state to resume from, checkpoints, an epoch listener, the communication
      *                deadline and validation
-     * @param failure which rank fails at which epoch, to test recovery; null for none
      * @return rank 0's result, with the training accuracy for a classifier
      * @throws org.paratrain.comm.RankFailedException if a rank failed or waited past the timeout
      */
-    public static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control,
-                                       FailureInjection failure) {
+    public static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control) {
+        return local(data, config, recipe, control, null);
+    }
+
+    /** As {@link #local(Dataset, TrainConfig, Recipe, TrainingControl)}, with a failure injected (tests only). */
+    static TrainingResult local(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control,
+                                FailureInjection failure) {
         int classes = recipe.check(data);
         List<TrainingResult> results;
         try {
@@ -155,27 +146,30 @@ public final class Training {
      *
      * @param data    every sample, on every rank
      * @param config  the run's settings
-     * @param failure which rank fails at which epoch, to test recovery; null for none
      * @return the result on rank 0, null on the other ranks
      * @throws IllegalArgumentException if {@code config.nodes()} differs from the job's size
      */
-    public static TrainingResult mpi(Dataset data, TrainConfig config, FailureInjection failure) {
-        return mpi(data, config, Recipe.paper(), TrainingControl.none(), failure);
+    public static TrainingResult mpi(Dataset data, TrainConfig config) {
+        return mpi(data, config, Recipe.paper(), TrainingControl.none());
     }
 
     /**
-     * As {@link #mpi(Dataset, TrainConfig, FailureInjection)} with the model and optimiser of
-     * {@code recipe}, resumed, checkpointed and watched as {@code control} says.
+     * As {@link #mpi(Dataset, TrainConfig)} with the model and optimiser of {@code recipe},
+     * resumed, checkpointed and watched as {@code control} says.
      *
      * @param data    every sample, on every rank
      * @param config  the run's settings; its node count must be the job's size
      * @param recipe  model, optimiser, schedule, batch size and seed
      * @param control a state to resume from, checkpoints, listener, deadline and validation
-     * @param failure which rank fails at which epoch, to test recovery; null for none
      * @return the result on rank 0 (with the training accuracy of a classifier), null on the others
      */
-    public static TrainingResult mpi(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control,
-                                     FailureInjection failure) {
+    public static TrainingResult mpi(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control) {
+        return mpi(data, config, recipe, control, null);
+    }
+
+    /** As {@link #mpi(Dataset, TrainConfig, Recipe, TrainingControl)}, with a failure injected (tests only). */
+    static TrainingResult mpi(Dataset data, TrainConfig config, Recipe recipe, TrainingControl control,
+                              FailureInjection failure) {
         int classes = recipe.check(data);
         Communicator comm = world(config);
         Model m = recipe.newModel(data.features(), config.intercept(), classes);

@@ -60,9 +60,9 @@ class ClassificationTest {
         Dataset data = load("breast_cancer");
         TrainConfig cfg = new TrainConfig(1, 3000, 0.5, true, LossReduction.MEAN, 0);
         Recipe recipe = Recipe.paper().withModel("logistic", 0);
-        TrainingResult one = Training.local(data, cfg, recipe, null);
+        TrainingResult one = Training.local(data, cfg, recipe);
         assertTrue(one.trainAccuracy() >= 0.98, "accuracy " + one.trainAccuracy());
-        TrainingResult four = Training.local(data, cfg.withNodes(4), recipe, null);
+        TrainingResult four = Training.local(data, cfg.withNodes(4), recipe);
         assertArrayEquals(one.params(), four.params(), 0.0, "4 ranks give the bits of 1");
     }
 
@@ -71,7 +71,7 @@ class ClassificationTest {
         Dataset data = load("diabetes");
         double[] expected = LeastSquares.solve(data, true);
         TrainConfig cfg = new TrainConfig(3, 20000, 0.05, true, LossReduction.MEAN, 0);
-        double[] got = Training.local(data, cfg, Recipe.paper().withOptimizer("nesterov"), null).params();
+        double[] got = Training.local(data, cfg, Recipe.paper().withOptimizer("nesterov")).params();
         for (int j = 0; j < expected.length; j++) {
             assertEquals(expected[j], got[j], 1e-6 * Math.abs(expected[j]), "coefficient " + j);
         }
@@ -93,10 +93,10 @@ class ClassificationTest {
         Dataset data = new Dataset(x, y, n, 2);
         TrainConfig cfg = new TrainConfig(1, 300, 0.05, true, LossReduction.MEAN, 0);
         Recipe recipe = Recipe.paper().withModel("softmax", 0).withOptimizer("adam");
-        TrainingResult one = Training.local(data, cfg, recipe, null);
+        TrainingResult one = Training.local(data, cfg, recipe);
         assertTrue(one.trainAccuracy() > 0.97, "accuracy " + one.trainAccuracy());
         for (int p : new int[] {2, 5}) {
-            assertArrayEquals(one.params(), Training.local(data, cfg.withNodes(p).withExchange("ring"), recipe, null)
+            assertArrayEquals(one.params(), Training.local(data, cfg.withNodes(p).withExchange("ring"), recipe)
                 .params(), 0.0);
         }
     }
@@ -107,19 +107,18 @@ class ClassificationTest {
         Dataset data = load("breast_cancer");
         TrainConfig cfg = new TrainConfig(1, 30, 0.1, true, LossReduction.MEAN, 0);
         Recipe recipe = Recipe.paper().withModel("logistic", 0).withOptimizer("momentum").withBatches(64, 9);
-        TrainingResult one = Training.local(data, cfg, recipe, null);
+        TrainingResult one = Training.local(data, cfg, recipe);
         assertTrue(one.trainAccuracy() >= 0.97, "accuracy " + one.trainAccuracy());
         for (int p : new int[] {2, 3, 7}) {
             for (String ex : new String[] {TrainConfig.MASTER_WORKER, "rabenseifner"}) {
-                TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(ex), recipe, null);
+                TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(ex), recipe);
                 assertArrayEquals(one.params(), r.params(), 0.0, p + " ranks, " + ex);
                 assertArrayEquals(one.history().loss(), r.history().loss(), 0.0);
             }
         }
-        TrainingResult other = Training.local(data, cfg, recipe.withBatches(64, 10), null);
+        TrainingResult other = Training.local(data, cfg, recipe.withBatches(64, 10));
         assertTrue(other.params()[0] != one.params()[0], "another seed visits the samples in another order");
-        assertThrows(IllegalArgumentException.class, () -> Training.local(data, cfg, recipe.withBatches(10_000, 1),
-            null));
+        assertThrows(IllegalArgumentException.class, () -> Training.local(data, cfg, recipe.withBatches(10_000, 1)));
     }
 
     /** A small MLP learns what a linear model cannot (XOR of the signs), with the same bits at 1 and 3 ranks. */
@@ -138,9 +137,9 @@ class ClassificationTest {
         TrainConfig cfg = new TrainConfig(1, 60, 0.02, false, LossReduction.MEAN, 0);
         Recipe recipe = Recipe.paper().withModel("mlp", 2).withNetwork("16,16", "tanh").withOptimizer("adam")
             .withBatches(32, 4);
-        TrainingResult one = Training.local(data, cfg, recipe, null);
+        TrainingResult one = Training.local(data, cfg, recipe);
         assertTrue(one.trainAccuracy() > 0.95, "accuracy " + one.trainAccuracy());
-        TrainingResult three = Training.local(data, cfg.withNodes(3).withExchange("recursive-doubling"), recipe, null);
+        TrainingResult three = Training.local(data, cfg.withNodes(3).withExchange("recursive-doubling"), recipe);
         assertArrayEquals(one.params(), three.params(), 0.0);
     }
 
@@ -148,7 +147,7 @@ class ClassificationTest {
     void labelsMustSuitTheModel() {
         Dataset bad = new Dataset(new double[] {1, 2}, new double[] {0, 2}, 2, 1);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> Training.local(bad, TrainConfig.paper(), Recipe.paper().withModel("logistic", 0), null));
+            () -> Training.local(bad, TrainConfig.paper(), Recipe.paper().withModel("logistic", 0)));
         assertTrue(e.getMessage().contains("sample 2") && e.getMessage().contains("--model logistic"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Recipe.paper().withModel("tree", 0));
         assertThrows(IllegalArgumentException.class, () -> Recipe.paper().withOptimizer("lbfgs"));

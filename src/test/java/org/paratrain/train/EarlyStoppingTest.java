@@ -45,7 +45,7 @@ class EarlyStoppingTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3})
     void stopsAfterThePatienceAndKeepsTheBestParameters(int nodes) {
-        TrainingResult r = Training.local(TRAIN, CONFIG.withNodes(nodes), RECIPE, validating(4), null);
+        TrainingResult r = Training.local(TRAIN, CONFIG.withNodes(nodes), RECIPE, validating(4));
         double[] val = r.history().valLoss();
         int stopped = r.epochs();
         assertTrue(stopped < CONFIG.epochs(), "did not stop early");
@@ -54,7 +54,7 @@ class EarlyStoppingTest {
             best = val[e] < val[best] ? e : best;
         }
         assertEquals(stopped - 1 - 4, best, "stopped 4 validations after the best");
-        TrainingResult cut = Training.local(TRAIN, CONFIG.withEpochs(best + 1), RECIPE, null);
+        TrainingResult cut = Training.local(TRAIN, CONFIG.withEpochs(best + 1), RECIPE);
         assertArrayEquals(cut.params(), r.params());
         assertEquals(cut.finalLoss(), r.finalLoss(), 0.0);
     }
@@ -62,7 +62,7 @@ class EarlyStoppingTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 3})
     void aResumedRunStopsWhereAnUninterruptedOneDoes(int resumeNodes) {
-        TrainingResult reference = Training.local(TRAIN, CONFIG, RECIPE, validating(6), null);
+        TrainingResult reference = Training.local(TRAIN, CONFIG, RECIPE, validating(6));
         List<TrainingState> saved = new ArrayList<>();
         TrainingControl c = validating(6);
         TrainingControl failing = new TrainingControl(null, new TrainingControl.Checkpoints(1, 0, saved::add), null,
@@ -73,7 +73,7 @@ class EarlyStoppingTest {
         TrainingState last = saved.get(saved.size() - 1);
         assertTrue(last.best().length > 0);
         TrainingResult resumed = Training.local(TRAIN, CONFIG.withNodes(resumeNodes), RECIPE,
-            validating(6).resumingFrom(last), null);
+            validating(6).resumingFrom(last));
         assertEquals(reference.epochs(), resumed.epochs());
         assertArrayEquals(reference.params(), resumed.params());
         assertArrayEquals(reference.history().valLoss(), resumed.history().valLoss());

@@ -43,7 +43,7 @@ class ResumeTest {
     void resumedRunEndsWithTheBitsOfAnUninterruptedOne(String kind, int savedAt, int resumedAt) {
         boolean mini = kind.startsWith("mini");
         Recipe recipe = Recipe.paper().withOptimizer(kind.split(" ")[1]).withBatches(mini ? 50 : 0, 7);
-        TrainingResult reference = Training.local(DATA, CONFIG, recipe, null);
+        TrainingResult reference = Training.local(DATA, CONFIG, recipe);
         // Mini-batch runs (12 steps an epoch) fail at step 104 and save every 5 steps: the last
         // checkpoint is in the middle of an epoch. Full-batch runs fail at epoch 17, saving every 4.
         List<TrainingState> saved = checkpointsOfAFailedRun(recipe, savedAt, mini ? 104 : 17, mini ? 1 : 4,
@@ -53,7 +53,7 @@ class ResumeTest {
             assertTrue(last.step() > 0, "the last checkpoint should be inside an epoch: " + last);
         }
         TrainingResult resumed = Training.local(DATA, CONFIG.withNodes(resumedAt), recipe,
-            TrainingControl.none().resumingFrom(last), null);
+            TrainingControl.none().resumingFrom(last));
         assertArrayEquals(reference.params(), resumed.params());
         assertEquals(Double.doubleToRawLongBits(reference.finalLoss()), Double.doubleToRawLongBits(resumed.finalLoss()));
         assertArrayEquals(reference.history().loss(), resumed.history().loss());
@@ -66,9 +66,9 @@ class ResumeTest {
         List<TrainingState> saved = checkpointsOfAFailedRun(recipe, savedAt, 200, 2, 0);
         // Resuming from any of them, not only the newest, gives the same end.
         TrainingResult a = Training.local(DATA, CONFIG.withNodes(resumedAt), recipe,
-            TrainingControl.none().resumingFrom(saved.get(0)), null);
+            TrainingControl.none().resumingFrom(saved.get(0)));
         TrainingResult b = Training.local(DATA, CONFIG.withNodes(resumedAt), recipe,
-            TrainingControl.none().resumingFrom(saved.get(saved.size() - 1)), null);
+            TrainingControl.none().resumingFrom(saved.get(saved.size() - 1)));
         assertArrayEquals(a.params(), b.params());
         assertArrayEquals(a.history().loss(), b.history().loss());
     }
