@@ -57,7 +57,7 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         this.watchdog = new Watchdog(rank, size, record, (long) (JobLaunch.DEFAULT_TIMEOUT_SECONDS * 1000));
     }
 
-    /** This process's rank of MPI_COMM_WORLD, initialising MPI on first use. */
+    /** {@return this process's rank of MPI_COMM_WORLD, initialising MPI on first use} */
     public static synchronized MpiCommunicator world() {
         if (world == null) {
             world = new MpiCommunicator(MpiCalls.Lib.LIB);
@@ -72,7 +72,7 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         }
     }
 
-    /** Which MPI implementation and library file are in use. */
+    /** {@return which MPI implementation and library file are in use} */
     public String implementation() {
         return abi.name() + " (" + lib.file() + ")";
     }
@@ -90,6 +90,8 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
     /**
      * The deadline of every later operation: a rank that waits longer ends the job with a line
      * naming itself, the rank it waited for, the operation and the epoch.
+     *
+     * @param seconds in (0, {@value JobLaunch#MAX_TIMEOUT_SECONDS}]
      */
     public void commTimeout(double seconds) {
         JobLaunch.checkTimeout(seconds);
@@ -201,7 +203,11 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         }
     }
 
-    /** Ends every process of the job with {@code code} ({@code MPI_Abort}); does not return normally. */
+    /**
+     * Ends every process of the job with {@code code} ({@code MPI_Abort}); does not return normally.
+     *
+     * @param code the exit status of every process
+     */
     public void abort(int code) {
         if (record != null) {
             record.state(RankRecord.EXPLAINED);   // the caller has printed why

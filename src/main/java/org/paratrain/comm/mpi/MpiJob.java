@@ -25,14 +25,14 @@ import org.paratrain.io.ExitCleanup;
 public final class MpiJob {
     private MpiJob() { }
 
-    /** True when this process is a rank of an MPI job (started by mpirun or mpiexec). */
+    /** {@return true when this process is a rank of an MPI job (started by mpirun or mpiexec)} */
     public static boolean insideMpirun() {
         Map<String, String> env = System.getenv();
         return env.containsKey("OMPI_COMM_WORLD_SIZE") || env.containsKey("PMI_SIZE")
             || env.containsKey("PMIX_RANK") || env.containsKey("MPI_LOCALNRANKS");
     }
 
-    /** This process's rank from the launcher's environment, or 0 outside an MPI job. */
+    /** {@return this process's rank from the launcher's environment, or 0 outside an MPI job} */
     public static int rankFromEnvironment() {
         for (String key : List.of("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")) {
             String v = System.getenv(key);
@@ -48,15 +48,25 @@ public final class MpiJob {
     }
 
     /**
-     * Runs {@code mainClass args} on every rank under mpirun, with this JVM's class path; returns
-     * the exit status. A rank that dies without saying why is named in one line; a SIGINT or
-     * SIGTERM to this process ends mpirun and every rank (see {@link JobSupervisor}).
+     * Runs {@code mainClass args} on every rank under mpirun, with this JVM's class path. A rank
+     * that dies without saying why is named in one line; a SIGINT or SIGTERM to this process
+     * ends mpirun and every rank (see {@link JobSupervisor}).
+     *
+     * @param launch    how many ranks, where, with which options
+     * @param mainClass the program every rank runs
+     * @param args      its arguments
+     * @return mpirun's exit status
      */
     public static int run(JobLaunch launch, String mainClass, List<String> args) {
         return JobSupervisor.run(command(launch, mainClass, args));
     }
 
-    /** The full command line: mpirun, its options, the JVM and its options, the program. */
+    /**
+     * {@return the full command line: mpirun, its options, the JVM and its options, the program}
+     * @param launch    how many ranks, where, with which options
+     * @param mainClass the program every rank runs
+     * @param args      its arguments
+     */
     public static List<String> command(JobLaunch launch, String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>(mpirunPrefix(launch));
         cmd.addAll(javaCommand());
@@ -152,7 +162,10 @@ public final class MpiJob {
         }
     }
 
-    /** mpirun and its options, without the program to run. */
+    /**
+     * {@return mpirun and its options, without the program to run}
+     * @param launch how many ranks, where, with which options
+     */
     public static List<String> mpirunPrefix(JobLaunch launch) {
         String mpirun = findMpirun();
         List<String> cmd = new ArrayList<>();
