@@ -33,9 +33,9 @@ final class Failures {
         if (heap != null) {
             return new Outcome(1, heap.getMessage() + "; " + advice(heap.heapNeeded()) + " or more");
         }
-        BackendException mpi = find(e, BackendException.class);
-        if (mpi != null) {
-            return new Outcome(1, mpi.getMessage());
+        BackendException backend = find(e, BackendException.class);
+        if (backend != null) {
+            return new Outcome(1, backend.getMessage());
         }
         String initFailure = initFailure(e);
         if (initFailure != null) {
