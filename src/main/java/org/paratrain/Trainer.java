@@ -336,12 +336,11 @@ public final class Trainer {
         TrainingState state = resume == null ? null : checkedState(meta);
         TrainingControl control = new TrainingControl(state, null, listener, commTimeout, validation(spec, k));
         if (checkpointDir == null) {
-            return Training.local(data, spec, control, null);
+            return Training.local(data, spec, control);
         }
         try (CheckpointWriter w = new CheckpointWriter(new CheckpointStore(checkpointDir, 2), meta, f -> { })) {
             return Training.local(data, spec, new TrainingControl(state,
-                new TrainingControl.Checkpoints(checkpointEvery, 0, w), listener, commTimeout, control.validation()),
-                null);
+                new TrainingControl.Checkpoints(checkpointEvery, 0, w), listener, commTimeout, control.validation()));
         }
     }
 

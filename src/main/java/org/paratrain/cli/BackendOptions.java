@@ -3,9 +3,8 @@ package org.paratrain.cli;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import org.paratrain.comm.mpi.JobFailedException;
-import org.paratrain.comm.mpi.MpiCommunicator;
-import org.paratrain.comm.mpi.MpiJob;
+import org.paratrain.comm.JobLaunch;
+import org.paratrain.train.Backend;
 import picocli.CommandLine.Option;
 
 /** Where ranks run, and how an MPI job is started. */
@@ -30,10 +29,7 @@ final class BackendOptions {
 
     /** True for the MPI backend; checks the name and the deadline. */
     boolean isMpi() {
-        if (!(commTimeout > 0) || commTimeout > MpiCommunicator.MAX_TIMEOUT_SECONDS) {
-            throw new IllegalArgumentException("--comm-timeout must be in (0, " + (long) MpiCommunicator.MAX_TIMEOUT_SECONDS
-                + "] seconds, got " + commTimeout);
-        }
+        JobLaunch.checkTimeout(commTimeout);
         return switch (backend) {
             case "local" -> false;
             case "mpi" -> true;
@@ -42,30 +38,22 @@ final class BackendOptions {
     }
 
     /** How to start a job of {@code processes} ranks with these options (making the ranks' start-up cache first). */
-    MpiJob.Launch launchSpec(int processes) {
-        MpiJob.prepareStartupCache(List.of("bench", "mpi-selftest", "--train"));
+    JobLaunch launchSpec(int processes) {
+        Backend.prepareMpiStartupCache(Main.class.getName(), List.of("bench", "mpi-selftest", "--train"));
         List<String> extra = mpirunArgs == null || mpirunArgs.isBlank() ? List.of()
             : Arrays.asList(mpirunArgs.strip().split("\\s+"));
         String opts = System.getenv("PARATRAIN_JAVA_OPTS");
         List<String> jvm = opts == null || opts.isBlank() ? List.of() : Arrays.asList(opts.strip().split("\\s+"));
-        return new MpiJob.Launch(processes, hostfile, extra, jvm, commTimeout);
+        return new JobLaunch(processes, hostfile, extra, jvm, commTimeout);
     }
 
     /** On a rank of an MPI job: applies {@code --comm-timeout} to this process's communicator. */
     void configureRank() {
-        MpiCommunicator.world().commTimeout(commTimeout);
-    }
-
-    /** Runs this command on {@code processes} MPI ranks; returns if the job succeeded. */
-    void launch(int processes, List<String> args) {
-        int status = launchStatus(processes, args);
-        if (status != 0) {
-            throw new JobFailedException(status);
-        }
+        Backend.mpiCommTimeout(commTimeout);
     }
 
     /** Runs this command on {@code processes} MPI ranks and returns mpirun's exit status. */
     int launchStatus(int processes, List<String> args) {
-        return MpiJob.run(launchSpec(processes), Main.class.getName(), args);
+        return Backend.runMpiJob(launchSpec(processes), Main.class.getName(), args);
     }
 }

@@ -99,7 +99,7 @@ final class BenchCheckpointCommand implements Runnable {
         CheckpointWriter w = new CheckpointWriter(new CheckpointStore(ck, 2), JsonNodeFactory.instance.objectNode(),
             f -> { });
         double loop = Training.local(data, config, new TrainingControl(null,
-            new TrainingControl.Checkpoints(1, 0, w), null, null), null).trainSeconds();
+            new TrainingControl.Checkpoints(1, 0, w), null, null)).trainSeconds();
         long t0 = System.nanoTime();
         w.close();
         return loop + (System.nanoTime() - t0) / 1e9;

@@ -5,10 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.paratrain.comm.mpi.MpiBenchmark;
-import org.paratrain.comm.mpi.MpiCommunicator;
-import org.paratrain.comm.mpi.MpiException;
-import org.paratrain.comm.mpi.MpiJob;
+import org.paratrain.comm.BackendException;
+import org.paratrain.comm.Communicator;
+import org.paratrain.comm.JobLaunch;
+import org.paratrain.train.Backend;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -46,7 +46,7 @@ final class BenchMpiCommand implements Runnable {
         Path exe = CReference.build("mpi_bench");
         Map<String, Double> c = new LinkedHashMap<>();
         Map<String, Double> java = new LinkedHashMap<>();
-        MpiJob.Launch two = new MpiJob.Launch(2, null, List.of(), List.of());
+        JobLaunch two = new JobLaunch(2, null, List.of(), List.of());
         for (int r = 0; r < rounds; r++) {
             best(c, capture(exe.toString(), two, null));
             best(java, capture(null, two, List.of("bench", "mpi-worker")));
@@ -62,13 +62,13 @@ final class BenchMpiCommand implements Runnable {
     }
 
     private void startup() {
-        MpiJob.prepareStartupCache(List.of("bench", "mpi-selftest", "--train"));
+        Backend.prepareMpiStartupCache(Main.class.getName(), List.of("bench", "mpi-selftest", "--train"));
         var out = spec.commandLine().getOut();
         out.println("| processes | ahead-of-time cache | mpirun to exit (s) | slowest rank: JVM start to end of MPI_Init (s) |");
         out.println("|---:|---|---:|---:|");
         for (int np : new int[] {2, 32}) {
             for (boolean aot : new boolean[] {false, true}) {
-                MpiJob.Launch launch = new MpiJob.Launch(np, null, List.of(),
+                JobLaunch launch = new JobLaunch(np, null, List.of(),
                     aot ? List.of() : List.of("-XX:AOTMode=off"));
                 long t0 = System.nanoTime();
                 Map<String, Double> f = capture(null, launch, List.of("bench", "mpi-init"));
@@ -91,9 +91,9 @@ final class BenchMpiCommand implements Runnable {
     }
 
     /** Runs the C program ({@code exe}) or paratrain ({@code args}) under mpirun; parses its figures. */
-    private static Map<String, Double> capture(String exe, MpiJob.Launch launch, List<String> args) {
+    private static Map<String, Double> capture(String exe, JobLaunch launch, List<String> args) {
         String text = exe != null ? CReference.mpirun(launch, Path.of(exe), List.of())
-            : CReference.output(MpiJob.command(launch, Main.class.getName(), args));
+            : CReference.output(Backend.mpiJobCommand(launch, Main.class.getName(), args));
         Map<String, Double> figures = new LinkedHashMap<>();
         for (String line : text.split("\n")) {
             String[] kv = line.strip().split(" ");
@@ -105,7 +105,7 @@ final class BenchMpiCommand implements Runnable {
     }
 
     /** Runs one allreduce algorithm on integer-valued vectors and checks the exact sums. */
-    static void checkAllreduce(MpiCommunicator c, String name) {
+    static void checkAllreduce(Communicator c, String name) {
         org.paratrain.collective.Allreduce a = org.paratrain.collective.Allreduces.create(name);
         int p = c.size();
         for (int len : new int[] {0, 1, p + 1, 100_003}) {
@@ -117,7 +117,7 @@ final class BenchMpiCommand implements Runnable {
             for (int i = 0; i < len; i++) {
                 double expected = 3.0 * p * (p - 1) / 2 + (double) p * (i % 100);
                 if (v[i] != expected) {
-                    throw new MpiException(name + " allreduce of " + len + ": element " + i + " is " + v[i]
+                    throw new BackendException(name + " allreduce of " + len + ": element " + i + " is " + v[i]
                         + ", expected " + expected);
                 }
             }
@@ -129,7 +129,7 @@ final class BenchMpiCommand implements Runnable {
     static final class Worker implements Runnable {
         @Override
         public void run() {
-            String figures = MpiBenchmark.run(MpiCommunicator.world());
+            String figures = MpiBenchmark.run(Backend.mpiWorld());
             if (figures != null) {
                 System.out.print(figures);
                 System.out.flush();
@@ -145,9 +145,9 @@ final class BenchMpiCommand implements Runnable {
     static final class InitProbe implements Runnable {
         @Override
         public void run() {
-            MpiCommunicator c = MpiCommunicator.world();
+            Communicator c = Backend.mpiWorld();
             double[] ms = {java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime()};
-            c.allreduceMax(ms, 0, 1);
+            c.nativeCollectives().orElseThrow().allreduceMax(ms, 0, 1);
             if (c.rank() == 0) {
                 System.out.printf(Locale.ROOT, "init_ms %.1f%n", ms[0]);
             }
@@ -162,7 +162,7 @@ final class BenchMpiCommand implements Runnable {
 
         @Override
         public void run() {
-            MpiCommunicator c = MpiCommunicator.world();
+            Communicator c = Backend.mpiWorld();
             MpiBenchmark.selfTest(c);
             for (String name : org.paratrain.collective.Allreduces.names()) {
                 checkAllreduce(c, name);
@@ -170,10 +170,10 @@ final class BenchMpiCommand implements Runnable {
             if (train) {
                 org.paratrain.train.Training.mpi(org.paratrain.experiment.PaperSetup.data(),
                     org.paratrain.experiment.PaperSetup.config().withNodes(c.size()),
-                    org.paratrain.train.TrainingControl.none(), null);
+                    org.paratrain.train.TrainingControl.none());
             }
             if (c.rank() == 0) {
-                System.out.println("mpi self-test passed on " + c.size() + " ranks (" + c.implementation() + ")");
+                System.out.println("mpi self-test passed on " + c.size() + " ranks (" + Backend.mpiImplementation() + ")");
             }
         }
     }

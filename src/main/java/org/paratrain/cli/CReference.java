@@ -6,8 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.paratrain.comm.mpi.MpiException;
-import org.paratrain.comm.mpi.MpiJob;
+import org.paratrain.comm.BackendException;
+import org.paratrain.comm.JobLaunch;
+import org.paratrain.train.Backend;
 
 /**
  * The C reference programs that benchmarks measure paratrain against, built with mpicc from
@@ -41,20 +42,20 @@ final class CReference {
             Path exe = dir.resolve(name);
             String out = output(List.of("mpicc", "-O2", "-o", exe.toString(), src.toString()));
             if (!Files.isExecutable(exe)) {
-                throw new MpiException("mpicc failed: " + out.strip());
+                throw new BackendException("mpicc failed: " + out.strip());
             }
             // File.deleteOnExit deleted the files but not their directory (not yet empty when its turn came).
             org.paratrain.io.ExitCleanup.deleteOnExit(dir);
             return exe;
         } catch (IOException e) {
-            throw new MpiException("cannot build the C reference " + name + " (is mpicc installed? apt-get install "
+            throw new BackendException("cannot build the C reference " + name + " (is mpicc installed? apt-get install "
                 + "libopenmpi-dev): " + e.getMessage());
         }
     }
 
     /** Runs {@code exe args} under mpirun as {@code launch} says; returns its output, or throws on failure. */
-    static String mpirun(MpiJob.Launch launch, Path exe, List<String> args) {
-        List<String> cmd = new ArrayList<>(MpiJob.mpirunPrefix(launch));
+    static String mpirun(JobLaunch launch, Path exe, List<String> args) {
+        List<String> cmd = new ArrayList<>(Backend.mpirunPrefix(launch));
         cmd.add(exe.toString());
         cmd.addAll(args);
         return output(cmd);
@@ -69,14 +70,14 @@ final class CReference {
             int status = p.waitFor();
             unregister.run();
             if (status != 0) {
-                throw new MpiException(String.join(" ", cmd) + " failed: " + text.strip());
+                throw new BackendException(String.join(" ", cmd) + " failed: " + text.strip());
             }
             return text;
         } catch (IOException e) {
-            throw new MpiException("cannot run " + cmd.get(0) + ": " + e.getMessage());
+            throw new BackendException("cannot run " + cmd.get(0) + ": " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new MpiException("interrupted");
+            throw new BackendException("interrupted");
         }
     }
 }

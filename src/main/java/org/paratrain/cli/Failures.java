@@ -2,8 +2,8 @@ package org.paratrain.cli;
 
 import java.io.UncheckedIOException;
 import java.util.Locale;
+import org.paratrain.comm.BackendException;
 import org.paratrain.comm.RankFailedException;
-import org.paratrain.comm.mpi.MpiException;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.data.NotEnoughMemoryException;
 import org.paratrain.io.Clip;
@@ -34,9 +34,9 @@ final class Failures {
         if (heap != null) {
             return new Outcome(1, heap.getMessage() + "; " + advice(heap.heapNeeded()) + " or more");
         }
-        MpiException mpi = find(e, MpiException.class);
-        if (mpi != null) {
-            return new Outcome(1, mpi.getMessage());
+        BackendException backend = find(e, BackendException.class);
+        if (backend != null) {
+            return new Outcome(1, backend.getMessage());
         }
         String initFailure = initFailure(e);
         if (initFailure != null) {
@@ -58,7 +58,7 @@ final class Failures {
 
     /** Whether {@code e} is a failure {@link #describe} puts in words (errors other than these are rethrown). */
     static boolean known(Error e) {
-        return find(e, OutOfMemoryError.class) != null || find(e, MpiException.class) != null
+        return find(e, OutOfMemoryError.class) != null || find(e, BackendException.class) != null
             || initFailure(e) != null;
     }
 
@@ -84,9 +84,9 @@ final class Failures {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof ExceptionInInitializerError || t instanceof NoClassDefFoundError) {
                 String m = String.valueOf(t.getMessage());
-                int at = m.indexOf(MpiException.class.getName() + ": ");
+                int at = m.indexOf(BackendException.class.getName() + ": ");
                 if (at >= 0) {
-                    String rest = m.substring(at + MpiException.class.getName().length() + 2);
+                    String rest = m.substring(at + BackendException.class.getName().length() + 2);
                     int thread = rest.lastIndexOf(" [in thread");
                     return thread >= 0 ? rest.substring(0, thread) : rest;
                 }

@@ -4,7 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.paratrain.comm.mpi.MpiException;
+import org.paratrain.comm.BackendException;
 import org.paratrain.data.DataFormatException;
 
 /**
@@ -59,16 +59,16 @@ final class InputFiles {
         String advice = "; set PARATRAIN_MPI_LIB to an MPI library (e.g. libmpi.so.40 of Open MPI, libmpich.so.12 of "
             + "MPICH), or unset it to use the installed one";
         if (named.contains("/") && !Files.exists(Path.of(named))) {
-            throw new MpiException("PARATRAIN_MPI_LIB names " + named + ", which does not exist" + advice);
+            throw new BackendException("PARATRAIN_MPI_LIB names " + named + ", which does not exist" + advice);
         }
         try (Arena arena = Arena.ofConfined()) {
             SymbolLookup lib = SymbolLookup.libraryLookup(named, arena);
             if (lib.find("MPI_Init").isEmpty()) {
-                throw new MpiException("PARATRAIN_MPI_LIB names " + named + ", which is not an MPI library (it has no "
+                throw new BackendException("PARATRAIN_MPI_LIB names " + named + ", which is not an MPI library (it has no "
                     + "MPI_Init)" + advice);
             }
         } catch (IllegalArgumentException e) {
-            throw new MpiException("PARATRAIN_MPI_LIB names " + named + ", which cannot be loaded" + advice);
+            throw new BackendException("PARATRAIN_MPI_LIB names " + named + ", which cannot be loaded" + advice);
         }
     }
 }

@@ -2,11 +2,10 @@ package org.paratrain.cli;
 
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import org.paratrain.comm.JobFailedException;
 import org.paratrain.comm.RankFailedException;
-import org.paratrain.comm.mpi.JobFailedException;
-import org.paratrain.comm.mpi.MpiCommunicator;
-import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.experiment.Provenance;
+import org.paratrain.train.Backend;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -78,13 +77,13 @@ public final class Main implements Runnable {
             return report(err, commandName(cli, args), Failures.describe(e), e);
         } finally {
             // Every rank of an MPI job must finalize, whether its command succeeded or not.
-            MpiCommunicator.finalizeIfInitialized();
+            Backend.finalizeMpi();
         }
     }
 
     private static int handleParameter(CommandLine.ParameterException e, String[] args) {
         PrintWriter err = e.getCommandLine().getErr();
-        if (MpiJob.insideMpirun() && MpiJob.rankFromEnvironment() != 0) {
+        if (Backend.insideMpiJob() && Backend.mpiRankFromEnvironment() != 0) {
             return 2;   // every rank sees the same mistake; rank 0 says it
         }
         String name = e.getCommandLine().getCommandSpec().qualifiedName();
@@ -110,7 +109,7 @@ public final class Main implements Runnable {
 
     /** Prints the outcome as one line (a stack trace too for a bug); returns the exit status. */
     private static int report(PrintWriter err, String command, Failures.Outcome outcome, Throwable e) {
-        if (MpiJob.insideMpirun() && MpiJob.rankFromEnvironment() != 0) {
+        if (Backend.insideMpiJob() && Backend.mpiRankFromEnvironment() != 0) {
             return outcome.status();   // every rank fails alike; rank 0 says it
         }
         if (outcome.message() == null) {

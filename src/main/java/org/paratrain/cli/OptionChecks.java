@@ -3,11 +3,11 @@ package org.paratrain.cli;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.HeapBudget;
 import org.paratrain.io.Clip;
+import org.paratrain.train.Backend;
 import org.paratrain.train.MemoryEstimate;
 import org.paratrain.model.MultilayerPerceptron;
 import org.paratrain.train.spec.ModelSpec;
@@ -45,8 +45,8 @@ final class OptionChecks {
         noEffect(given, c);
         formats(given, c.dataFormat, c.testX != null);
         backend(given, mpi);
-        boolean child = mpi && MpiJob.insideMpirun();
-        if (child && MpiJob.rankFromEnvironment() != 0) {
+        boolean child = mpi && Backend.insideMpiJob();
+        if (child && Backend.mpiRankFromEnvironment() != 0) {
             return;   // rank 0 checks the files; only it writes
         }
         InputFiles.require(c.xFile, c.yFile, c.testX, c.testY);

@@ -11,6 +11,7 @@ import org.paratrain.experiment.ModelFile;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
 import org.paratrain.experiment.TrainingData;
+import org.paratrain.train.Backend;
 import org.paratrain.train.Divergence;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
@@ -33,7 +34,7 @@ final class ShardTraining {
         int total = idx ? IdxFormat.count(data.x()) : PaperFormat.countSamples(data.x());
         int blockSize = spec.run().blockSize();
         BlockSharding sh = blockSize == 0 ? BlockSharding.byDefault(total) : new BlockSharding(total, blockSize);
-        int rank = org.paratrain.comm.mpi.MpiCommunicator.world().rank();
+        int rank = Backend.mpiWorld().rank();
         int from = sh.blockStart(sh.firstBlock(rank, spec.nodes()));
         int to = sh.blockStart(sh.endBlock(rank, spec.nodes()));
         Dataset shard = idx ? IdxFormat.readRange(data.x(), data.y(), from, to)

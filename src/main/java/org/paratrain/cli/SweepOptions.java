@@ -2,6 +2,7 @@ package org.paratrain.cli;
 
 import org.paratrain.train.spec.TrainSpec;
 import java.nio.file.Path;
+import org.paratrain.comm.JobLaunch;
 import org.paratrain.experiment.SweepSpec;
 import picocli.CommandLine.Option;
 
@@ -49,7 +50,7 @@ final class SweepOptions {
     }
 
     /** How to start MPI jobs, or null for the local backend. */
-    org.paratrain.comm.mpi.MpiJob.Launch mpi() {
+    JobLaunch mpi() {
         return backend.isMpi() ? backend.launchSpec(1) : null;
     }
 

@@ -11,7 +11,7 @@ import java.util.Locale;
 import org.paratrain.data.Dataset;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
-import org.paratrain.comm.mpi.MpiJob;
+import org.paratrain.train.Backend;
 import org.paratrain.train.FailureInjection;
 import org.paratrain.experiment.ModelFile;
 import org.paratrain.experiment.TrainingData;
@@ -151,7 +151,7 @@ final class TrainCommand implements Runnable {
     public void run() {
         OptionChecks.train(this);
         boolean mpi = backendOptions.isMpi();
-        boolean child = mpi && MpiJob.insideMpirun();
+        boolean child = mpi && Backend.insideMpiJob();
         if (child) {
             backendOptions.configureRank();
         }
@@ -180,7 +180,7 @@ final class TrainCommand implements Runnable {
             spec = AutoChoice.resolve(spec, autoNodes, data, mpi, out());
             args = AutoChoice.replace(args, spec);
         }
-        JsonNode meta = checkpoints.active() && MpiJob.rankFromEnvironment() == 0
+        JsonNode meta = checkpoints.active() && Backend.mpiRankFromEnvironment() == 0
             ? meta(spec, TrainingData.fingerprint(dataSpec), provenance) : null;
         TrainingState resumed = checkpoints.resume == null ? null : CheckpointOptions.load(checkpoints.resume,
             child ? null : meta, w -> err().println("paratrain: warning: " + w));
@@ -211,7 +211,7 @@ final class TrainCommand implements Runnable {
      */
     private TrainSpec spec(boolean child) {
         RunSpec.Nodes nodes = child && !command.commandLine().getParseResult().hasMatchedOption("--nodes")
-            ? new RunSpec.Nodes.Count(org.paratrain.comm.mpi.MpiCommunicator.world().size())
+            ? new RunSpec.Nodes.Count(Backend.mpiWorld().size())
             : RunSpec.Nodes.parse(nodesText);
         ModelSpec m = ModelSpec.of(model, intercept, classes, ModelSpec.widths(layers),
             ModelSpec.activation(activation));
@@ -259,15 +259,16 @@ final class TrainCommand implements Runnable {
     private TrainingResult train(Attempts attempts, JsonNode meta, Dataset data, TrainSpec spec,
                                  TrainingState resumed, FailureInjection failure,
                                  TrainingControl.Validation validation) {
-        boolean rankZero = MpiJob.rankFromEnvironment() == 0;
+        boolean rankZero = Backend.mpiRankFromEnvironment() == 0;
         try (MonitorOptions.Display display = monitor.display(spec.epochs(), out(), attempts.listener())) {
             TrainingControl.EpochListener listener = rankZero ? display : attempts.listener();
             if (backendOptions.isMpi()) {
-                return onMpiRank(meta, resumed, listener, control -> Training.mpi(data, spec,
+                return onMpiRank(meta, resumed, listener, control -> FailureInjection.mpi(data, spec,
                     control.withValidation(validation), failure));
             }
-            return attempts.runLocal(spec.nodes(), resumed, listener, (nodes, control, first) -> Training.local(data,
-                spec.withNodes(nodes), control.withValidation(validation), first ? failure : null));
+            return attempts.runLocal(spec.nodes(), resumed, listener, (nodes, control, first) ->
+                FailureInjection.local(data, spec.withNodes(nodes), control.withValidation(validation),
+                    first ? failure : null));
         } catch (RuntimeException e) {
             attempts.writePartialHistory(out);
             throw e;

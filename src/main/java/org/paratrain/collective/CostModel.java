@@ -113,18 +113,4 @@ public final class CostModel {
         }
         return x;
     }
-
-    /** The algorithm with the lowest predicted time among {@code names}. */
-    static String fastest(List<String> names, int p, long n, Allreduce.Machine m) {
-        String best = names.get(0);
-        double bestCost = Double.MAX_VALUE;
-        for (String name : names) {
-            double c = Allreduces.create(name).cost(p, n, m);
-            if (c < bestCost) {
-                bestCost = c;
-                best = name;
-            }
-        }
-        return best;
-    }
 }

@@ -1,11 +1,12 @@
 package org.paratrain.collective;
 
 import org.paratrain.comm.Communicator;
-import org.paratrain.comm.mpi.MpiCommunicator;
+import org.paratrain.comm.NativeCollectives;
 
 /**
  * MPI's own {@code MPI_Allreduce}, which picks its algorithm by size and may use the
- * hardware; available on the MPI backend only.
+ * hardware; available where the communicator offers {@link Communicator#nativeCollectives()}
+ * (the MPI backend), and refused with a one-line message elsewhere.
  *
  * <p>Cost: taken as the better of recursive doubling and Rabenseifner, the two algorithms
  * MPICH and Open MPI choose between for sums of doubles.
@@ -14,14 +15,13 @@ public final class NativeAllreduce implements Allreduce {
     private final RecursiveDoublingAllreduce shortVectors = new RecursiveDoublingAllreduce();
     private final RabenseifnerAllreduce longVectors = new RabenseifnerAllreduce();
 
-    /** An instance for one rank; it works only on the MPI backend's communicator. */
+    /** An instance for one rank; it works only on a communicator with native collectives. */
     public NativeAllreduce() { }
 
     @Override
     public void allreduce(Communicator comm, double[] buf, int offset, int length) {
-        if (!(comm instanceof MpiCommunicator mpi)) {
-            throw new IllegalArgumentException("--allreduce native needs --backend mpi (it is MPI's own allreduce)");
-        }
+        NativeCollectives mpi = comm.nativeCollectives().orElseThrow(() -> new IllegalArgumentException(
+            "--allreduce native needs --backend mpi (it is MPI's own allreduce)"));
         mpi.allreduceSum(buf, offset, length);
     }
 

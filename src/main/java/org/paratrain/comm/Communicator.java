@@ -1,5 +1,7 @@
 package org.paratrain.comm;
 
+import java.util.Optional;
+
 /**
  * A group of ranks that exchange messages of doubles: the one interface every backend
  * implements completely (in-JVM threads, MPI processes).
@@ -91,6 +93,16 @@ public interface Communicator {
      */
     default void epoch(int epoch) {
         // Nothing to remember where no message names the epoch.
+    }
+
+    /**
+     * {@return the collectives this backend performs itself (MPI's own allreduce and broadcast),
+     * or empty where it has none (the local backend, whose collectives are the algorithms of
+     * {@code org.paratrain.collective} on {@link #send} and {@link #recv})}
+     * Cheap: callers may ask on every call.
+     */
+    default Optional<NativeCollectives> nativeCollectives() {
+        return Optional.empty();
     }
 
     /**

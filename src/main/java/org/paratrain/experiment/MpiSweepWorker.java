@@ -6,7 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import org.paratrain.comm.mpi.MpiCommunicator;
+import org.paratrain.comm.Communicator;
+import org.paratrain.train.Backend;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.PaperFormat;
 import org.paratrain.io.AtomicFiles;
@@ -57,19 +58,18 @@ public final class MpiSweepWorker {
      * @param a one argument: the job file written from {@link #job}
      */
     public static void main(String[] a) {
-        MpiCommunicator comm = MpiCommunicator.world();
+        Communicator comm = Backend.mpiWorld();
         try {
             JsonNode job = RunWriter.json().readTree(Path.of(a[0]).toFile());
-            comm.commTimeout(job.path("comm_timeout_seconds").asDouble());
+            Backend.mpiCommTimeout(job.path("comm_timeout_seconds").asDouble());
             org.paratrain.train.spec.TrainSpec s = SpecCodec.decode(job.path("settings"));
             Dataset data = PaperFormat.read(Path.of(job.path("x").asText()), Path.of(job.path("y").asText()));
             for (int w = 0; w < job.path("warmup").asInt(); w++) {
-                Training.mpi(data, s, org.paratrain.train.TrainingControl.none(), null);
+                Training.mpi(data, s, org.paratrain.train.TrainingControl.none());
             }
             ArrayNode runs = RunWriter.json().createArrayNode();
             for (int r = 0; r < job.path("repeats").asInt(); r++) {
-                TrainingResult result = Training.mpi(data, s,
-                    org.paratrain.train.TrainingControl.none(), null);
+                TrainingResult result = Training.mpi(data, s, org.paratrain.train.TrainingControl.none());
                 if (result != null) {
                     runs.add(ResultCodec.toJson(result));
                 }
@@ -79,17 +79,11 @@ public final class MpiSweepWorker {
                     out -> RunWriter.json().writeValue(out, runs));
             }
         } catch (IOException e) {
-            fail(comm, new UncheckedIOException("cannot read the job file " + a[0] + ": " + e.getMessage(), e));
+            Backend.abortMpiJob(new UncheckedIOException("cannot read the job file " + a[0] + ": " + e.getMessage(), e));
         } catch (RuntimeException e) {
-            fail(comm, e);
+            Backend.abortMpiJob(e);
         } finally {
-            MpiCommunicator.finalizeIfInitialized();
+            Backend.finalizeMpi();
         }
-    }
-
-    private static void fail(MpiCommunicator comm, RuntimeException e) {
-        System.err.println("paratrain: rank " + comm.rank() + " failed: " + e.getMessage());
-        System.err.flush();
-        comm.abort(1);
     }
 }

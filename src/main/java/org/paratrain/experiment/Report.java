@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.paratrain.comm.mpi.MpiJob;
+import org.paratrain.comm.JobLaunch;
 import org.paratrain.data.Dataset;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.train.EpochModel;
@@ -34,7 +34,7 @@ public final class Report {
      * @param mpi         how to start MPI jobs, or null for the local backend
      */
     public record Inputs(String title, Dataset data, ObjectNode dataInfo, SweepSpec spec, int[] breakEven,
-                         MpiJob.Launch mpi) { }
+                         JobLaunch mpi) { }
 
     /** Receives progress: a phase name, work done and work in all. */
     public interface Progress {

@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntConsumer;
 import java.nio.file.Path;
-import org.paratrain.comm.mpi.JobFailedException;
-import org.paratrain.comm.mpi.MpiException;
-import org.paratrain.comm.mpi.MpiJob;
+import org.paratrain.comm.BackendException;
+import org.paratrain.comm.JobLaunch;
+import org.paratrain.train.Backend;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.PaperFormat;
 import org.paratrain.io.AtomicFiles;
@@ -41,7 +41,7 @@ public final class Sweep {
      * @param progress called with the number of runs finished so far
      * @return one point per node count, in the order of {@code spec.nodes()}
      */
-    public static List<Point> runMpi(Dataset data, SweepSpec spec, MpiJob.Launch launch, IntConsumer progress) {
+    public static List<Point> runMpi(Dataset data, SweepSpec spec, JobLaunch launch, IntConsumer progress) {
         Path dir = AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"), "paratrain-mpi"));
         try {
             PaperFormat.write(data, dir);
@@ -54,12 +54,8 @@ public final class Sweep {
                 AtomicFiles.writeBytes(jobFile, out -> RunWriter.json().writeValue(out, MpiSweepWorker.job(
                     dir.resolve("X.in"), dir.resolve("y.in"), result, SpecCodec.encode(c), spec.warmup(), spec.repeats(), launch.commTimeout())));
                 List<String> args = List.of(jobFile.toString());
-                MpiJob.Launch job = new MpiJob.Launch(p, launch.hostfile(), launch.mpirunArgs(), launch.jvmArgs(),
-                    launch.commTimeout());
-                int status = MpiJob.run(job, MpiSweepWorker.class.getName(), args);
-                if (status != 0) {
-                    throw new JobFailedException(status);   // a rank or the launching process said why
-                }
+                // A failed job throws: a rank or the launching process has said why.
+                Backend.runMpiJobOrFail(launch.withProcesses(p), MpiSweepWorker.class.getName(), args);
                 points.add(new Point(p, readRuns(result)));
                 done += spec.warmup() + spec.repeats();
                 progress.accept(done);
@@ -76,7 +72,7 @@ public final class Sweep {
             RunWriter.json().readTree(file.toFile()).forEach(n -> runs.add(ResultCodec.fromJson(n)));
             return List.copyOf(runs);
         } catch (java.io.IOException e) {
-            throw new MpiException("cannot read the results of an MPI job from " + file + ": " + e.getMessage());
+            throw new BackendException("cannot read the results of an MPI job from " + file + ": " + e.getMessage());
         }
     }
 

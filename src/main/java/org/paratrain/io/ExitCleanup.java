@@ -35,7 +35,12 @@ public final class ExitCleanup {
 
     private ExitCleanup() { }
 
-    /** Runs {@code stop} if the process exits while it is registered; returns what unregisters it. */
+    /**
+     * Runs {@code stop} if the process exits while it is registered.
+     *
+     * @param stop what to run at exit
+     * @return what unregisters it, once {@code stop} is no longer needed
+     */
     public static Runnable onExit(Runnable stop) {
         STOPS.add(stop);
         return () -> STOPS.remove(stop);
@@ -43,7 +48,10 @@ public final class ExitCleanup {
 
     /**
      * Ends {@code child} and every process below it if this process exits while it runs
-     * (SIGTERM, then SIGKILL after a second); returns what unregisters it.
+     * (SIGTERM, then SIGKILL after a second).
+     *
+     * @param child a process this one started
+     * @return what unregisters it, once the child has ended
      */
     public static Runnable stopOnExit(Process child) {
         return onExit(() -> {
@@ -59,17 +67,25 @@ public final class ExitCleanup {
         });
     }
 
-    /** Deletes {@code path} (a file or a directory tree) if the process exits before {@link #forget}. */
+    /**
+     * Deletes {@code path} (a file or a directory tree) if the process exits before {@link #forget}.
+     *
+     * @param path a temporary file or directory, or one being written
+     */
     public static void deleteOnExit(Path path) {
         PATHS.add(path.toAbsolutePath());
     }
 
-    /** {@code path} was deleted or kept on purpose; the exit leaves it alone. */
+    /**
+     * {@code path} was deleted or kept on purpose; the exit leaves it alone.
+     *
+     * @param path as given to {@link #deleteOnExit}
+     */
     public static void forget(Path path) {
         PATHS.remove(path.toAbsolutePath());
     }
 
-    /** True once the process has begun to exit. */
+    /** {@return true once the process has begun to exit} */
     public static boolean exiting() {
         return exiting;
     }
@@ -77,13 +93,19 @@ public final class ExitCleanup {
     /** A step that makes results visible (renames into an output directory). */
     @FunctionalInterface
     public interface Publish {
-        /** Does the renames. */
+        /**
+         * Does the renames.
+         *
+         * @throws java.io.IOException if a rename fails
+         */
         void run() throws java.io.IOException;
     }
 
     /**
      * Runs {@code step} unless the process is exiting; an exit that begins meanwhile waits for it.
      *
+     * @param step the renames that make results visible
+     * @throws java.io.IOException if the step fails
      * @throws java.util.concurrent.CancellationException if the process is exiting
      */
     public static void publish(Publish step) throws java.io.IOException {

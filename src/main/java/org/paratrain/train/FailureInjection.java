@@ -2,16 +2,30 @@ package org.paratrain.train;
 
 import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
+import org.paratrain.train.spec.TrainSpec;
 
 /**
- * Makes one rank throw, or stop answering, in one epoch, to check how a job ends when a rank
- * fails (the command line's hidden {@code --inject-failure RANK:EPOCH[:hang]}).
+ * Internal, not part of paratrain's API (Javadoc leaves it out): makes one rank throw, or stop
+ * answering, in one epoch, to check how a job ends when a rank fails. paratrain's own fault
+ * tests need it inside real processes (the command line's hidden
+ * {@code --inject-failure RANK:EPOCH[:hang]}, often on MPI ranks), which is why the command
+ * line can reach it at all; tests in this package make one directly.
  *
- * @param rank  the rank that fails
- * @param epoch the epoch (1-based) in which it fails; for mini-batch runs, the step
- * @param hang  true: the rank sleeps until it is interrupted instead of throwing
+ * @hidden
  */
-public record FailureInjection(int rank, int epoch, boolean hang) {
+public final class FailureInjection {
+    /** The rank that fails. */
+    private final int rank;
+    /** The epoch (1-based) in which it fails; for mini-batch runs, the step. */
+    private final int epoch;
+    /** True: the rank sleeps until it is interrupted instead of throwing. */
+    private final boolean hang;
+
+    FailureInjection(int rank, int epoch, boolean hang) {
+        this.rank = rank;
+        this.epoch = epoch;
+        this.hang = hang;
+    }
 
     /**
      * {@return the injection a {@code --inject-failure} value asks for}
@@ -29,6 +43,32 @@ public record FailureInjection(int rank, int epoch, boolean hang) {
             throw new IllegalArgumentException("--inject-failure must be RANK:EPOCH or RANK:EPOCH:hang, got '" + s
                 + "'");
         }
+    }
+
+    /**
+     * {@return rank 0's result of {@link Training#local(Dataset, TrainSpec, TrainingControl)}
+     * with {@code failure} injected}
+     * @param data    the samples
+     * @param spec    what to train and how
+     * @param control resume, checkpoints, listener, deadline and validation
+     * @param failure the failure to inject, or null for none
+     */
+    public static TrainingResult local(Dataset data, TrainSpec spec, TrainingControl control,
+                                       FailureInjection failure) {
+        return Training.local(data, spec, control, failure);
+    }
+
+    /**
+     * {@return this rank's result of {@link Training#mpi(Dataset, TrainSpec, TrainingControl)}
+     * with {@code failure} injected}
+     * @param data    every sample, on every rank
+     * @param spec    what to train and how
+     * @param control resume, checkpoints, listener, deadline and validation
+     * @param failure the failure to inject, or null for none
+     */
+    public static TrainingResult mpi(Dataset data, TrainSpec spec, TrainingControl control,
+                                     FailureInjection failure) {
+        return Training.mpi(data, spec, control, failure);
     }
 
     /** The model to use on {@code myRank}: {@code model} itself, or one that fails on time. */

@@ -1,9 +1,10 @@
 package org.paratrain.train;
 
 import java.util.List;
+import org.paratrain.comm.Communicator;
+import org.paratrain.comm.NativeCollectives;
 import org.paratrain.comm.RankFailedException;
 import org.paratrain.comm.local.LocalCluster;
-import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
 import org.paratrain.train.spec.TrainSpec;
@@ -32,7 +33,7 @@ public final class Training {
      * @throws RankFailedException if a rank failed; the message names it and the epoch
      */
     public static TrainingResult local(Dataset data, TrainSpec spec) {
-        return local(data, spec, TrainingControl.none(), null);
+        return local(data, spec, TrainingControl.none());
     }
 
     /**
@@ -43,13 +44,16 @@ public final class Training {
      * @param spec    model, optimizer, exchange and run
      * @param control a state to resume from, checkpoints, an epoch listener, the communication
      *                deadline and validation
-     * @param failure which rank fails at which epoch, to test recovery; null for none
      * @return rank 0's result, with the training accuracy for a classifier
      * @throws DivergenceException if the loss diverged
      * @throws RankFailedException if a rank failed or waited past the deadline
      */
-    public static TrainingResult local(Dataset data, TrainSpec spec, TrainingControl control,
-                                       FailureInjection failure) {
+    public static TrainingResult local(Dataset data, TrainSpec spec, TrainingControl control) {
+        return local(data, spec, control, null);
+    }
+
+    /** As {@link #local(Dataset, TrainSpec, TrainingControl)}, with a failure injected for a test (or null). */
+    static TrainingResult local(Dataset data, TrainSpec spec, TrainingControl control, FailureInjection failure) {
         int classes = spec.check(data);
         List<TrainingResult> results;
         try {
@@ -82,9 +86,9 @@ public final class Training {
      */
     public static TrainingResult mpiShard(Dataset shard, int origin, int owned, int total, int classes,
                                           TrainSpec spec, TrainingControl control) {
-        MpiCommunicator comm = world(spec);
+        Communicator comm = world(spec);
         Model model = spec.model().newModel(shard.features(), classes);
-        return orAbort(comm, () -> {
+        return orAbort(() -> {
             TrainingResult r = new RankTrainer(comm, shard, origin, total, model,
                 spec.optimizer().newOptimizer(spec.epochs()), spec).train(control);
             if (!(model instanceof org.paratrain.model.Classifier c) || !c.classifies()) {
@@ -92,10 +96,11 @@ public final class Training {
             }
             // Only rank 0 is sure to hold the final weights (master-worker): send them to all, count
             // the right answers on each shard, add the counts.
+            NativeCollectives mpi = comm.nativeCollectives().orElseThrow();
             double[] w = r != null ? r.params() : new double[model.parameterCount()];
-            comm.broadcast(w, 0, w.length, 0);
+            mpi.broadcast(w, 0, w.length, 0);
             double[] right = {owned > 0 ? c.accuracy(shard, w) * owned : 0};
-            comm.allreduceSum(right, 0, 1);
+            mpi.allreduceSum(right, 0, 1);
             return r == null ? null : r.withAccuracy(right[0] / total);
         });
     }
@@ -116,21 +121,24 @@ public final class Training {
      * @param data    every sample, on every rank
      * @param spec    model, optimizer, exchange and run; its node count must be the job's size
      * @param control a state to resume from, checkpoints, listener, deadline and validation
-     * @param failure which rank fails at which epoch, to test recovery; null for none
      * @return rank 0's result, null on other ranks
      */
-    public static TrainingResult mpi(Dataset data, TrainSpec spec, TrainingControl control,
-                                     FailureInjection failure) {
+    public static TrainingResult mpi(Dataset data, TrainSpec spec, TrainingControl control) {
+        return mpi(data, spec, control, null);
+    }
+
+    /** As {@link #mpi(Dataset, TrainSpec, TrainingControl)}, with a failure injected for a test (or null). */
+    static TrainingResult mpi(Dataset data, TrainSpec spec, TrainingControl control, FailureInjection failure) {
         int classes = spec.check(data);
-        MpiCommunicator comm = world(spec);
+        Communicator comm = world(spec);
         Model m = spec.model().newModel(data.features(), classes);
         Model model = failure == null ? m : failure.wrap(m, comm.rank());
-        return orAbort(comm, () -> withAccuracy(new RankTrainer(comm, data, model,
+        return orAbort(() -> withAccuracy(new RankTrainer(comm, data, model,
             spec.optimizer().newOptimizer(spec.totalSteps(data)), spec).train(control), data, spec, classes));
     }
 
-    private static MpiCommunicator world(TrainSpec spec) {
-        MpiCommunicator comm = MpiCommunicator.world();
+    private static Communicator world(TrainSpec spec) {
+        Communicator comm = Backend.mpiWorld();
         if (comm.size() != spec.nodes()) {
             throw new IllegalArgumentException("--nodes is " + spec.nodes() + " but the MPI job has " + comm.size()
                 + " processes");
@@ -138,15 +146,13 @@ public final class Training {
         return comm;
     }
 
-    private static TrainingResult orAbort(MpiCommunicator comm, java.util.function.Supplier<TrainingResult> work) {
+    private static TrainingResult orAbort(java.util.function.Supplier<TrainingResult> work) {
         try {
             return work.get();
         } catch (DivergenceException e) {
             throw e;
         } catch (RuntimeException | Error e) {
-            System.err.println("paratrain: rank " + comm.rank() + " failed: " + e.getMessage());
-            System.err.flush();
-            comm.abort(1);
+            Backend.abortMpiJob(e);
             throw e;
         }
     }

@@ -43,7 +43,7 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
         }
     }
 
-    /** Start afresh, no checkpoints, no listener, the default timeout. */
+    /** {@return a control that starts afresh, with no checkpoints, no listener and the default timeout} */
     public static TrainingControl none() {
         return new TrainingControl(null, null, null, DEFAULT_TIMEOUT);
     }

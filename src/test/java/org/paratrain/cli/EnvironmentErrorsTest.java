@@ -17,8 +17,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.paratrain.comm.BackendException;
 import org.paratrain.comm.RankFailedException;
-import org.paratrain.comm.mpi.MpiException;
 
 /**
  * Failures that come from the machine rather than the command line: a missing MPI library,
@@ -98,9 +98,9 @@ class EnvironmentErrorsTest {
 
     @Test
     void theLibraryCheckNamesWhatIsWrong() {
-        assertTrue(assertThrows(MpiException.class, () -> InputFiles.mpiLibrary("/no/such/libmpi.so")).getMessage()
+        assertTrue(assertThrows(BackendException.class, () -> InputFiles.mpiLibrary("/no/such/libmpi.so")).getMessage()
             .contains("does not exist"));
-        assertTrue(assertThrows(MpiException.class, () -> InputFiles.mpiLibrary("libno-such-mpi.so.7")).getMessage()
+        assertTrue(assertThrows(BackendException.class, () -> InputFiles.mpiLibrary("libno-such-mpi.so.7")).getMessage()
             .contains("cannot be loaded"));
         InputFiles.mpiLibrary(null);
         InputFiles.mpiLibrary(" ");
@@ -125,7 +125,7 @@ class EnvironmentErrorsTest {
         assertTrue(o.message().startsWith("rank 3: out of memory (Java heap space)") && o.message()
             .contains("PARATRAIN_JAVA_OPTS=-Xmx"), o.message());
         NoClassDefFoundError later = new NoClassDefFoundError("Could not initialize class X$Lib");
-        later.initCause(new ExceptionInInitializerError("Exception " + MpiException.class.getName()
+        later.initCause(new ExceptionInInitializerError("Exception " + BackendException.class.getName()
             + ": no MPI library found [in thread \"main\"]"));
         assertEquals(new Failures.Outcome(1, "no MPI library found"), Failures.describe(later));
         assertEquals(3, Failures.describe(new IllegalStateException("a bug")).status());

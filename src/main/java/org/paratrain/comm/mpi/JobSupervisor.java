@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.paratrain.comm.BackendException;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.io.ExitCleanup;
 
@@ -64,7 +65,7 @@ final class JobSupervisor {
             return 1;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new MpiException("interrupted while waiting for mpirun");
+            throw new BackendException("interrupted while waiting for mpirun");
         } finally {
             if (!ExitCleanup.exiting()) {
                 AtomicFiles.deleteQuietly(records);
@@ -80,7 +81,7 @@ final class JobSupervisor {
             return pb.start();
         } catch (IOException e) {
             AtomicFiles.deleteQuietly(records);
-            throw new MpiException("cannot start " + command.get(0) + ": " + e.getMessage());
+            throw new BackendException("cannot start " + command.get(0) + ": " + e.getMessage());
         }
     }
 

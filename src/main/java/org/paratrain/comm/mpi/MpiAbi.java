@@ -3,6 +3,7 @@ package org.paratrain.comm.mpi;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
+import org.paratrain.comm.BackendException;
 
 /**
  * What differs between MPI implementations at the binary level: how handles are passed
@@ -55,7 +56,7 @@ record MpiAbi(String name, ValueLayout handleLayout, Object commWorld, Object do
     }
 
     private static MemorySegment symbol(SymbolLookup lib, String name) {
-        return lib.find(name).orElseThrow(() -> new MpiException("the MPI library has no symbol " + name
+        return lib.find(name).orElseThrow(() -> new BackendException("the MPI library has no symbol " + name
             + "; is it Open MPI?"));
     }
 }

@@ -7,7 +7,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
+import java.util.Optional;
+import org.paratrain.comm.BackendException;
 import org.paratrain.comm.Communicator;
+import org.paratrain.comm.JobLaunch;
+import org.paratrain.comm.NativeCollectives;
 
 /**
  * A rank of an MPI job ({@code MPI_COMM_WORLD}), reached through the FFM API.
@@ -20,11 +24,7 @@ import org.paratrain.comm.Communicator;
  * a rank that waits long does not hold a core: {@link PolledCalls} says how each operation
  * waits, and why.
  */
-public final class MpiCommunicator implements Communicator, AutoCloseable {
-    /** The default of {@code --comm-timeout}. */
-    public static final double DEFAULT_TIMEOUT_SECONDS = 300;
-    /** The longest {@code --comm-timeout} accepted (about 11.6 days). */
-    public static final double MAX_TIMEOUT_SECONDS = 1e6;
+public final class MpiCommunicator implements Communicator, NativeCollectives, AutoCloseable {
     private static MpiCommunicator world;
 
     private final MpiLibrary lib;
@@ -34,6 +34,8 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
     private final PolledCalls calls;
     private final Watchdog watchdog;
     private final RankRecord record;
+    /** Made once: the native allreduce asks for it on every call. */
+    private final Optional<NativeCollectives> natives = Optional.of(this);
     private boolean finalized;
 
     private MpiCommunicator(MpiLibrary lib) {
@@ -52,10 +54,10 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         this.size = out.get(JAVA_INT, 0);
         this.calls = new PolledCalls(abi, new Poller(abi));
         this.record = RankRecord.create(rank);
-        this.watchdog = new Watchdog(rank, size, record, (long) (DEFAULT_TIMEOUT_SECONDS * 1000));
+        this.watchdog = new Watchdog(rank, size, record, (long) (JobLaunch.DEFAULT_TIMEOUT_SECONDS * 1000));
     }
 
-    /** This process's rank of MPI_COMM_WORLD, initialising MPI on first use. */
+    /** {@return this process's rank of MPI_COMM_WORLD, initialising MPI on first use} */
     public static synchronized MpiCommunicator world() {
         if (world == null) {
             world = new MpiCommunicator(MpiCalls.Lib.LIB);
@@ -70,7 +72,7 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         }
     }
 
-    /** Which MPI implementation and library file are in use. */
+    /** {@return which MPI implementation and library file are in use} */
     public String implementation() {
         return abi.name() + " (" + lib.file() + ")";
     }
@@ -88,12 +90,11 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
     /**
      * The deadline of every later operation: a rank that waits longer ends the job with a line
      * naming itself, the rank it waited for, the operation and the epoch.
+     *
+     * @param seconds in (0, {@value JobLaunch#MAX_TIMEOUT_SECONDS}]
      */
     public void commTimeout(double seconds) {
-        if (!(seconds > 0) || seconds > MAX_TIMEOUT_SECONDS) {
-            throw new IllegalArgumentException("--comm-timeout must be in (0, " + (long) MAX_TIMEOUT_SECONDS
-                + "] seconds, got " + seconds);
-        }
+        JobLaunch.checkTimeout(seconds);
         watchdog.timeoutMillis(Math.max(1, Math.round(seconds * 1000)));
     }
 
@@ -154,7 +155,7 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         try {
             return (double) MpiCalls.Wtime.H.invokeExact();
         } catch (Throwable t) {
-            throw new MpiException("MPI_Wtime failed: " + t);
+            throw new BackendException("MPI_Wtime failed: " + t);
         }
     }
 
@@ -163,7 +164,14 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         return "mpi";
     }
 
+    /** {@return this communicator: MPI's own allreduce and broadcast} */
+    @Override
+    public Optional<NativeCollectives> nativeCollectives() {
+        return natives;
+    }
+
     /** MPI's own allreduce: {@code buf[offset, offset + length)} becomes the sum over all ranks. */
+    @Override
     public void allreduceSum(double[] buf, int offset, int length) {
         watchdog.begin(Op.ALLREDUCE, -1, 0);
         try {
@@ -174,6 +182,7 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
     }
 
     /** MPI's own allreduce with {@code MPI_MAX}: every element becomes its maximum over all ranks. */
+    @Override
     public void allreduceMax(double[] buf, int offset, int length) {
         watchdog.begin(Op.ALLREDUCE, -1, 0);
         try {
@@ -184,6 +193,7 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
     }
 
     /** MPI's own broadcast of {@code buf[offset, offset + length)} from {@code root}. */
+    @Override
     public void broadcast(double[] buf, int offset, int length, int root) {
         watchdog.begin(Op.BROADCAST, root, 0);
         try {
@@ -193,7 +203,11 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         }
     }
 
-    /** Ends every process of the job with {@code code} ({@code MPI_Abort}); does not return normally. */
+    /**
+     * Ends every process of the job with {@code code} ({@code MPI_Abort}); does not return normally.
+     *
+     * @param code the exit status of every process
+     */
     public void abort(int code) {
         if (record != null) {
             record.state(RankRecord.EXPLAINED);   // the caller has printed why
@@ -224,14 +238,14 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         try {
             rc = (int) h.invokeWithArguments(args);
         } catch (Throwable t) {
-            throw new MpiException(name + " failed: " + t);
+            throw new BackendException(name + " failed: " + t);
         }
         check(name, rc);
     }
 
     static void check(String name, int rc) {
         if (rc != 0) {
-            throw new MpiException(name + " returned error " + rc);
+            throw new BackendException(name + " returned error " + rc);
         }
     }
 }

@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.paratrain.comm.BackendException;
+import org.paratrain.comm.JobLaunch;
 import org.paratrain.io.ExitCleanup;
 
 /**
@@ -21,52 +23,16 @@ import org.paratrain.io.ExitCleanup;
  * core, when 32 JVMs share 2 cores).
  */
 public final class MpiJob {
-    private static final String MAIN = "org.paratrain.cli.Main";
-
     private MpiJob() { }
 
-    /**
-     * How to launch.
-     *
-     * @param processes   number of MPI processes
-     * @param hostfile    an mpirun hostfile, or null for this machine only
-     * @param mpirunArgs  extra arguments for mpirun, passed as they are
-     * @param jvmArgs     extra JVM options for every rank
-     * @param commTimeout seconds a rank may wait for another before it ends the job
-     *                    ({@code --comm-timeout}), for programs that take it as an argument
-     */
-    public record Launch(int processes, Path hostfile, List<String> mpirunArgs, List<String> jvmArgs,
-                         double commTimeout) {
-        /** Validates. */
-        public Launch {
-            if (processes < 1) {
-                throw new IllegalArgumentException("--nodes must be at least 1, got " + processes);
-            }
-            if (!(commTimeout > 0) || commTimeout > MpiCommunicator.MAX_TIMEOUT_SECONDS) {
-                throw new IllegalArgumentException("--comm-timeout must be in (0, "
-                    + (long) MpiCommunicator.MAX_TIMEOUT_SECONDS + "] seconds, got " + commTimeout);
-            }
-            if (hostfile != null && !Files.isReadable(hostfile)) {
-                throw new IllegalArgumentException("--hostfile " + hostfile + " does not exist or cannot be read");
-            }
-            mpirunArgs = List.copyOf(mpirunArgs);
-            jvmArgs = List.copyOf(jvmArgs);
-        }
-
-        /** With the default deadline, {@value MpiCommunicator#DEFAULT_TIMEOUT_SECONDS} seconds. */
-        public Launch(int processes, Path hostfile, List<String> mpirunArgs, List<String> jvmArgs) {
-            this(processes, hostfile, mpirunArgs, jvmArgs, MpiCommunicator.DEFAULT_TIMEOUT_SECONDS);
-        }
-    }
-
-    /** True when this process is a rank of an MPI job (started by mpirun or mpiexec). */
+    /** {@return true when this process is a rank of an MPI job (started by mpirun or mpiexec)} */
     public static boolean insideMpirun() {
         Map<String, String> env = System.getenv();
         return env.containsKey("OMPI_COMM_WORLD_SIZE") || env.containsKey("PMI_SIZE")
             || env.containsKey("PMIX_RANK") || env.containsKey("MPI_LOCALNRANKS");
     }
 
-    /** This process's rank from the launcher's environment, or 0 outside an MPI job. */
+    /** {@return this process's rank from the launcher's environment, or 0 outside an MPI job} */
     public static int rankFromEnvironment() {
         for (String key : List.of("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")) {
             String v = System.getenv(key);
@@ -82,16 +48,26 @@ public final class MpiJob {
     }
 
     /**
-     * Runs {@code mainClass args} on every rank under mpirun, with this JVM's class path; returns
-     * the exit status. A rank that dies without saying why is named in one line; a SIGINT or
-     * SIGTERM to this process ends mpirun and every rank (see {@link JobSupervisor}).
+     * Runs {@code mainClass args} on every rank under mpirun, with this JVM's class path. A rank
+     * that dies without saying why is named in one line; a SIGINT or SIGTERM to this process
+     * ends mpirun and every rank (see {@link JobSupervisor}).
+     *
+     * @param launch    how many ranks, where, with which options
+     * @param mainClass the program every rank runs
+     * @param args      its arguments
+     * @return mpirun's exit status
      */
-    public static int run(Launch launch, String mainClass, List<String> args) {
+    public static int run(JobLaunch launch, String mainClass, List<String> args) {
         return JobSupervisor.run(command(launch, mainClass, args));
     }
 
-    /** The full command line: mpirun, its options, the JVM and its options, the program. */
-    public static List<String> command(Launch launch, String mainClass, List<String> args) {
+    /**
+     * {@return the full command line: mpirun, its options, the JVM and its options, the program}
+     * @param launch    how many ranks, where, with which options
+     * @param mainClass the program every rank runs
+     * @param args      its arguments
+     */
+    public static List<String> command(JobLaunch launch, String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>(mpirunPrefix(launch));
         cmd.addAll(javaCommand());
         cmd.addAll(rankJvmOptions(launch.processes()));
@@ -143,12 +119,15 @@ public final class MpiJob {
 
     /**
      * Makes the ranks' start-up cache if it is missing or older than the jar: one MPI process
-     * runs paratrain's command line with {@code trainingArgs} and {@code -XX:AOTCacheOutput}, and every later rank
+     * runs {@code mainClass trainingArgs} with {@code -XX:AOTCacheOutput}, and every later rank
      * maps the classes it loaded and linked instead of loading them again (measured: the time
      * from JVM start to the end of MPI_Init on the slowest rank falls from 14.7 to 10.8 s at 32
      * processes on 2 cores, from 0.96 to 0.80 s at 2). Failing to make it only costs that time.
+     *
+     * @param mainClass    the program the ranks will run (paratrain's command line)
+     * @param trainingArgs its arguments for a short run that loads the classes a real one uses
      */
-    public static void prepareStartupCache(List<String> trainingArgs) {
+    public static void prepareStartupCache(String mainClass, List<String> trainingArgs) {
         Path cache = startupCache();
         if (cache == null) {
             return;
@@ -160,10 +139,10 @@ public final class MpiJob {
                 return;
             }
             System.err.println("paratrain: preparing a start-up cache for MPI ranks (once per build)...");
-            List<String> cmd = new ArrayList<>(mpirunPrefix(new Launch(1, null, List.of(), List.of())));
+            List<String> cmd = new ArrayList<>(mpirunPrefix(new JobLaunch(1, null, List.of(), List.of())));
             cmd.addAll(javaCommand());
             cmd.addAll(rankJvmOptions(1));
-            cmd.addAll(List.of("-XX:AOTCacheOutput=" + cache, "-Xlog:aot=off", "-cp", jar.toString(), MAIN));
+            cmd.addAll(List.of("-XX:AOTCacheOutput=" + cache, "-Xlog:aot=off", "-cp", jar.toString(), mainClass));
             cmd.addAll(trainingArgs);
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
@@ -183,8 +162,11 @@ public final class MpiJob {
         }
     }
 
-    /** mpirun and its options, without the program to run. */
-    public static List<String> mpirunPrefix(Launch launch) {
+    /**
+     * {@return mpirun and its options, without the program to run}
+     * @param launch how many ranks, where, with which options
+     */
+    public static List<String> mpirunPrefix(JobLaunch launch) {
         String mpirun = findMpirun();
         List<String> cmd = new ArrayList<>();
         cmd.add(mpirun);
@@ -236,10 +218,10 @@ public final class MpiJob {
             }
         }
         if (given) {
-            throw new MpiException("PARATRAIN_MPIRUN names " + named.strip() + ", which is not an executable "
+            throw new BackendException("PARATRAIN_MPIRUN names " + named.strip() + ", which is not an executable "
                 + (named.contains("/") ? "file" : "on the PATH"));
         }
-        throw new MpiException("no mpirun on the PATH; install Open MPI (apt-get install openmpi-bin "
+        throw new BackendException("no mpirun on the PATH; install Open MPI (apt-get install openmpi-bin "
             + "libopenmpi-dev) or MPICH");
     }
 

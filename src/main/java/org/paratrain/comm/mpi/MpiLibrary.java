@@ -10,6 +10,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.util.ArrayList;
 import java.util.List;
+import org.paratrain.comm.BackendException;
 
 /**
  * The MPI shared library of this process, loaded once, and downcall handles into it.
@@ -56,21 +57,21 @@ final class MpiLibrary {
                 return new MpiLibrary(lib, abi, candidate);
             }
         }
-        throw new MpiException("no MPI library found (tried " + String.join(", ", tried) + "); install Open MPI "
+        throw new BackendException("no MPI library found (tried " + String.join(", ", tried) + "); install Open MPI "
             + "(apt-get install openmpi-bin libopenmpi-dev) or MPICH, or set PARATRAIN_MPI_LIB to the library");
     }
 
     private static boolean dlopenGlobal(String name) {
         Linker linker = Linker.nativeLinker();
         MemorySegment dlopen = linker.defaultLookup().find("dlopen")
-            .orElseThrow(() -> new MpiException("this C library has no dlopen; MPI needs Linux or macOS"));
+            .orElseThrow(() -> new BackendException("this C library has no dlopen; MPI needs Linux or macOS"));
         MethodHandle h = linker.downcallHandle(dlopen,
             FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment handle = (MemorySegment) h.invokeExact(arena.allocateFrom(name), RTLD_NOW | RTLD_GLOBAL);
             return handle.address() != 0;
         } catch (Throwable t) {
-            throw new MpiException("dlopen(" + name + ") failed: " + t);
+            throw new BackendException("dlopen(" + name + ") failed: " + t);
         }
     }
 
@@ -90,7 +91,7 @@ final class MpiLibrary {
     MethodHandle function(String function, ValueLayout result, List<Object> args, boolean critical,
                           Object... handles) {
         MemorySegment symbol = lookup.find(function)
-            .orElseThrow(() -> new MpiException(file + " has no function " + function));
+            .orElseThrow(() -> new BackendException(file + " has no function " + function));
         List<java.lang.foreign.MemoryLayout> layouts = new ArrayList<>();
         List<Integer> handlePositions = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.paratrain.comm.BackendException;
 import org.paratrain.comm.MessageTooLongException;
 
 /**
@@ -72,10 +73,10 @@ final class PolledCalls {
                 return;
             }
             check("MPI_Send", (int) MpiCalls.Send.H.invokeExact(slice(buf, offset, length), length, dest, tag));
-        } catch (MpiException e) {
+        } catch (BackendException e) {
             throw e;
         } catch (Throwable t) {
-            throw new MpiException("MPI_Send failed: " + t);
+            throw new BackendException("MPI_Send failed: " + t);
         }
     }
 
@@ -94,10 +95,10 @@ final class PolledCalls {
             }
             check("MPI_Recv", rc);
             return received();
-        } catch (MpiException | MessageTooLongException e) {
+        } catch (BackendException | MessageTooLongException e) {
             throw e;
         } catch (Throwable t) {
-            throw new MpiException("MPI_Recv failed: " + t);
+            throw new BackendException("MPI_Recv failed: " + t);
         }
     }
 
@@ -118,10 +119,10 @@ final class PolledCalls {
                 poller.sendRequest));
             check("MPI_Isend", poller.await(poller.sendRequest));
             return finishReceive("MPI_Irecv", recvBuf, recvOffset, recvLength, source, recvTag);
-        } catch (MpiException | MessageTooLongException e) {
+        } catch (BackendException | MessageTooLongException e) {
             throw e;
         } catch (Throwable t) {
-            throw new MpiException("MPI_Sendrecv failed: " + t);
+            throw new BackendException("MPI_Sendrecv failed: " + t);
         }
     }
 
@@ -144,10 +145,10 @@ final class PolledCalls {
             MemorySegment v = slice(buf, offset, length);
             check("MPI_Allreduce", sum ? (int) MpiCalls.AllreduceSum.H.invokeExact(abi.inPlace(), v, length)
                 : (int) MpiCalls.AllreduceMax.H.invokeExact(abi.inPlace(), v, length));
-        } catch (MpiException e) {
+        } catch (BackendException e) {
             throw e;
         } catch (Throwable t) {
-            throw new MpiException("MPI_Allreduce failed: " + t);
+            throw new BackendException("MPI_Allreduce failed: " + t);
         }
     }
 
@@ -162,10 +163,10 @@ final class PolledCalls {
             }
             poller.gate();
             check("MPI_Bcast", (int) MpiCalls.Bcast.H.invokeExact(slice(buf, offset, length), length, root));
-        } catch (MpiException e) {
+        } catch (BackendException e) {
             throw e;
         } catch (Throwable t) {
-            throw new MpiException("MPI_Bcast failed: " + t);
+            throw new BackendException("MPI_Bcast failed: " + t);
         }
     }
 

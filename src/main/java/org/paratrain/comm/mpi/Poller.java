@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
+import org.paratrain.comm.BackendException;
 
 /**
  * Waiting for MPI without holding a core for long: polls a nonblocking test
@@ -60,7 +61,7 @@ final class Poller {
             try {
                 rc = (int) MpiCalls.Iprobe.H.invokeExact(source, tag, flag, status);
             } catch (Throwable t) {
-                throw new MpiException("MPI_Iprobe failed: " + t);
+                throw new BackendException("MPI_Iprobe failed: " + t);
             }
             MpiCommunicator.check("MPI_Iprobe", rc);
             if (flag.get(JAVA_INT, 0) != 0) {
@@ -86,7 +87,7 @@ final class Poller {
             try {
                 rc = (int) MpiCalls.Test.H.invokeExact(slot, flag, status);
             } catch (Throwable t) {
-                throw new MpiException("MPI_Test failed: " + t);
+                throw new BackendException("MPI_Test failed: " + t);
             }
             if (rc != 0 || flag.get(JAVA_INT, 0) != 0) {
                 return rc;
@@ -101,7 +102,7 @@ final class Poller {
         try {
             rc = (int) MpiCalls.Ibarrier.H.invokeExact(request);
         } catch (Throwable t) {
-            throw new MpiException("MPI_Ibarrier failed: " + t);
+            throw new BackendException("MPI_Ibarrier failed: " + t);
         }
         MpiCommunicator.check("MPI_Ibarrier", rc);
         MpiCommunicator.check("MPI_Ibarrier", await());

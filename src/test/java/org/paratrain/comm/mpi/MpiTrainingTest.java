@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.paratrain.cli.Main;
+import org.paratrain.comm.JobLaunch;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.PaperFormat;
 import org.paratrain.experiment.PaperSetup;
@@ -57,7 +58,7 @@ class MpiTrainingTest {
 
     /** Runs paratrain's main under mpirun with {@code np} processes, capturing all output. */
     static Job mpirun(int np, String... args) throws Exception {
-        List<String> cmd = MpiJob.command(new MpiJob.Launch(np, null, List.of(), List.of()), Main.class.getName(),
+        List<String> cmd = MpiJob.command(new JobLaunch(np, null, List.of(), List.of()), Main.class.getName(),
             List.of(args));
         Path log = Files.createTempFile(dir, "mpirun", ".log");
         long start = System.nanoTime();

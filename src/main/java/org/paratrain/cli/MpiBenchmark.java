@@ -1,17 +1,22 @@
-package org.paratrain.comm.mpi;
+package org.paratrain.cli;
 
 import java.util.Locale;
+import org.paratrain.comm.BackendException;
+import org.paratrain.comm.Communicator;
+import org.paratrain.comm.NativeCollectives;
 
 /**
  * The measurements of {@code paratrain bench mpi} on this process's MPI rank, made exactly
  * as the C reference (resources/c/mpi_bench.c) makes them: best of 5 repetitions of a
  * ping-pong of 8 bytes, an allreduce of 1 double and an allreduce of 1,000,000 doubles.
+ * Also the self-test of the MPI binding ({@code bench mpi-selftest}). Both work on any
+ * communicator with native collectives; {@code bench mpi} gives them an MPI rank.
  */
-public final class MpiBenchmark {
+final class MpiBenchmark {
     private MpiBenchmark() { }
 
     /** Runs on every rank; returns the figures on rank 0 (in the C program's output format), else null. */
-    public static String run(MpiCommunicator c) {
+    static String run(Communicator c) {
         int large = 1_000_000;
         double[] buf = new double[large];
         double pp = Double.MAX_VALUE;
@@ -26,7 +31,7 @@ public final class MpiBenchmark {
             + "allreduce1m_ms %.4f%n", pp * 1e6, ar * 1e6, big * 1e3);
     }
 
-    private static double pingpong(MpiCommunicator c, int n, double[] buf) {
+    private static double pingpong(Communicator c, int n, double[] buf) {
         c.barrier();
         double t = c.wtime();
         for (int i = 0; i < n; i++) {
@@ -41,11 +46,12 @@ public final class MpiBenchmark {
         return (c.wtime() - t) / n / 2;
     }
 
-    private static double allreduce(MpiCommunicator c, int n, double[] buf, int count) {
+    private static double allreduce(Communicator c, int n, double[] buf, int count) {
+        NativeCollectives mpi = natives(c);
         c.barrier();
         double t = c.wtime();
         for (int i = 0; i < n; i++) {
-            c.allreduceSum(buf, 0, count);
+            mpi.allreduceSum(buf, 0, count);
         }
         return (c.wtime() - t) / n;
     }
@@ -54,7 +60,8 @@ public final class MpiBenchmark {
      * Checks send/receive, the native allreduce and broadcast against sequential sums
      * (integer-valued doubles, so exact); throws on the first mismatch.
      */
-    public static void selfTest(MpiCommunicator c) {
+    static void selfTest(Communicator c) {
+        NativeCollectives mpi = natives(c);
         int p = c.size();
         int r = c.rank();
         for (int len : new int[] {1, p + 1, 100_003}) {
@@ -62,11 +69,11 @@ public final class MpiBenchmark {
             for (int i = 0; i < len; i++) {
                 v[i] = r * 1000.0 + i;
             }
-            c.allreduceSum(v, 0, len);
+            mpi.allreduceSum(v, 0, len);
             for (int i = 0; i < len; i++) {
                 double expected = 1000.0 * p * (p - 1) / 2 + (double) i * p;
                 if (v[i] != expected) {
-                    throw new MpiException("allreduce of " + len + ": element " + i + " is " + v[i] + ", expected "
+                    throw new BackendException("allreduce of " + len + ": element " + i + " is " + v[i] + ", expected "
                         + expected);
                 }
             }
@@ -76,10 +83,10 @@ public final class MpiBenchmark {
                     b[i] = -i;
                 }
             }
-            c.broadcast(b, 0, len, p - 1);
+            mpi.broadcast(b, 0, len, p - 1);
             for (int i = 0; i < len; i++) {
                 if (b[i] != -i) {
-                    throw new MpiException("broadcast of " + len + ": element " + i + " is " + b[i]);
+                    throw new BackendException("broadcast of " + len + ": element " + i + " is " + b[i]);
                 }
             }
         }
@@ -94,7 +101,7 @@ public final class MpiBenchmark {
     }
 
     /** A message longer than the receiver's buffer is an error naming both sizes, and is consumed. */
-    private static void tooLong(MpiCommunicator c, int p, int r, int len) {
+    private static void tooLong(Communicator c, int p, int r, int len) {
         if (p < 2 || r > 1) {
             return;
         }
@@ -105,27 +112,28 @@ public final class MpiBenchmark {
         }
         try {
             c.recv(new double[len], 0, len, 0, 11);
-            throw new MpiException("a message of " + (len + 1) + " doubles fit a buffer of " + len);
+            throw new BackendException("a message of " + (len + 1) + " doubles fit a buffer of " + len);
         } catch (org.paratrain.comm.MessageTooLongException expected) {
             double[] next = new double[1];
             c.recv(next, 0, 1, 0, 11);
             if (next[0] != 7) {
-                throw new MpiException("after a message too long, the next one held " + next[0]);
+                throw new BackendException("after a message too long, the next one held " + next[0]);
             }
         }
     }
 
-    private static void sendRecvRing(MpiCommunicator c, int p, int r, int len) {
+    private static void sendRecvRing(Communicator c, int p, int r, int len) {
         double[] mine = new double[len];
         java.util.Arrays.fill(mine, r);
         double[] got = new double[len];
         int n = c.sendRecv(mine, 0, len, (r + 1) % p, 9, got, 0, len, (r - 1 + p) % p, 9);
         if (n != len || got[len - 1] != (r - 1 + p) % p) {
-            throw new MpiException("sendRecv of " + len + ": rank " + r + " got " + n + " doubles ending " + got[len - 1]);
+            throw new BackendException("sendRecv of " + len + ": rank " + r + " got " + n + " doubles ending "
+                + got[len - 1]);
         }
     }
 
-    private static void sendThenReceiveRing(MpiCommunicator c, int p, int r, int len) {
+    private static void sendThenReceiveRing(Communicator c, int p, int r, int len) {
         if (p > 1) {
             double[] ring = new double[len];
             java.util.Arrays.fill(ring, r);
@@ -142,9 +150,15 @@ public final class MpiBenchmark {
                 c.send(ring, 0, len, next, 7);
             }
             if (n != len || in[len - 1] != prev) {
-                throw new MpiException("ring of " + len + ": rank " + r + " got " + n + " doubles ending " + in[len - 1]
-                    + " from " + prev);
+                throw new BackendException("ring of " + len + ": rank " + r + " got " + n + " doubles ending "
+                    + in[len - 1] + " from " + prev);
             }
         }
+    }
+
+    /** The backend's own allreduce and broadcast, which both measurements and the self-test use. */
+    private static NativeCollectives natives(Communicator c) {
+        return c.nativeCollectives().orElseThrow(() -> new BackendException("the " + c.backend()
+            + " backend has no native allreduce to measure or test"));
     }
 }

@@ -1,0 +1,72 @@
+package org.paratrain.comm;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * How to start a job whose ranks are separate processes (an MPI job under {@code mpirun}):
+ * how many, on which hosts, with which extra launcher and JVM options, and how long a rank
+ * may wait for another. Validated when made, so a bad value is refused before anything starts.
+ *
+ * @param processes   number of processes (ranks), at least 1
+ * @param hostfile    the launcher's hostfile, or null for this machine only
+ * @param mpirunArgs  extra arguments for the launcher, passed as they are
+ * @param jvmArgs     extra JVM options for every rank
+ * @param commTimeout seconds a rank may wait for another before it ends the job
+ *                    ({@code --comm-timeout}), for programs that take it as an argument
+ */
+public record JobLaunch(int processes, Path hostfile, List<String> mpirunArgs, List<String> jvmArgs,
+                        double commTimeout) {
+    /** The default of {@code --comm-timeout}, on either backend. */
+    public static final double DEFAULT_TIMEOUT_SECONDS = 300;
+    /** The longest {@code --comm-timeout} accepted (about 11.6 days), on either backend. */
+    public static final double MAX_TIMEOUT_SECONDS = 1e6;
+
+    /** Validates, and copies the lists. */
+    public JobLaunch {
+        if (processes < 1) {
+            throw new IllegalArgumentException("--nodes must be at least 1, got " + processes);
+        }
+        checkTimeout(commTimeout);
+        if (hostfile != null && !Files.isReadable(hostfile)) {
+            throw new IllegalArgumentException("--hostfile " + hostfile + " does not exist or cannot be read");
+        }
+        mpirunArgs = List.copyOf(mpirunArgs);
+        jvmArgs = List.copyOf(jvmArgs);
+    }
+
+    /**
+     * With the default deadline, {@value #DEFAULT_TIMEOUT_SECONDS} seconds.
+     *
+     * @param processes  number of processes (ranks), at least 1
+     * @param hostfile   the launcher's hostfile, or null for this machine only
+     * @param mpirunArgs extra arguments for the launcher
+     * @param jvmArgs    extra JVM options for every rank
+     */
+    public JobLaunch(int processes, Path hostfile, List<String> mpirunArgs, List<String> jvmArgs) {
+        this(processes, hostfile, mpirunArgs, jvmArgs, DEFAULT_TIMEOUT_SECONDS);
+    }
+
+    /**
+     * {@return this launch with {@code n} processes, everything else kept}
+     * @param n number of processes, at least 1
+     */
+    public JobLaunch withProcesses(int n) {
+        return new JobLaunch(n, hostfile, mpirunArgs, jvmArgs, commTimeout);
+    }
+
+    /**
+     * Checks a communication deadline.
+     *
+     * @param seconds the deadline
+     * @throws IllegalArgumentException naming {@code --comm-timeout}, if it is not in
+     *                                  (0, {@value #MAX_TIMEOUT_SECONDS}]
+     */
+    public static void checkTimeout(double seconds) {
+        if (!(seconds > 0) || seconds > MAX_TIMEOUT_SECONDS) {
+            throw new IllegalArgumentException("--comm-timeout must be in (0, " + (long) MAX_TIMEOUT_SECONDS
+                + "] seconds, got " + seconds);
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package org.paratrain.train;
+
+import java.util.List;
+import org.paratrain.comm.BackendException;
+import org.paratrain.comm.Communicator;
+import org.paratrain.comm.JobFailedException;
+import org.paratrain.comm.JobLaunch;
+import org.paratrain.comm.mpi.MpiCommunicator;
+import org.paratrain.comm.mpi.MpiJob;
+
+/**
+ * The one seam between the layers above {@code comm} and the MPI backend's implementation
+ * ({@code org.paratrain.comm.mpi}): nothing else outside {@code comm} names an MPI class,
+ * and a test ({@code BackendSeamTest}) keeps it so.
+ *
+ * <p>Two backends run ranks. The local one (threads of this JVM) needs nothing here:
+ * {@link Training#local} starts its ranks and ends them. An MPI job's ranks are processes, so
+ * what the layers above need of it is here, as backend-neutral types ({@link Communicator},
+ * {@link JobLaunch}, {@link BackendException}, {@link JobFailedException}):
+ * <ul>
+ *   <li>the job from outside: {@link #runMpiJob} starts one and waits for it;</li>
+ *   <li>the job from inside: whether this process is a rank ({@link #insideMpiJob}), its rank
+ *       before MPI is initialised ({@link #mpiRankFromEnvironment}), its communicator
+ *       ({@link #mpiWorld}), and the operations on it that the {@link Communicator} interface
+ *       leaves out because the local backend has no use for them: a deadline, an abort of
+ *       every process, {@code MPI_Finalize}.</li>
+ * </ul>
+ * MPI's own collectives are not here: they are a capability of the communicator,
+ * {@link Communicator#nativeCollectives()}.
+ */
+public final class Backend {
+    private Backend() { }
+
+    /**
+     * {@return whether this process is a rank of an MPI job (started by {@code mpirun} or
+     * {@code mpiexec}), told by the launcher's environment without initialising MPI}
+     */
+    public static boolean insideMpiJob() {
+        return MpiJob.insideMpirun();
+    }
+
+    /**
+     * {@return this process's rank from the launcher's environment, 0 outside an MPI job}
+     * Does not initialise MPI: for deciding early which rank speaks for the job.
+     */
+    public static int mpiRankFromEnvironment() {
+        return MpiJob.rankFromEnvironment();
+    }
+
+    /**
+     * {@return this process's rank of the MPI job ({@code MPI_COMM_WORLD}), initialising MPI on first use}
+     * Its {@link Communicator#nativeCollectives()} are MPI's own.
+     *
+     * @throws BackendException if the MPI library cannot be loaded or initialised
+     */
+    public static Communicator mpiWorld() {
+        return MpiCommunicator.world();
+    }
+
+    /**
+     * Sets the deadline of every later operation of this process's MPI rank: a rank that waits
+     * longer ends the job with a line naming itself, the rank it waited for and the epoch.
+     *
+     * @param seconds in (0, {@value JobLaunch#MAX_TIMEOUT_SECONDS}]
+     */
+    public static void mpiCommTimeout(double seconds) {
+        MpiCommunicator.world().commTimeout(seconds);
+    }
+
+    /** {@return the MPI implementation in use and its library file, e.g. for a self-test's report} */
+    public static String mpiImplementation() {
+        return MpiCommunicator.world().implementation();
+    }
+
+    /**
+     * Ends every process of this MPI job because this rank failed: prints one line naming
+     * the rank and {@code cause}'s message, then calls {@code MPI_Abort} with status 1.
+     *
+     * @param cause what this rank threw
+     */
+    public static void abortMpiJob(Throwable cause) {
+        MpiCommunicator world = MpiCommunicator.world();
+        System.err.println("paratrain: rank " + world.rank() + " failed: " + cause.getMessage());
+        System.err.flush();
+        world.abort(1);
+    }
+
+    /** Calls {@code MPI_Finalize} if this process initialised MPI; otherwise does nothing. */
+    public static void finalizeMpi() {
+        MpiCommunicator.finalizeIfInitialized();
+    }
+
+    /**
+     * Runs {@code mainClass args} on every rank of a new MPI job, with this JVM's class path,
+     * and waits for it. A rank that dies without saying why is named in one line; a SIGINT or
+     * SIGTERM to this process ends the launcher and every rank.
+     *
+     * @param launch    how many ranks, where, with which options
+     * @param mainClass the program each rank runs
+     * @param args      its arguments
+     * @return the launcher's exit status, 0 when every rank succeeded
+     * @throws BackendException if no launcher ({@code mpirun}) is installed
+     */
+    public static int runMpiJob(JobLaunch launch, String mainClass, List<String> args) {
+        return MpiJob.run(launch, mainClass, args);
+    }
+
+    /**
+     * As {@link #runMpiJob}, but a failed job is an exception.
+     *
+     * @param launch    how many ranks, where, with which options
+     * @param mainClass the program each rank runs
+     * @param args      its arguments
+     * @throws JobFailedException with the launcher's status, if the job failed (its ranks said why)
+     */
+    public static void runMpiJobOrFail(JobLaunch launch, String mainClass, List<String> args) {
+        int status = runMpiJob(launch, mainClass, args);
+        if (status != 0) {
+            throw new JobFailedException(status);
+        }
+    }
+
+    /**
+     * {@return the full command line that {@link #runMpiJob} would start: the launcher, its
+     * options, the JVM and its options, the program}
+     * For a caller that captures the job's output itself.
+     *
+     * @param launch    how many ranks, where, with which options
+     * @param mainClass the program each rank runs
+     * @param args      its arguments
+     */
+    public static List<String> mpiJobCommand(JobLaunch launch, String mainClass, List<String> args) {
+        return MpiJob.command(launch, mainClass, args);
+    }
+
+    /**
+     * {@return the launcher ({@code mpirun}) and its options for {@code launch}, without a
+     * program}: for running a program other than a JVM (a C reference) as the ranks.
+     *
+     * @param launch how many ranks, where, with which options
+     */
+    public static List<String> mpirunPrefix(JobLaunch launch) {
+        return MpiJob.mpirunPrefix(launch);
+    }
+
+    /**
+     * Makes the ranks' ahead-of-time start-up cache, once per build, when paratrain runs from
+     * its jar (a no-op otherwise); failing to make it only costs start-up time.
+     *
+     * @param mainClass the program the ranks will run
+     * @param args      its arguments for a short run that loads the classes a real one uses
+     */
+    public static void prepareMpiStartupCache(String mainClass, List<String> args) {
+        MpiJob.prepareStartupCache(mainClass, args);
+    }
+}
