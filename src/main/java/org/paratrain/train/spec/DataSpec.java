@@ -75,7 +75,11 @@ public record DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path
             "are needed with format " + format.label() + " (a file of their own)");
     }
 
-    /** {@return the paper's two files, nothing held out, no scaling} */
+    /**
+     * {@return the paper's two files, nothing held out, no scaling}
+     * @param x features (the paper's X.in)
+     * @param y targets (the paper's y.in)
+     */
     public static DataSpec paper(Path x, Path y) {
         return new DataSpec(Format.PAPER, null, x, y, null, null, 0, false, 42);
     }

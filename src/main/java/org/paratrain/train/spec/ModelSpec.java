@@ -26,7 +26,10 @@ public sealed interface ModelSpec {
     /** {@return the number of classes given, 0 where counted from the labels or not a classifier} */
     int classes();
 
-    /** {@return how the parameters start, in words, for the records} */
+    /**
+     * {@return how the parameters start, in words, for the records}
+     * @param seed the run's seed, which seeds a network's initialisation
+     */
     String initialWeights(long seed);
 
     /**
@@ -69,7 +72,14 @@ public sealed interface ModelSpec {
         return k > 0 ? k : Math.max(2, (int) max + 1);
     }
 
-    /** {@return the spec of a model of this {@code kind}, as named in files and on the command line} */
+    /**
+     * {@return the spec of a model of this {@code kind}, as named in files and on the command line}
+     * @param kind {@code linear}, {@code logistic}, {@code softmax}, {@code mlp} or {@code mlp-regression}
+     * @param intercept whether a linear model learns a bias term (networks always do)
+     * @param classes classes of softmax or mlp, 0 to count them from the labels
+     * @param hidden hidden widths of a network
+     * @param activation hidden activation of a network
+     */
     static ModelSpec of(String kind, boolean intercept, int classes, List<Integer> hidden, Activation activation) {
         return switch (kind) {
             case "linear" -> new Linear(intercept);

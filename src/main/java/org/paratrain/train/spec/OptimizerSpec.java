@@ -80,27 +80,44 @@ public record OptimizerSpec(Method method, double learningRate, double momentum,
         SpecException.check(warmupSteps >= 0, "warm-up steps", "must be at least 0, got " + warmupSteps);
     }
 
-    /** {@return plain gradient descent at this learning rate, constant, as the paper does} */
+    /**
+     * {@return plain gradient descent at this learning rate, constant, as the paper does}
+     * @param learningRate the base learning rate
+     */
     public static OptimizerSpec gd(double learningRate) {
         return new OptimizerSpec(Method.GD, learningRate, DEFAULT_MOMENTUM, 0, new Schedule.Constant(), 0);
     }
 
-    /** {@return this spec with another method} */
+    /**
+     * {@return this spec with another method}
+     * @param m the new value
+     */
     public OptimizerSpec withMethod(Method m) {
         return new OptimizerSpec(m, learningRate, momentum, weightDecay, schedule, warmupSteps);
     }
 
-    /** {@return this spec with another learning rate} */
+    /**
+     * {@return this spec with another learning rate}
+     * @param lr the learning rate
+     */
     public OptimizerSpec withLearningRate(double lr) {
         return new OptimizerSpec(method, lr, momentum, weightDecay, schedule, warmupSteps);
     }
 
-    /** {@return this spec with another schedule and warm-up} */
+    /**
+     * {@return this spec with another schedule and warm-up}
+     * @param s the schedule
+     * @param warmup warm-up steps
+     */
     public OptimizerSpec withSchedule(Schedule s, long warmup) {
         return new OptimizerSpec(method, learningRate, momentum, weightDecay, s, warmup);
     }
 
-    /** {@return this spec with another momentum and weight decay} */
+    /**
+     * {@return this spec with another momentum and weight decay}
+     * @param m the new value
+     * @param decay weight decay
+     */
     public OptimizerSpec withMomentum(double m, double decay) {
         return new OptimizerSpec(method, learningRate, m, decay, schedule, warmupSteps);
     }
@@ -130,7 +147,11 @@ public record OptimizerSpec(Method method, double learningRate, double momentum,
         /** {@return the schedule as the command line and the records write it ({@code step:100:0.5})} */
         String label();
 
-        /** {@return the schedule starting at {@code lr}, over a run of {@code totalSteps}} */
+        /**
+         * {@return the schedule starting at {@code lr}, over a run of {@code totalSteps}}
+         * @param lr the learning rate
+         * @param totalSteps updates in the whole run
+         */
         LearningRateSchedule of(double lr, long totalSteps);
 
         /**

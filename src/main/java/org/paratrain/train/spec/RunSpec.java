@@ -47,32 +47,51 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
         throw new IllegalStateException("the node count is still auto: resolve it before training");
     }
 
-    /** {@return this run on {@code n} ranks} */
+    /**
+     * {@return this run on {@code n} ranks}
+     * @param n the node count
+     */
     public RunSpec withNodes(int n) {
         return withNodes(new Nodes.Count(n));
     }
 
-    /** {@return this run with this node count} */
+    /**
+     * {@return this run with this node count}
+     * @param n the node count
+     */
     public RunSpec withNodes(Nodes n) {
         return new RunSpec(n, epochs, batchSize, seed, lossReduction, blockSize);
     }
 
-    /** {@return this run with {@code e} epochs} */
+    /**
+     * {@return this run with {@code e} epochs}
+     * @param e the new value
+     */
     public RunSpec withEpochs(int e) {
         return new RunSpec(nodes, e, batchSize, seed, lossReduction, blockSize);
     }
 
-    /** {@return this run with mini-batches of {@code size} samples in an order drawn from {@code s}} */
+    /**
+     * {@return this run with mini-batches of {@code size} samples in an order drawn from {@code s}}
+     * @param size samples per batch, 0 for full batch
+     * @param s the schedule
+     */
     public RunSpec withBatches(int size, long s) {
         return new RunSpec(nodes, epochs, size, s, lossReduction, blockSize);
     }
 
-    /** {@return this run with another loss reduction} */
+    /**
+     * {@return this run with another loss reduction}
+     * @param r the new value
+     */
     public RunSpec withLossReduction(LossReduction r) {
         return new RunSpec(nodes, epochs, batchSize, seed, r, blockSize);
     }
 
-    /** {@return this run with blocks of {@code b} samples (0: the default)} */
+    /**
+     * {@return this run with blocks of {@code b} samples (0: the default)}
+     * @param b samples per block, 0 for the default
+     */
     public RunSpec withBlockSize(int b) {
         return new RunSpec(nodes, epochs, batchSize, seed, lossReduction, b);
     }

@@ -68,57 +68,91 @@ public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec e
         return model.classes(data);
     }
 
-    /** {@return this spec with another model} */
+    /**
+     * {@return this spec with another model}
+     * @param m the new value
+     */
     public TrainSpec withModel(ModelSpec m) {
         return new TrainSpec(m, optimizer, exchange, run);
     }
 
-    /** {@return this spec with another optimizer} */
+    /**
+     * {@return this spec with another optimizer}
+     * @param o the new optimizer
+     */
     public TrainSpec withOptimizer(OptimizerSpec o) {
         return new TrainSpec(model, o, exchange, run);
     }
 
-    /** {@return this spec with another exchange} */
+    /**
+     * {@return this spec with another exchange}
+     * @param e the new value
+     */
     public TrainSpec withExchange(ExchangeSpec e) {
         return new TrainSpec(model, optimizer, e, run);
     }
 
-    /** {@return this spec with another run} */
+    /**
+     * {@return this spec with another run}
+     * @param r the new value
+     */
     public TrainSpec withRun(RunSpec r) {
         return new TrainSpec(model, optimizer, exchange, r);
     }
 
-    /** {@return this spec on {@code n} ranks} */
+    /**
+     * {@return this spec on {@code n} ranks}
+     * @param n the node count
+     */
     public TrainSpec withNodes(int n) {
         return withRun(run.withNodes(n));
     }
 
-    /** {@return this spec with {@code e} epochs} */
+    /**
+     * {@return this spec with {@code e} epochs}
+     * @param e the new value
+     */
     public TrainSpec withEpochs(int e) {
         return withRun(run.withEpochs(e));
     }
 
-    /** {@return this spec with another base learning rate} */
+    /**
+     * {@return this spec with another base learning rate}
+     * @param lr the learning rate
+     */
     public TrainSpec withLearningRate(double lr) {
         return withOptimizer(optimizer.withLearningRate(lr));
     }
 
-    /** {@return this spec with another update rule, same learning rate and schedule} */
+    /**
+     * {@return this spec with another update rule, same learning rate and schedule}
+     * @param m the new value
+     */
     public TrainSpec withMethod(OptimizerSpec.Method m) {
         return withOptimizer(optimizer.withMethod(m));
     }
 
-    /** {@return this spec with mini-batches of {@code size} samples (0: full batch) in an order drawn from {@code seed}} */
+    /**
+     * {@return this spec with mini-batches of {@code size} samples (0: full batch) in an order drawn from {@code seed}}
+     * @param size samples per batch, 0 for full batch
+     * @param seed the run's seed, which seeds a network's initialisation
+     */
     public TrainSpec withBatches(int size, long seed) {
         return withRun(run.withBatches(size, seed));
     }
 
-    /** {@return this spec with blocks of {@code b} samples (0: the default)} */
+    /**
+     * {@return this spec with blocks of {@code b} samples (0: the default)}
+     * @param b samples per block, 0 for the default
+     */
     public TrainSpec withBlockSize(int b) {
         return withRun(run.withBlockSize(b));
     }
 
-    /** {@return this spec with another loss reduction} */
+    /**
+     * {@return this spec with another loss reduction}
+     * @param r the new value
+     */
     public TrainSpec withLossReduction(LossReduction r) {
         return withRun(run.withLossReduction(r));
     }
