@@ -41,9 +41,6 @@ public enum FixedFormat {
     /** Two words a value (high and low, carry-save): more accurate than a double sum. */
     TWO_WORDS(2);
 
-    /** The most blocks a step may have: {@code h <= 31} leaves at least 31 bits of precision a word. */
-    public static final int MAX_BLOCKS = Integer.MAX_VALUE;
-
     private final int words;
 
     FixedFormat(int words) {
@@ -56,7 +53,8 @@ public enum FixedFormat {
     }
 
     /**
-     * {@return {@code h = ceil(log2 blocks)}, the headroom bits kept free for carries}
+     * {@return {@code h = ceil(log2 blocks)}, the headroom bits kept free for carries: at most 31,
+     * which leaves a word at least 31 bits of precision}
      * @param blocks the number of blocks of the step, at least 1
      */
     public static int headroom(int blocks) {

@@ -78,26 +78,27 @@ final class Readout {
     }
 
     /**
-     * {@code (hi 2^s + lo) 2^g}, correctly rounded, for {@code -1022 <= g <= 900}: the
-     * arithmetic of {@link FixedPoint#toDouble(long, long, int, int)} without branches on the
-     * data. The 128-bit value {@code c 2^s + rest} ({@code 0 <= rest < 2^s}) is negated when
-     * negative, its magnitude {@code m 2^s + r} cut to its top 63 bits {@code t} with a sticky
-     * bit, and {@code t} converted (one rounding) and scaled by {@code 2^(g + drop)} (exact:
-     * every nonzero result is normal when {@code g >= -1022}).
+     * {@code (hi 2^s + lo) 2^g}, correctly rounded, for {@code -1022 <= g <= 900}: the value
+     * of {@link FixedPoint#toDouble(long, long, int, int)} without a branch on the data and
+     * without taking the magnitude. The low word's carry is moved up, so the value is
+     * {@code c 2^s + rest} with {@code 0 <= rest < 2^s}; {@code c} is shifted up over its
+     * redundant sign bits and the top bits of {@code rest} fill in below, which is the value
+     * rounded toward minus infinity at {@code 2^drop}, 62 or more significant bits; the lowest
+     * bit set when anything was dropped makes that the value rounded to odd, and rounding to odd
+     * with at least two bits more than the 53 kept and then to nearest is rounding to nearest
+     * once (Boldo and Melquiond), for either sign. The conversion of the signed word does that
+     * last rounding; the scaling by {@code 2^(g + drop)} is exact (every nonzero result is
+     * normal).
      */
     static double twoWords(long hi, long lo, int s, int g) {
         long mask = (1L << s) - 1;
         long c = hi + (lo >> s);
-        long neg = c >> 63;                                   // -1 when the value is negative
-        long rest = ((lo & mask) ^ (mask & neg)) - neg;       // negated low part: (~rest & mask) + 1
-        long m = (c ^ neg) + (rest >>> s);                    // ~c, plus the carry of that +1
-        long r = rest & mask;
-        int shift = Math.min(Long.numberOfLeadingZeros(m) - 1, s);
+        long rest = lo & mask;
+        int shift = Math.min(Long.numberOfLeadingZeros(c ^ (c >> 63)) - 1, s);
         int drop = s - shift;
-        long sticky = (r & ((1L << drop) - 1)) == 0 ? 0 : 1;
-        long t = (m << shift) | (r >>> drop) | sticky;
-        double v = (double) t * Double.longBitsToDouble((long) (g + drop + 1023) << 52);
-        return Double.longBitsToDouble(Double.doubleToRawLongBits(v) | (neg & Long.MIN_VALUE));
+        long dropped = rest & ((1L << drop) - 1);
+        long t = (c << shift) | (rest >>> drop) | ((dropped | -dropped) >>> 63);
+        return (double) t * Double.longBitsToDouble((long) (g + drop + 1023) << 52);
     }
 
     /** Refuses a sum whose block count, which travelled with its words, exceeds the headroom. */

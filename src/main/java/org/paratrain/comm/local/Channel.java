@@ -31,7 +31,7 @@ import java.util.Iterator;
 final class Channel {
     static final int CAPACITY = 64;
     /**
-     * Messages of at least this many doubles (64 KB) are not copied into the ring: the
+     * Messages of at least this many doubles or words (64 KB) are not copied into the ring: the
      * receiver copies them straight from the sender's array while the sender waits
      * (rendezvous, as MPI does for long messages). One copy instead of two, and no 8 MB
      * buffers allocated per message.
