@@ -6,9 +6,9 @@ import org.paratrain.comm.Communicator;
  * Folds a non-power-of-two group onto a power of two and back, for the algorithms that need
  * one (recursive doubling, Rabenseifner). With {@code pof2} the largest power of two not
  * above p and {@code rem = p - pof2}: among the first {@code 2 rem} ranks, each even rank
- * sends its vector to the odd rank after it and sits out; the odd rank combines it with its own. The
- * remaining {@code pof2} ranks are renumbered {@code 0..pof2-1}; afterwards each odd rank
- * sends the result back to the even rank it stood in for. Cost: two extra steps of
+ * sends its vector to the odd rank after it and sits out; the odd rank combines it with its
+ * own. The remaining {@code pof2} ranks are renumbered {@code 0..pof2-1}; afterwards each odd
+ * rank sends the result back to the even rank it stood in for. Cost: two extra steps of
  * {@code alpha + n beta} (and one {@code n gamma}) when p is not a power of two.
  */
 final class Fold {

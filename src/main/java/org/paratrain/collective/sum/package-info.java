@@ -11,11 +11,11 @@
  * every block partial is instead rounded once onto a grid that depends only on the step's
  * data, and the rounded values, integers, are added as 64-bit words. Integer addition is
  * associative (and no partial sum can leave the range of a word: the headroom below bounds
- * the sum of any subset of the step's deposits), so every grouping gives the same words: any split of the blocks among ranks,
- * every algorithm of {@code org.paratrain.collective}, MPI's own {@code MPI_Allreduce} with
- * {@code MPI_SUM} on {@code MPI_INT64_T} (no user-defined operation has to cross FFM), or a
- * merge of threads' accumulators before one of them. The words are converted back to doubles
- * once, correctly rounded.
+ * the sum of any subset of the step's deposits), so every grouping gives the same words:
+ * any split of the blocks among ranks, every algorithm of {@code org.paratrain.collective},
+ * MPI's own {@code MPI_Allreduce} with {@code MPI_SUM} on {@code MPI_INT64_T} (no
+ * user-defined operation has to cross FFM), or a merge of threads' accumulators before one of
+ * them. The words are converted back to doubles once, correctly rounded.
  *
  * <h2>Why this grid</h2>
  * The grid of a segment is {@code 2^(E - b)}: {@code E} is the exponent bound of its largest
