@@ -7,6 +7,7 @@ import java.util.Locale;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.collective.CostModel;
+import org.paratrain.collective.sum.FixedSumBenchmark;
 import org.paratrain.experiment.Calibration;
 import org.paratrain.experiment.MachineFile;
 import org.paratrain.experiment.Plots;
@@ -16,13 +17,16 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code paratrain bench collectives}: every allreduce over message sizes from 8 bytes to
- * 64 MB, the Hockney model fitted to the measurements, and its error.
+ * 64 MB, the Hockney model fitted to the measurements, and its error; then the reproducible
+ * fixed-point sums against a plain double allreduce of the same vector, in the same run.
  */
 @Command(name = "collectives", mixinStandardHelpOptions = true,
     description = {"Time every allreduce from 8 B to 64 MB and fit the cost model.",
         "Times every allreduce algorithm on the local backend over message sizes from 8 bytes to 64 MB,",
         "fit the Hockney model (alpha per message, beta per byte, gamma per byte reduced) on the rank counts",
-        "that fit the cores, and print it with its error; writes a CSV, a log-log plot and machine.json."})
+        "that fit the cores, and print it with its error; writes a CSV, a log-log plot and machine.json.",
+        "Then times the fixed-point sums (one and two 64-bit words a value), conversions included, against",
+        "a plain double allreduce of the same vector."})
 final class BenchCollectivesCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -43,6 +47,21 @@ final class BenchCollectivesCommand implements Runnable {
     @Option(names = "--quiet", description = "No progress bar.")
     boolean quiet;
 
+    @Option(names = "--fixed-values", defaultValue = "1000000",
+        description = "Values in the vector of the fixed-point sums (default ${DEFAULT-VALUE}); 0 skips them.")
+    int fixedValues;
+
+    @Option(names = "--fixed-ranks", defaultValue = "2", description = "Ranks for the fixed-point sums (default "
+        + "${DEFAULT-VALUE}).")
+    int fixedRanks;
+
+    @Option(names = "--fixed-allreduce", defaultValue = "ring", description = "The allreduce under every sum of that "
+        + "comparison (default ${DEFAULT-VALUE}).")
+    String fixedAllreduce;
+
+    @Option(names = "--fixed-only", description = "Only the fixed-point sums: no sweep, no fit, no files.")
+    boolean fixedOnly;
+
     @Override
     public void run() {
         for (int p : nodes) {
@@ -56,6 +75,16 @@ final class BenchCollectivesCommand implements Runnable {
             }
         }
         OptionChecks.range("--rounds", rounds, 1, 1000);
+        OptionChecks.range("--fixed-values", fixedValues, 0, 100_000_000);
+        OptionChecks.range("--fixed-ranks", fixedRanks, 1, 64);
+        if (!Allreduces.portableNames().contains(fixedAllreduce)) {
+            throw new IllegalArgumentException("--fixed-allreduce must be one of "
+                + String.join(", ", Allreduces.portableNames()) + ", got '" + fixedAllreduce + "'");
+        }
+        if (fixedOnly) {
+            fixedSums();
+            return;
+        }
         OutputPaths.directory("--out", out);
         List<String> algorithms = Allreduces.portableNames();
         List<CostModel.Measurement> data;
@@ -90,6 +119,29 @@ final class BenchCollectivesCommand implements Runnable {
         }
         spec.commandLine().getOut().println("wrote " + out.resolve("collectives.csv") + ", machine.json and "
             + "collectives.png/.svg");
+        fixedSums();
+    }
+
+    /** The reproducible sums beside the double allreduce, conversions included. */
+    private void fixedSums() {
+        if (fixedValues == 0) {
+            return;
+        }
+        List<FixedSumBenchmark.Line> lines = FixedSumBenchmark.run(fixedRanks, fixedValues, fixedAllreduce, rounds);
+        var o = spec.commandLine().getOut();
+        o.printf(Locale.ROOT, "fixed-point sums: allreduce of %,d values at %d ranks (%s), conversions included, "
+            + "best of %d loops each, interleaved%n", fixedValues, fixedRanks, fixedAllreduce, rounds);
+        o.println("| sum | ms | ratio to double | words sent per value | observe + agree (ms) | deposit (ms) "
+            + "| allreduce (ms) | convert (ms) |");
+        o.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+        double base = lines.get(0).seconds();
+        for (FixedSumBenchmark.Line l : lines) {
+            o.printf(Locale.ROOT, "| %s | %.3f | %.2f | %.6f | %.3f | %.3f | %.3f | %.3f |%n", l.name(), l.seconds() * 1e3,
+                l.seconds() / base, l.wordsPerValue(), l.agree() * 1e3, l.deposit() * 1e3, l.reduce() * 1e3,
+                l.convert() * 1e3);
+        }
+        o.println("A fixed sum's words are its values' words plus one (the block count); the grid is agreed "
+            + "beforehand by a maximum allreduce of one word.");
     }
 
     private void report(List<CostModel.Measurement> data, Allreduce.Machine m, int cores, double copy) {

@@ -17,29 +17,29 @@ public final class BinomialTreeAllreduce implements Allreduce {
     public BinomialTreeAllreduce() { }
 
     @Override
-    public void allreduce(Communicator comm, double[] buf, int offset, int length) {
+    public <A> void allreduce(Communicator comm, A buf, int offset, int length, Reduction<A> op) {
         int p = comm.size();
         int rank = comm.rank();
-        double[] in = scratch.atLeast(length);
+        A in = op.scratch(scratch, length);
         // Reduce: in round k, ranks with bit k set send to the rank 2^k below and drop out.
         int mask = 1;
         for (; mask < p; mask <<= 1) {
             if ((rank & mask) != 0) {
-                comm.send(buf, offset, length, rank - mask, TAG);
+                op.send(comm, buf, offset, length, rank - mask, TAG);
                 break;
             }
             if (rank + mask < p) {
-                comm.recv(in, 0, length, rank + mask, TAG);
-                Scratch.add(buf, offset, in, 0, length);
+                op.recv(comm, in, 0, length, rank + mask, TAG);
+                op.combine(buf, offset, in, 0, length);
             }
         }
         // Broadcast: the same tree backwards; a rank first receives from the parent it sent to.
         if (rank != 0) {
-            comm.recv(buf, offset, length, rank - mask, TAG);
+            op.recv(comm, buf, offset, length, rank - mask, TAG);
         }
         for (mask >>= 1; mask > 0; mask >>= 1) {
             if (rank + mask < p && (rank & mask) == 0 && (rank & (mask - 1)) == 0) {
-                comm.send(buf, offset, length, rank + mask, TAG);
+                op.send(comm, buf, offset, length, rank + mask, TAG);
             }
         }
     }

@@ -6,9 +6,9 @@ import org.paratrain.comm.Communicator;
  * Folds a non-power-of-two group onto a power of two and back, for the algorithms that need
  * one (recursive doubling, Rabenseifner). With {@code pof2} the largest power of two not
  * above p and {@code rem = p - pof2}: among the first {@code 2 rem} ranks, each even rank
- * sends its vector to the odd rank after it and sits out; the odd rank adds it. The
- * remaining {@code pof2} ranks are renumbered {@code 0..pof2-1}; afterwards each odd rank
- * sends the result back to the even rank it stood in for. Cost: two extra steps of
+ * sends its vector to the odd rank after it and sits out; the odd rank combines it with its
+ * own. The remaining {@code pof2} ranks are renumbered {@code 0..pof2-1}; afterwards each odd
+ * rank sends the result back to the even rank it stood in for. Cost: two extra steps of
  * {@code alpha + n beta} (and one {@code n gamma}) when p is not a power of two.
  */
 final class Fold {
@@ -21,18 +21,18 @@ final class Fold {
     }
 
     /** Folds in; returns this rank's number among the power of two, or -1 if it sits out. */
-    static int in(Communicator comm, double[] buf, int offset, int length, Scratch scratch) {
+    static <A> int in(Communicator comm, A buf, int offset, int length, Reduction<A> op, Scratch scratch) {
         int p = comm.size();
         int rank = comm.rank();
         int rem = p - pof2(p);
         if (rank < 2 * rem) {
             if (rank % 2 == 0) {
-                comm.send(buf, offset, length, rank + 1, TAG);
+                op.send(comm, buf, offset, length, rank + 1, TAG);
                 return -1;
             }
-            double[] in = scratch.atLeast(length);
-            comm.recv(in, 0, length, rank - 1, TAG);
-            Scratch.add(buf, offset, in, 0, length);
+            A in = op.scratch(scratch, length);
+            op.recv(comm, in, 0, length, rank - 1, TAG);
+            op.combine(buf, offset, in, 0, length);
             return rank / 2;
         }
         return rank - rem;
@@ -45,15 +45,15 @@ final class Fold {
     }
 
     /** Folds out: the ranks that sat out get the result. */
-    static void out(Communicator comm, double[] buf, int offset, int length) {
+    static <A> void out(Communicator comm, A buf, int offset, int length, Reduction<A> op) {
         int p = comm.size();
         int rank = comm.rank();
         int rem = p - pof2(p);
         if (rank < 2 * rem) {
             if (rank % 2 == 0) {
-                comm.recv(buf, offset, length, rank + 1, TAG);
+                op.recv(comm, buf, offset, length, rank + 1, TAG);
             } else {
-                comm.send(buf, offset, length, rank - 1, TAG);
+                op.send(comm, buf, offset, length, rank - 1, TAG);
             }
         }
     }

@@ -18,11 +18,26 @@ public final class NativeAllreduce implements Allreduce {
     /** An instance for one rank; it works only on a communicator with native collectives. */
     public NativeAllreduce() { }
 
+    /**
+     * {@code MPI_Allreduce} with {@code MPI_DOUBLE} or {@code MPI_INT64_T}, and {@code MPI_SUM}
+     * or {@code MPI_MAX}: MPI's own reductions, so no user-defined operation has to cross FFM.
+     */
     @Override
-    public void allreduce(Communicator comm, double[] buf, int offset, int length) {
+    public <A> void allreduce(Communicator comm, A buf, int offset, int length, Reduction<A> op) {
         NativeCollectives mpi = comm.nativeCollectives().orElseThrow(() -> new IllegalArgumentException(
             "--allreduce native needs --backend mpi (it is MPI's own allreduce)"));
-        mpi.allreduceSum(buf, offset, length);
+        boolean sum = op.kind() == Reduction.Kind.SUM;
+        if (buf instanceof long[] words) {
+            if (sum) {
+                mpi.allreduceSum(words, offset, length);
+            } else {
+                mpi.allreduceMax(words, offset, length);
+            }
+        } else if (sum) {
+            mpi.allreduceSum((double[]) buf, offset, length);
+        } else {
+            mpi.allreduceMax((double[]) buf, offset, length);
+        }
     }
 
     @Override

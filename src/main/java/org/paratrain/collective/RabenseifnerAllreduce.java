@@ -22,16 +22,16 @@ public final class RabenseifnerAllreduce implements Allreduce {
     private int[] disps = new int[0];
 
     @Override
-    public void allreduce(Communicator comm, double[] buf, int offset, int length) {
+    public <A> void allreduce(Communicator comm, A buf, int offset, int length, Reduction<A> op) {
         int p = comm.size();
-        int v = Fold.in(comm, buf, offset, length, scratch);
+        int v = Fold.in(comm, buf, offset, length, op, scratch);
         if (v >= 0 && p > 1) {
-            exchange(comm, buf, offset, length, v, Fold.pof2(p));
+            exchange(comm, buf, offset, length, op, v, Fold.pof2(p));
         }
-        Fold.out(comm, buf, offset, length);
+        Fold.out(comm, buf, offset, length, op);
     }
 
-    private void exchange(Communicator comm, double[] buf, int offset, int length, int v, int pof2) {
+    private <A> void exchange(Communicator comm, A buf, int offset, int length, Reduction<A> op, int v, int pof2) {
         int p = comm.size();
         if (disps.length < pof2 + 1) {
             disps = new int[pof2 + 1];
@@ -39,7 +39,7 @@ public final class RabenseifnerAllreduce implements Allreduce {
         for (int i = 0; i <= pof2; i++) {
             disps[i] = (int) ((long) length * i / pof2);     // chunk i is [disps[i], disps[i+1])
         }
-        double[] in = scratch.atLeast(length);
+        A in = op.scratch(scratch, length);
         int lo = 0;
         int hi = pof2;                                        // this rank's range of chunks
         // Reduce-scatter: partners 1, 2, 4, ... apart; the lower of two keeps the lower half.
@@ -52,9 +52,9 @@ public final class RabenseifnerAllreduce implements Allreduce {
             int sendLo = lower ? mid : lo;
             int sendHi = lower ? hi : mid;
             int n = disps[keepHi] - disps[keepLo];
-            comm.sendRecv(buf, offset + disps[sendLo], disps[sendHi] - disps[sendLo], partner, TAG,
-                in, 0, n, partner, TAG);
-            Scratch.add(buf, offset + disps[keepLo], in, 0, n);
+            op.sendRecv(comm, buf, offset + disps[sendLo], disps[sendHi] - disps[sendLo], partner, TAG,
+                in, 0, n, partner);
+            op.combine(buf, offset + disps[keepLo], in, 0, n);
             lo = keepLo;
             hi = keepHi;
         }
@@ -65,8 +65,8 @@ public final class RabenseifnerAllreduce implements Allreduce {
             boolean lower = (v & mask) == 0;
             int otherLo = lower ? hi : lo - size;
             int otherHi = lower ? hi + size : lo;
-            comm.sendRecv(buf, offset + disps[lo], disps[hi] - disps[lo], partner, TAG,
-                buf, offset + disps[otherLo], disps[otherHi] - disps[otherLo], partner, TAG);
+            op.sendRecv(comm, buf, offset + disps[lo], disps[hi] - disps[lo], partner, TAG,
+                buf, offset + disps[otherLo], disps[otherHi] - disps[otherLo], partner);
             lo = Math.min(lo, otherLo);
             hi = Math.max(hi, otherHi);
         }

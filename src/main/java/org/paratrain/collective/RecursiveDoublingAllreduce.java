@@ -8,7 +8,8 @@ import org.paratrain.comm.Communicator;
  *
  * <p>Cost: {@code log2 p (alpha + n beta + n gamma)}, plus the fold for non-powers of two.
  * The fewest messages of all, so the choice for short vectors; long vectors pay n per round.
- * Both partners add the same two values, and addition commutes, so all ranks stay equal.
+ * Both partners combine the same two values, and every {@link Reduction} commutes, so all
+ * ranks stay equal.
  */
 public final class RecursiveDoublingAllreduce implements Allreduce {
     private static final int TAG = 32004;
@@ -18,18 +19,18 @@ public final class RecursiveDoublingAllreduce implements Allreduce {
     public RecursiveDoublingAllreduce() { }
 
     @Override
-    public void allreduce(Communicator comm, double[] buf, int offset, int length) {
+    public <A> void allreduce(Communicator comm, A buf, int offset, int length, Reduction<A> op) {
         int p = comm.size();
-        int v = Fold.in(comm, buf, offset, length, scratch);
+        int v = Fold.in(comm, buf, offset, length, op, scratch);
         if (v >= 0) {
-            double[] in = scratch.atLeast(length);
+            A in = op.scratch(scratch, length);
             for (int mask = 1; mask < Fold.pof2(p); mask <<= 1) {
                 int partner = Fold.real(v ^ mask, p);
-                comm.sendRecv(buf, offset, length, partner, TAG, in, 0, length, partner, TAG);
-                Scratch.add(buf, offset, in, 0, length);
+                op.sendRecv(comm, buf, offset, length, partner, TAG, in, 0, length, partner);
+                op.combine(buf, offset, in, 0, length);
             }
         }
-        Fold.out(comm, buf, offset, length);
+        Fold.out(comm, buf, offset, length, op);
     }
 
     @Override

@@ -19,7 +19,7 @@ public final class RingAllreduce implements Allreduce {
     public RingAllreduce() { }
 
     @Override
-    public void allreduce(Communicator comm, double[] buf, int offset, int length) {
+    public <A> void allreduce(Communicator comm, A buf, int offset, int length, Reduction<A> op) {
         int p = comm.size();
         if (p == 1) {
             return;
@@ -27,19 +27,19 @@ public final class RingAllreduce implements Allreduce {
         int rank = comm.rank();
         int next = (rank + 1) % p;
         int prev = (rank - 1 + p) % p;
-        double[] in = scratch.atLeast(length / p + 1);
+        A in = op.scratch(scratch, length / p + 1);
         for (int s = 0; s < p - 1; s++) {
             int sendChunk = Math.floorMod(rank - s, p);
             int recvChunk = Math.floorMod(rank - s - 1, p);
-            int n = comm.sendRecv(buf, offset + start(sendChunk, length, p), size(sendChunk, length, p), next, TAG,
-                in, 0, size(recvChunk, length, p), prev, TAG);
-            Scratch.add(buf, offset + start(recvChunk, length, p), in, 0, n);
+            int n = op.sendRecv(comm, buf, offset + start(sendChunk, length, p), size(sendChunk, length, p), next, TAG,
+                in, 0, size(recvChunk, length, p), prev);
+            op.combine(buf, offset + start(recvChunk, length, p), in, 0, n);
         }
         for (int s = 0; s < p - 1; s++) {
             int sendChunk = Math.floorMod(rank + 1 - s, p);
             int recvChunk = Math.floorMod(rank - s, p);
-            comm.sendRecv(buf, offset + start(sendChunk, length, p), size(sendChunk, length, p), next, TAG,
-                buf, offset + start(recvChunk, length, p), size(recvChunk, length, p), prev, TAG);
+            op.sendRecv(comm, buf, offset + start(sendChunk, length, p), size(sendChunk, length, p), next, TAG,
+                buf, offset + start(recvChunk, length, p), size(recvChunk, length, p), prev);
         }
     }
 

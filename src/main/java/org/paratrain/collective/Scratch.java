@@ -1,19 +1,21 @@
 package org.paratrain.collective;
 
-/** A receive buffer that grows to the largest size asked for and is then reused. */
+/** Receive buffers, one per element type, that grow to the largest size asked for and are then reused. */
 final class Scratch {
-    private double[] buf = new double[0];
+    private double[] doubles = new double[0];
+    private long[] words = new long[0];
 
-    double[] atLeast(int n) {
-        if (buf.length < n) {
-            buf = new double[n];
+    double[] doubles(int n) {
+        if (doubles.length < n) {
+            doubles = new double[n];
         }
-        return buf;
+        return doubles;
     }
 
-    static void add(double[] into, int at, double[] from, int fromAt, int n) {
-        for (int i = 0; i < n; i++) {
-            into[at + i] += from[fromAt + i];
+    long[] words(int n) {
+        if (words.length < n) {
+            words = new long[n];
         }
+        return words;
     }
 }

@@ -17,20 +17,20 @@ public final class StarAllreduce implements Allreduce {
     public StarAllreduce() { }
 
     @Override
-    public void allreduce(Communicator comm, double[] buf, int offset, int length) {
+    public <A> void allreduce(Communicator comm, A buf, int offset, int length, Reduction<A> op) {
         int p = comm.size();
         if (comm.rank() != 0) {
-            comm.send(buf, offset, length, 0, TAG);
-            comm.recv(buf, offset, length, 0, TAG);
+            op.send(comm, buf, offset, length, 0, TAG);
+            op.recv(comm, buf, offset, length, 0, TAG);
             return;
         }
-        double[] in = scratch.atLeast(length);
+        A in = op.scratch(scratch, length);
         for (int r = 1; r < p; r++) {
-            comm.recv(in, 0, length, r, TAG);
-            Scratch.add(buf, offset, in, 0, length);
+            op.recv(comm, in, 0, length, r, TAG);
+            op.combine(buf, offset, in, 0, length);
         }
         for (int r = 1; r < p; r++) {
-            comm.send(buf, offset, length, r, TAG);
+            op.send(comm, buf, offset, length, r, TAG);
         }
     }
 

@@ -3,8 +3,8 @@ package org.paratrain.comm;
 import java.util.Optional;
 
 /**
- * A group of ranks that exchange messages of doubles: the one interface every backend
- * implements completely (in-JVM threads, MPI processes).
+ * A group of ranks that exchange messages of doubles or of 64-bit integers: the one interface
+ * every backend implements completely (in-JVM threads, MPI processes).
  *
  * <p>Semantics follow MPI's: messages from one sender to one receiver with the same tag
  * are received in the order they were sent; a receive names its source and tag and waits
@@ -75,6 +75,55 @@ public interface Communicator {
     int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
                  double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag);
 
+    /**
+     * As {@link #send(double[], int, int, int, int)}, for 64-bit integer words: the words of a
+     * fixed-point sum, whose integer addition is exact and associative. A message of longs is
+     * received only by the long variants of {@code recv} and {@code sendRecv}.
+     *
+     * @param buf    the words to send
+     * @param offset index of the first word to send
+     * @param length number of words, 0 or more
+     * @param dest   the receiving rank; sending to oneself is allowed
+     * @param tag    {@code 0..}{@link #MAX_TAG}; the receiver matches on it
+     * @throws PeerFailedException if another rank failed
+     */
+    void send(long[] buf, int offset, int length, int dest, int tag);
+
+    /**
+     * As {@link #recv(double[], int, int, int, int)}, for 64-bit integer words.
+     *
+     * @param buf    where the words go
+     * @param offset index of the first word received
+     * @param length room in {@code buf} from {@code offset}: the longest message accepted
+     * @param source the sending rank
+     * @param tag    the sender's tag; messages with other tags stay queued
+     * @return the message's length, at most {@code length}
+     * @throws MessageTooLongException if the message is longer than {@code length}
+     * @throws PeerFailedException if another rank failed while this one waited
+     * @throws IllegalStateException if the message that matched carries doubles, not words
+     */
+    int recv(long[] buf, int offset, int length, int source, int tag);
+
+    /**
+     * As {@link #sendRecv(double[], int, int, int, int, double[], int, int, int, int)}, for
+     * 64-bit integer words both ways.
+     *
+     * @param sendBuf    the words to send
+     * @param sendOffset index of the first word to send
+     * @param sendLength number of words to send
+     * @param dest       the rank sent to
+     * @param sendTag    tag of the message sent
+     * @param recvBuf    where the received words go; must not overlap the words sent
+     * @param recvOffset index of the first word received
+     * @param recvLength room in {@code recvBuf}: the longest message accepted
+     * @param source     the rank received from
+     * @param recvTag    tag of the message received
+     * @return the received message's length
+     * @throws MessageTooLongException if the received message is longer than {@code recvLength}
+     */
+    int sendRecv(long[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                 long[] recvBuf, int recvOffset, int recvLength, int source, int recvTag);
+
     /** Returns once every rank has called it. */
     void barrier();
 
@@ -119,15 +168,35 @@ public interface Communicator {
      * @throws IndexOutOfBoundsException if the range does not fit the buffer
      */
     static void checkArgs(Communicator c, double[] buf, int offset, int length, int peer, int tag) {
+        checkArgs(c, buf.length, offset, length, peer, tag);
+    }
+
+    /**
+     * As {@link #checkArgs(Communicator, double[], int, int, int, int)}, for a buffer of words.
+     *
+     * @param c      the communicator, for its size
+     * @param buf    the buffer sent from or received into
+     * @param offset index of the first word
+     * @param length number of words (or room for them)
+     * @param peer   the rank sent to or received from
+     * @param tag    the message's tag
+     * @throws IllegalArgumentException if the peer or the tag is out of range
+     * @throws IndexOutOfBoundsException if the range does not fit the buffer
+     */
+    static void checkArgs(Communicator c, long[] buf, int offset, int length, int peer, int tag) {
+        checkArgs(c, buf.length, offset, length, peer, tag);
+    }
+
+    private static void checkArgs(Communicator c, int bufLength, int offset, int length, int peer, int tag) {
         if (peer < 0 || peer >= c.size()) {
             throw new IllegalArgumentException("peer rank " + peer + " is outside [0, " + c.size() + ")");
         }
         if (tag < 0 || tag > MAX_TAG) {
             throw new IllegalArgumentException("tag " + tag + " is outside [0, " + MAX_TAG + "]");
         }
-        if (offset < 0 || length < 0 || offset > buf.length - length) {
+        if (offset < 0 || length < 0 || offset > bufLength - length) {
             throw new IndexOutOfBoundsException("range [" + offset + ", " + offset + "+" + length
-                + ") does not fit a buffer of " + buf.length);
+                + ") does not fit a buffer of " + bufLength);
         }
     }
 }

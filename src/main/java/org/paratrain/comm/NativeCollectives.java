@@ -39,4 +39,24 @@ public interface NativeCollectives {
      * @param root   the rank whose values are sent
      */
     void broadcast(double[] buf, int offset, int length, int root);
+
+    /**
+     * Sums 64-bit integer words element-wise over all ranks, in place on every rank
+     * ({@code MPI_Allreduce} on {@code MPI_INT64_T} with {@code MPI_SUM}); exact, so the same
+     * words whatever the order.
+     *
+     * @param buf    the words
+     * @param offset first word
+     * @param length number of words
+     */
+    void allreduceSum(long[] buf, int offset, int length);
+
+    /**
+     * Element-wise maximum of 64-bit integer words over all ranks, in place on every rank.
+     *
+     * @param buf    the words
+     * @param offset first word
+     * @param length number of words
+     */
+    void allreduceMax(long[] buf, int offset, int length);
 }

@@ -70,6 +70,32 @@ class NativeAllreduceTest {
         }
 
         @Override
+        public void allreduceSum(long[] buf, int offset, int length) {
+            new RingAllreduce().allreduce(inner, buf, offset, length, Reduction.WORD_SUM);
+        }
+
+        @Override
+        public void allreduceMax(long[] buf, int offset, int length) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public void send(long[] buf, int offset, int length, int dest, int tag) {
+            throw new AssertionError("the native allreduce must not send by itself");
+        }
+
+        @Override
+        public int recv(long[] buf, int offset, int length, int source, int tag) {
+            throw new AssertionError("the native allreduce must not receive by itself");
+        }
+
+        @Override
+        public int sendRecv(long[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                            long[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+            throw new AssertionError("the native allreduce must not exchange by itself");
+        }
+
+        @Override
         public int rank() {
             return inner.rank();
         }

@@ -22,11 +22,16 @@ import java.util.Iterator;
  * <p>A full ring does not block the sender (a send must return even if the receiver is
  * busy sending to it): further messages go to a locked overflow list until the consumer
  * has emptied the ring and taken them, which keeps the order.
+ *
+ * <p>A message carries doubles or 64-bit words ({@code long}); the header says which (a
+ * negative length field marks words), and a receive of the other kind is an error, as a type
+ * mismatch is under MPI. Small word messages keep their payload in a second set of slot
+ * buffers, so the double path, header and payload in one array, is unchanged.
  */
 final class Channel {
     static final int CAPACITY = 64;
     /**
-     * Messages of at least this many doubles (64 KB) are not copied into the ring: the
+     * Messages of at least this many doubles or words (64 KB) are not copied into the ring: the
      * receiver copies them straight from the sender's array while the sender waits
      * (rendezvous, as MPI does for long messages). One copy instead of two, and no 8 MB
      * buffers allocated per message.
@@ -48,21 +53,27 @@ final class Channel {
         }
     }
 
-    /** A message held outside the ring; the buffer is recycled. */
+    /** A message held outside the ring: {@code data} is a {@code double[]} or a {@code long[]}. */
     static final class Message {
         int tag;
         int length;
-        double[] data;
+        Object data;
 
-        Message(int tag, int length, double[] data) {
+        Message(int tag, int length, Object data) {
             this.tag = tag;
             this.length = length;
             this.data = data;
         }
     }
 
-    /** Slot buffers: {@code [tag, length, payload...]}, so a small message is one cache line. */
+    /**
+     * Slot buffers: {@code [tag, length, payload...]}, so a small message is one cache line.
+     * For a message of words the length field holds {@code -1 - length} and the payload is in
+     * {@link #wordSlots}.
+     */
     private final double[][] slots = new double[CAPACITY][];
+    /** The payload of a small message of words in slot s. */
+    private final long[][] wordSlots = new long[CAPACITY][];
     /** The producer's last view of {@code head}; re-read only when the ring looks full. */
     private long cachedHead;
     @SuppressWarnings("unused")
@@ -77,8 +88,8 @@ final class Channel {
     volatile Thread waiter;
     /** The producer's thread while it is parked waiting for a rendezvous to complete, else null. */
     volatile Thread sender;
-    /** For a rendezvous in slot s: the sender's array and where the payload starts in it. */
-    private final double[][] lent = new double[CAPACITY][];
+    /** For a rendezvous in slot s: the sender's array (doubles or words) and where the payload starts in it. */
+    private final Object[] lent = new Object[CAPACITY];
     private final int[] lentOffset = new int[CAPACITY];
     /** The ticket of the last rendezvous delivered from slot s. */
     private final long[] delivered = new long[CAPACITY];
@@ -93,7 +104,8 @@ final class Channel {
      * for a long message, lends the sender's array. Returns -1 when the buffer may be reused
      * at once, else a ticket: the buffer must stay untouched until {@link #isDelivered}.
      */
-    long put(double[] buf, int offset, int length, int tag) {
+    long put(Object buf, int offset, int length, int tag) {
+        boolean words = buf instanceof long[];
         if (!overflowing) {
             long t = tail;
             if (t - cachedHead >= CAPACITY) {
@@ -103,24 +115,27 @@ final class Channel {
                 int s = (int) (t & (CAPACITY - 1));
                 boolean lend = length >= RENDEZVOUS_DOUBLES;
                 double[] slot = slots[s];
-                int need = lend ? HEADER : length + HEADER;
+                int need = lend || words ? HEADER : length + HEADER;
                 if (slot == null || slot.length < need) {   // slots are made on first use
                     slot = new double[need];
                     slots[s] = slot;
                 }
                 slot[0] = tag;
-                slot[1] = length;
+                slot[1] = words ? -1 - length : length;
                 if (lend) {
                     lent[s] = buf;
                     lentOffset[s] = offset;
+                } else if (words) {
+                    putWords(s, (long[]) buf, offset, length);
                 } else {
-                    System.arraycopy(buf, offset, slot, HEADER, length);
+                    System.arraycopy((double[]) buf, offset, slot, HEADER, length);
                 }
                 tail = t + 1;   // volatile: publishes the slot, and orders the waiter check after it
                 return lend ? t + 1 : -1;
             }
         }
-        double[] copy = java.util.Arrays.copyOfRange(buf, offset, offset + length);
+        Object copy = words ? java.util.Arrays.copyOfRange((long[]) buf, offset, offset + length)
+            : java.util.Arrays.copyOfRange((double[]) buf, offset, offset + length);
         synchronized (overflow) {
             overflow.addLast(new Message(tag, length, copy));
             overflowing = true;
@@ -128,18 +143,47 @@ final class Channel {
         return -1;
     }
 
+    private void putWords(int s, long[] buf, int offset, int length) {
+        long[] slot = wordSlots[s];
+        if (slot == null || slot.length < length) {
+            slot = new long[length];
+            wordSlots[s] = slot;
+        }
+        System.arraycopy(buf, offset, slot, 0, length);
+    }
+
     /** True once the rendezvous with {@code ticket} has been copied out by the receiver. */
     boolean isDelivered(long ticket) {
         return (long) DELIVERED.getVolatile(delivered, (int) ((ticket - 1) & (CAPACITY - 1))) == ticket;
     }
 
-    /** The payload of slot s: the lent array or the slot itself; and where it starts. */
-    private double[] source(int s) {
-        return lent[s] != null ? lent[s] : slots[s];
+    /** The payload of slot s: the lent array, the word slot or the slot itself; and where it starts. */
+    private Object source(int s, boolean words) {
+        return lent[s] != null ? lent[s] : words ? wordSlots[s] : slots[s];
     }
 
-    private int sourceOffset(int s) {
-        return lent[s] != null ? lentOffset[s] : HEADER;
+    private int sourceOffset(int s, boolean words) {
+        return lent[s] != null ? lentOffset[s] : words ? 0 : HEADER;
+    }
+
+    /** Copies a payload of either kind; the casts let the JIT copy without a type check per call. */
+    private static void copy(Object from, int fromOffset, Object to, int toOffset, int length) {
+        if (to instanceof double[] d) {
+            System.arraycopy((double[]) from, fromOffset, d, toOffset, length);
+        } else {
+            System.arraycopy((long[]) from, fromOffset, (long[]) to, toOffset, length);
+        }
+    }
+
+    private static Object copyOf(Object from, int fromOffset, int length) {
+        return from instanceof double[] d ? java.util.Arrays.copyOfRange(d, fromOffset, fromOffset + length)
+            : java.util.Arrays.copyOfRange((long[]) from, fromOffset, fromOffset + length);
+    }
+
+    /** A receive of doubles matched a message of words, or the other way round: a program error. */
+    private static IllegalStateException mismatch(int tag, boolean words) {
+        return new IllegalStateException("the message with tag " + tag + " carries " + (words ? "64-bit words"
+            : "doubles") + " but was received as " + (words ? "doubles" : "64-bit words"));
     }
 
     /** Frees slot s after its payload has been copied: returns a lent array to its sender. */
@@ -151,8 +195,14 @@ final class Channel {
             if (w != null) {
                 java.util.concurrent.locks.LockSupport.unpark(w);
             }
-        } else if (slots[s].length > KEEP_DOUBLES) {
-            slots[s] = null;     // do not keep large buffers: a ring of them would hold 64 copies
+        } else {
+            // Do not keep large buffers: a ring of them would hold 64 copies.
+            if (slots[s].length > KEEP_DOUBLES) {
+                slots[s] = null;
+            }
+            if (wordSlots[s] != null && wordSlots[s].length > KEEP_DOUBLES) {
+                wordSlots[s] = null;
+            }
         }
         HEAD.setRelease(this, h + 1);
     }
@@ -163,10 +213,13 @@ final class Channel {
     }
 
     /**
-     * Consumer: removes the oldest message with {@code tag}, copies it into {@code buf} and
-     * returns its length; returns -1 when none has arrived, or -2 - length if it is too long.
+     * Consumer: removes the oldest message with {@code tag}, copies it into {@code buf} (a
+     * {@code double[]} or a {@code long[]}, of the message's kind) and returns its length;
+     * returns -1 when none has arrived, or -2 - length if it is too long.
+     *
+     * @throws IllegalStateException if the message is of the other kind
      */
-    int take(int tag, double[] buf, int offset, int capacity) {
+    int take(int tag, Object buf, int offset, int capacity) {
         int n = takeUnexpected(tag, buf, offset, capacity);
         if (n != -1) {
             return n;
@@ -176,19 +229,23 @@ final class Channel {
         while (h < t) {
             int s = (int) (h & (CAPACITY - 1));
             double[] slot = slots[s];
-            int len = (int) slot[1];
+            int code = (int) slot[1];
+            boolean words = code < 0;
+            int len = words ? -1 - code : code;
             int slotTag = (int) slot[0];
             if (slotTag == tag) {
+                if (words != buf instanceof long[]) {
+                    throw mismatch(tag, words);
+                }
                 if (len > capacity) {
                     return -2 - len;
                 }
-                System.arraycopy(source(s), sourceOffset(s), buf, offset, len);
+                copy(source(s, words), sourceOffset(s, words), buf, offset, len);
                 release(s, h);
                 return len;
             }
             // Passed over: keep a copy, in order, for a later receive with its tag.
-            double[] copy = java.util.Arrays.copyOfRange(source(s), sourceOffset(s), sourceOffset(s) + len);
-            unexpected.addLast(new Message(slotTag, len, copy));
+            unexpected.addLast(new Message(slotTag, len, copyOf(source(s, words), sourceOffset(s, words), len)));
             release(s, h);
             h++;
         }
@@ -199,17 +256,20 @@ final class Channel {
         return -1;
     }
 
-    private int takeUnexpected(int tag, double[] buf, int offset, int capacity) {
+    private int takeUnexpected(int tag, Object buf, int offset, int capacity) {
         if (unexpected.isEmpty()) {
             return -1;
         }
         for (Iterator<Message> it = unexpected.iterator(); it.hasNext(); ) {
             Message m = it.next();
             if (m.tag == tag) {
+                if (m.data.getClass() != buf.getClass()) {
+                    throw mismatch(tag, m.data instanceof long[]);
+                }
                 if (m.length > capacity) {
                     return -2 - m.length;
                 }
-                System.arraycopy(m.data, 0, buf, offset, m.length);
+                copy(m.data, 0, buf, offset, m.length);
                 it.remove();
                 return m.length;
             }

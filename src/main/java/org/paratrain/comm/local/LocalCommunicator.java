@@ -3,7 +3,10 @@ package org.paratrain.comm.local;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.MessageTooLongException;
 
-/** One rank of a {@link LocalCluster}: messages are copied between threads of one JVM. */
+/**
+ * One rank of a {@link LocalCluster}: messages are copied between threads of one JVM. Doubles
+ * and 64-bit words travel by the same path; the channel keeps them apart.
+ */
 final class LocalCommunicator implements Communicator {
     /** Tags below zero are the backend's own; user tags are never negative. */
     private static final int BARRIER_TAG = -1;
@@ -44,6 +47,34 @@ final class LocalCommunicator implements Communicator {
                         double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
         Communicator.checkArgs(this, sendBuf, sendOffset, sendLength, dest, sendTag);
         Communicator.checkArgs(this, recvBuf, recvOffset, recvLength, source, recvTag);
+        return rawSendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength, source,
+            recvTag);
+    }
+
+    @Override
+    public void send(long[] buf, int offset, int length, int dest, int tag) {
+        Communicator.checkArgs(this, buf, offset, length, dest, tag);
+        rawSend(buf, offset, length, dest, tag);
+    }
+
+    @Override
+    public int recv(long[] buf, int offset, int length, int source, int tag) {
+        Communicator.checkArgs(this, buf, offset, length, source, tag);
+        return rawRecv(buf, offset, length, source, tag);
+    }
+
+    @Override
+    public int sendRecv(long[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                        long[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+        Communicator.checkArgs(this, sendBuf, sendOffset, sendLength, dest, sendTag);
+        Communicator.checkArgs(this, recvBuf, recvOffset, recvLength, source, recvTag);
+        return rawSendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength, source,
+            recvTag);
+    }
+
+    /** Buffers are {@code double[]} or {@code long[]}, both of one kind. */
+    private int rawSendRecv(Object sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                            Object recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
         fabric.checkFailure();
         Channel ch = fabric.channel(rank, dest);
         long ticket = ch.put(sendBuf, sendOffset, sendLength, sendTag);
@@ -55,7 +86,7 @@ final class LocalCommunicator implements Communicator {
         return n;
     }
 
-    private void rawSend(double[] buf, int offset, int length, int dest, int tag) {
+    private void rawSend(Object buf, int offset, int length, int dest, int tag) {
         fabric.checkFailure();
         Channel ch = fabric.channel(rank, dest);
         long ticket = ch.put(buf, offset, length, tag);
@@ -65,7 +96,7 @@ final class LocalCommunicator implements Communicator {
         }
     }
 
-    private int rawRecv(double[] buf, int offset, int length, int source, int tag) {
+    private int rawRecv(Object buf, int offset, int length, int source, int tag) {
         int n = fabric.await(fabric.channel(source, rank), rank, source, tag, buf, offset, length);
         if (n < -1) {
             throw new MessageTooLongException(source, tag, -2 - n, length);

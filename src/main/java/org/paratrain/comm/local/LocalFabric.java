@@ -71,7 +71,7 @@ final class LocalFabric {
      *
      * @throws CommTimeoutException if none came within the timeout
      */
-    int await(Channel ch, int self, int source, int tag, double[] buf, int offset, int capacity) {
+    int await(Channel ch, int self, int source, int tag, Object buf, int offset, int capacity) {
         long start = System.nanoTime();
         int spins = 0;
         boolean parked = false;

@@ -27,20 +27,15 @@ final class MpiCalls {
     }
 
     static final class Send {
-        static final MethodHandle H = Lib.LIB.function("MPI_Send", JAVA_INT, List.of(ADDRESS, JAVA_INT,
-            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE), true, Lib.ABI.doubleType(), Lib.ABI.commWorld());
+        static final MethodHandle H = send(Lib.ABI.doubleType());
     }
 
     static final class Recv {
-        static final MethodHandle H = Lib.LIB.function("MPI_Recv", JAVA_INT, List.of(ADDRESS, JAVA_INT,
-            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(),
-            Lib.ABI.commWorld());
+        static final MethodHandle H = recv(Lib.ABI.doubleType());
     }
 
     static final class SendRecv {
-        static final MethodHandle H = Lib.LIB.function("MPI_Sendrecv", JAVA_INT, List.of(ADDRESS, JAVA_INT,
-            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, MpiLibrary.HANDLE, JAVA_INT, JAVA_INT,
-            MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(), Lib.ABI.doubleType(), Lib.ABI.commWorld());
+        static final MethodHandle H = sendRecv(Lib.ABI.doubleType());
     }
 
     /** {@code MPI_Iprobe(source, tag, comm, &flag, &status)}. */
@@ -51,16 +46,37 @@ final class MpiCalls {
 
     /** {@code MPI_Irecv(buf, count, MPI_DOUBLE, source, tag, comm, &request)}. */
     static final class Irecv {
-        static final MethodHandle H = Lib.LIB.function("MPI_Irecv", JAVA_INT, List.of(ADDRESS, JAVA_INT,
-            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(),
-            Lib.ABI.commWorld());
+        static final MethodHandle H = nonblocking("MPI_Irecv", Lib.ABI.doubleType());
     }
 
     /** {@code MPI_Isend(buf, count, MPI_DOUBLE, dest, tag, comm, &request)}. */
     static final class Isend {
-        static final MethodHandle H = Lib.LIB.function("MPI_Isend", JAVA_INT, List.of(ADDRESS, JAVA_INT,
-            MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(),
-            Lib.ABI.commWorld());
+        static final MethodHandle H = nonblocking("MPI_Isend", Lib.ABI.doubleType());
+    }
+
+    /** As {@link Send}, for 64-bit words ({@code MPI_INT64_T}). */
+    static final class SendWords {
+        static final MethodHandle H = send(Lib.ABI.int64Type());
+    }
+
+    /** As {@link Recv}, for 64-bit words. */
+    static final class RecvWords {
+        static final MethodHandle H = recv(Lib.ABI.int64Type());
+    }
+
+    /** As {@link SendRecv}, for 64-bit words both ways. */
+    static final class SendRecvWords {
+        static final MethodHandle H = sendRecv(Lib.ABI.int64Type());
+    }
+
+    /** As {@link Irecv}, for 64-bit words. */
+    static final class IrecvWords {
+        static final MethodHandle H = nonblocking("MPI_Irecv", Lib.ABI.int64Type());
+    }
+
+    /** As {@link Isend}, for 64-bit words. */
+    static final class IsendWords {
+        static final MethodHandle H = nonblocking("MPI_Isend", Lib.ABI.int64Type());
     }
 
     /** {@code MPI_Test(&request, &flag, &status)}. */
@@ -84,19 +100,36 @@ final class MpiCalls {
     }
 
     static final class AllreduceSum {
-        static final MethodHandle H = allreduce("MPI_Allreduce", Lib.ABI.sumOp(), false);
+        static final MethodHandle H = allreduce("MPI_Allreduce", Lib.ABI.doubleType(), Lib.ABI.sumOp(), false);
     }
 
     static final class AllreduceMax {
-        static final MethodHandle H = allreduce("MPI_Allreduce", Lib.ABI.maxOp(), false);
+        static final MethodHandle H = allreduce("MPI_Allreduce", Lib.ABI.doubleType(), Lib.ABI.maxOp(), false);
     }
 
     static final class IallreduceSum {
-        static final MethodHandle H = allreduce("MPI_Iallreduce", Lib.ABI.sumOp(), true);
+        static final MethodHandle H = allreduce("MPI_Iallreduce", Lib.ABI.doubleType(), Lib.ABI.sumOp(), true);
     }
 
     static final class IallreduceMax {
-        static final MethodHandle H = allreduce("MPI_Iallreduce", Lib.ABI.maxOp(), true);
+        static final MethodHandle H = allreduce("MPI_Iallreduce", Lib.ABI.doubleType(), Lib.ABI.maxOp(), true);
+    }
+
+    /** {@code MPI_Allreduce} with {@code MPI_INT64_T} and {@code MPI_SUM}: exact, so any order gives the same words. */
+    static final class AllreduceSumWords {
+        static final MethodHandle H = allreduce("MPI_Allreduce", Lib.ABI.int64Type(), Lib.ABI.sumOp(), false);
+    }
+
+    static final class AllreduceMaxWords {
+        static final MethodHandle H = allreduce("MPI_Allreduce", Lib.ABI.int64Type(), Lib.ABI.maxOp(), false);
+    }
+
+    static final class IallreduceSumWords {
+        static final MethodHandle H = allreduce("MPI_Iallreduce", Lib.ABI.int64Type(), Lib.ABI.sumOp(), true);
+    }
+
+    static final class IallreduceMaxWords {
+        static final MethodHandle H = allreduce("MPI_Iallreduce", Lib.ABI.int64Type(), Lib.ABI.maxOp(), true);
     }
 
     static final class Bcast {
@@ -109,11 +142,36 @@ final class MpiCalls {
             MpiLibrary.HANDLE, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(), Lib.ABI.commWorld());
     }
 
-    /** {@code (sendbuf, recvbuf, count[, &request])} with MPI_DOUBLE, {@code op} and the world bound. */
-    private static MethodHandle allreduce(String name, Object op, boolean nonblocking) {
+    /** {@code (sendbuf, recvbuf, count[, &request])} with {@code type}, {@code op} and the world bound. */
+    private static MethodHandle allreduce(String name, Object type, Object op, boolean nonblocking) {
         List<Object> args = nonblocking
             ? List.of(ADDRESS, ADDRESS, JAVA_INT, MpiLibrary.HANDLE, MpiLibrary.HANDLE, MpiLibrary.HANDLE, ADDRESS)
             : List.of(ADDRESS, ADDRESS, JAVA_INT, MpiLibrary.HANDLE, MpiLibrary.HANDLE, MpiLibrary.HANDLE);
-        return Lib.LIB.function(name, JAVA_INT, args, true, Lib.ABI.doubleType(), op, Lib.ABI.commWorld());
+        return Lib.LIB.function(name, JAVA_INT, args, true, type, op, Lib.ABI.commWorld());
+    }
+
+    /** {@code MPI_Send(buf, count, type, dest, tag, comm)} with {@code type} and the world bound. */
+    private static MethodHandle send(Object type) {
+        return Lib.LIB.function("MPI_Send", JAVA_INT, List.of(ADDRESS, JAVA_INT, MpiLibrary.HANDLE, JAVA_INT, JAVA_INT,
+            MpiLibrary.HANDLE), true, type, Lib.ABI.commWorld());
+    }
+
+    /** {@code MPI_Recv(buf, count, type, source, tag, comm, &status)}. */
+    private static MethodHandle recv(Object type) {
+        return Lib.LIB.function("MPI_Recv", JAVA_INT, List.of(ADDRESS, JAVA_INT, MpiLibrary.HANDLE, JAVA_INT, JAVA_INT,
+            MpiLibrary.HANDLE, ADDRESS), true, type, Lib.ABI.commWorld());
+    }
+
+    /** {@code MPI_Sendrecv} with {@code type} both ways. */
+    private static MethodHandle sendRecv(Object type) {
+        return Lib.LIB.function("MPI_Sendrecv", JAVA_INT, List.of(ADDRESS, JAVA_INT, MpiLibrary.HANDLE, JAVA_INT,
+            JAVA_INT, ADDRESS, JAVA_INT, MpiLibrary.HANDLE, JAVA_INT, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, type,
+            type, Lib.ABI.commWorld());
+    }
+
+    /** {@code MPI_Isend} or {@code MPI_Irecv}: {@code (buf, count, type, peer, tag, comm, &request)}. */
+    private static MethodHandle nonblocking(String name, Object type) {
+        return Lib.LIB.function(name, JAVA_INT, List.of(ADDRESS, JAVA_INT, MpiLibrary.HANDLE, JAVA_INT, JAVA_INT,
+            MpiLibrary.HANDLE, ADDRESS), true, type, Lib.ABI.commWorld());
     }
 }

@@ -141,6 +141,42 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
     }
 
     @Override
+    public void send(long[] buf, int offset, int length, int dest, int tag) {
+        Communicator.checkArgs(this, buf, offset, length, dest, tag);
+        watchdog.begin(Op.SEND, dest, tag);
+        try {
+            calls.send(buf, offset, length, dest, tag);
+        } finally {
+            watchdog.end();
+        }
+    }
+
+    @Override
+    public int recv(long[] buf, int offset, int length, int source, int tag) {
+        Communicator.checkArgs(this, buf, offset, length, source, tag);
+        watchdog.begin(Op.RECEIVE, source, tag);
+        try {
+            return calls.recv(buf, offset, length, source, tag);
+        } finally {
+            watchdog.end();
+        }
+    }
+
+    @Override
+    public int sendRecv(long[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                        long[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+        Communicator.checkArgs(this, sendBuf, sendOffset, sendLength, dest, sendTag);
+        Communicator.checkArgs(this, recvBuf, recvOffset, recvLength, source, recvTag);
+        watchdog.begin(Op.SEND_RECEIVE, source, recvTag);
+        try {
+            return calls.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
+                source, recvTag);
+        } finally {
+            watchdog.end();
+        }
+    }
+
+    @Override
     public void barrier() {
         watchdog.begin(Op.BARRIER, -1, 0);
         try {
@@ -184,6 +220,44 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
     /** MPI's own allreduce with {@code MPI_MAX}: every element becomes its maximum over all ranks. */
     @Override
     public void allreduceMax(double[] buf, int offset, int length) {
+        watchdog.begin(Op.ALLREDUCE, -1, 0);
+        try {
+            calls.allreduce(buf, offset, length, false);
+        } finally {
+            watchdog.end();
+        }
+    }
+
+    /**
+     * MPI's own allreduce of 64-bit words ({@code MPI_INT64_T}, {@code MPI_SUM}): every word of
+     * {@code buf[offset, offset + length)} becomes its sum over all ranks, modulo 2^64 as Java's
+     * {@code long} addition. Integer addition is associative, so whatever algorithm MPI picks,
+     * every rank gets the words of any other order of addition.
+     *
+     * @param buf    this rank's words in, the sums out
+     * @param offset index of the first word
+     * @param length number of words, the same on every rank
+     */
+    @Override
+    public void allreduceSum(long[] buf, int offset, int length) {
+        watchdog.begin(Op.ALLREDUCE, -1, 0);
+        try {
+            calls.allreduce(buf, offset, length, true);
+        } finally {
+            watchdog.end();
+        }
+    }
+
+    /**
+     * MPI's own allreduce of 64-bit words with {@code MPI_MAX}: every word becomes its maximum
+     * over all ranks (signed).
+     *
+     * @param buf    this rank's words in, the maxima out
+     * @param offset index of the first word
+     * @param length number of words, the same on every rank
+     */
+    @Override
+    public void allreduceMax(long[] buf, int offset, int length) {
         watchdog.begin(Op.ALLREDUCE, -1, 0);
         try {
             calls.allreduce(buf, offset, length, false);

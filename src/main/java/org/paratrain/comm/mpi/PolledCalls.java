@@ -1,9 +1,11 @@
 package org.paratrain.comm.mpi;
 
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.paratrain.comm.BackendException;
 import org.paratrain.comm.MessageTooLongException;
 
@@ -44,6 +46,10 @@ import org.paratrain.comm.MessageTooLongException;
  *
  * <p>The deadline of every operation, including the calls that may wait inside MPI, is kept by
  * the {@link Watchdog}, not here.
+ *
+ * <p>Buffers are {@code double[]} ({@code MPI_DOUBLE}) or {@code long[]} ({@code MPI_INT64_T}):
+ * both are 8 bytes an element, so the paths and the native buffers are shared, and only the
+ * downcall, whose datatype handle is bound, differs.
  */
 final class PolledCalls {
     /** Messages and vectors up to this size go through the native buffer and nonblocking calls. */
@@ -64,15 +70,20 @@ final class PolledCalls {
         this.poller = poller;
     }
 
-    void send(double[] buf, int offset, int length, int dest, int tag) {
+    void send(Object buf, int offset, int length, int dest, int tag) {
+        boolean words = buf instanceof long[];
         try {
             if (small(length)) {
-                MemorySegment.copy(buf, offset, out, JAVA_DOUBLE, 0, length);
-                check("MPI_Isend", (int) MpiCalls.Isend.H.invokeExact(out, length, dest, tag, poller.sendRequest));
+                MemorySegment.copy(buf, offset, out, layout(words), 0, length);
+                check("MPI_Isend", words
+                    ? (int) MpiCalls.IsendWords.H.invokeExact(out, length, dest, tag, poller.sendRequest)
+                    : (int) MpiCalls.Isend.H.invokeExact(out, length, dest, tag, poller.sendRequest));
                 check("MPI_Isend", poller.await(poller.sendRequest));
                 return;
             }
-            check("MPI_Send", (int) MpiCalls.Send.H.invokeExact(slice(buf, offset, length), length, dest, tag));
+            MemorySegment v = slice(buf, offset, length);
+            check("MPI_Send", words ? (int) MpiCalls.SendWords.H.invokeExact(v, length, dest, tag)
+                : (int) MpiCalls.Send.H.invokeExact(v, length, dest, tag));
         } catch (BackendException e) {
             throw e;
         } catch (Throwable t) {
@@ -80,16 +91,18 @@ final class PolledCalls {
         }
     }
 
-    int recv(double[] buf, int offset, int length, int source, int tag) {
+    int recv(Object buf, int offset, int length, int source, int tag) {
+        boolean words = buf instanceof long[];
         try {
             if (small(length)) {
-                check("MPI_Irecv", (int) MpiCalls.Irecv.H.invokeExact(in, length, source, tag, poller.request));
+                check("MPI_Irecv", irecv(words, length, source, tag));
                 return finishReceive("MPI_Irecv", buf, offset, length, source, tag);
             }
             poller.probe(source, tag);
             int arrived = received();
-            int rc = (int) MpiCalls.Recv.H.invokeExact(slice(buf, offset, length), length, source, tag,
-                poller.status);
+            MemorySegment v = slice(buf, offset, length);
+            int rc = words ? (int) MpiCalls.RecvWords.H.invokeExact(v, length, source, tag, poller.status)
+                : (int) MpiCalls.Recv.H.invokeExact(v, length, source, tag, poller.status);
             if (isTruncation(rc)) {   // consumed, as MPI_Recv consumes a message too long
                 throw new MessageTooLongException(source, tag, arrived, length);
             }
@@ -102,21 +115,28 @@ final class PolledCalls {
         }
     }
 
-    int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
-                 double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+    /** Both buffers of one kind: {@code double[]} or {@code long[]}. */
+    int sendRecv(Object sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                 Object recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+        boolean words = sendBuf instanceof long[];
         try {
             if (!small(recvLength) || !small(sendLength)) {
-                int rc = (int) MpiCalls.SendRecv.H.invokeExact(slice(sendBuf, sendOffset, sendLength), sendLength,
-                    dest, sendTag, slice(recvBuf, recvOffset, recvLength), recvLength, source, recvTag, poller.status);
+                MemorySegment s = slice(sendBuf, sendOffset, sendLength);
+                MemorySegment r = slice(recvBuf, recvOffset, recvLength);
+                int rc = words ? (int) MpiCalls.SendRecvWords.H.invokeExact(s, sendLength, dest, sendTag, r, recvLength,
+                    source, recvTag, poller.status)
+                    : (int) MpiCalls.SendRecv.H.invokeExact(s, sendLength, dest, sendTag, r, recvLength, source, recvTag,
+                    poller.status);
                 truncated(rc, source, recvTag, recvLength);
                 check("MPI_Sendrecv", rc);
                 return received();
             }
             // The receive is posted first, so that the peer's send finds it; then the send, polled.
-            check("MPI_Irecv", (int) MpiCalls.Irecv.H.invokeExact(in, recvLength, source, recvTag, poller.request));
-            MemorySegment.copy(sendBuf, sendOffset, out, JAVA_DOUBLE, 0, sendLength);
-            check("MPI_Isend", (int) MpiCalls.Isend.H.invokeExact(out, sendLength, dest, sendTag,
-                poller.sendRequest));
+            check("MPI_Irecv", irecv(words, recvLength, source, recvTag));
+            MemorySegment.copy(sendBuf, sendOffset, out, layout(words), 0, sendLength);
+            check("MPI_Isend", words
+                ? (int) MpiCalls.IsendWords.H.invokeExact(out, sendLength, dest, sendTag, poller.sendRequest)
+                : (int) MpiCalls.Isend.H.invokeExact(out, sendLength, dest, sendTag, poller.sendRequest));
             check("MPI_Isend", poller.await(poller.sendRequest));
             return finishReceive("MPI_Irecv", recvBuf, recvOffset, recvLength, source, recvTag);
         } catch (BackendException | MessageTooLongException e) {
@@ -152,6 +172,29 @@ final class PolledCalls {
         }
     }
 
+    /** As {@link #allreduce(double[], int, int, boolean)} on 64-bit words ({@code MPI_INT64_T}). */
+    void allreduce(long[] buf, int offset, int length, boolean sum) {
+        try {
+            if (small(length)) {
+                MemorySegment.copy(buf, offset, in, JAVA_LONG, 0, length);
+                check("MPI_Iallreduce", sum
+                    ? (int) MpiCalls.IallreduceSumWords.H.invokeExact(abi.inPlace(), in, length, poller.request)
+                    : (int) MpiCalls.IallreduceMaxWords.H.invokeExact(abi.inPlace(), in, length, poller.request));
+                check("MPI_Iallreduce", poller.await());
+                MemorySegment.copy(in, JAVA_LONG, 0, buf, offset, length);
+                return;
+            }
+            poller.gate();
+            MemorySegment v = slice(buf, offset, length);
+            check("MPI_Allreduce", sum ? (int) MpiCalls.AllreduceSumWords.H.invokeExact(abi.inPlace(), v, length)
+                : (int) MpiCalls.AllreduceMaxWords.H.invokeExact(abi.inPlace(), v, length));
+        } catch (BackendException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new BackendException("MPI_Allreduce failed: " + t);
+        }
+    }
+
     void broadcast(double[] buf, int offset, int length, int root) {
         try {
             if (small(length)) {
@@ -170,14 +213,24 @@ final class PolledCalls {
         }
     }
 
+    /** Posts a receive of up to {@code length} elements into the native buffer; returns MPI's code. */
+    private int irecv(boolean words, int length, int source, int tag) throws Throwable {
+        return words ? (int) MpiCalls.IrecvWords.H.invokeExact(in, length, source, tag, poller.request)
+            : (int) MpiCalls.Irecv.H.invokeExact(in, length, source, tag, poller.request);
+    }
+
     /** Waits for the receive posted into the native buffer, then copies what came into the array. */
-    private int finishReceive(String name, double[] buf, int offset, int length, int source, int tag) {
+    private int finishReceive(String name, Object buf, int offset, int length, int source, int tag) {
         int rc = poller.await();
         truncated(rc, source, tag, length);
         check(name, rc);
         int n = received();
-        MemorySegment.copy(in, JAVA_DOUBLE, 0, buf, offset, n);
+        MemorySegment.copy(in, layout(buf instanceof long[]), 0, buf, offset, n);
         return n;
+    }
+
+    private static ValueLayout layout(boolean words) {
+        return words ? JAVA_LONG : JAVA_DOUBLE;
     }
 
     /** The size of what the last receive got, from its status (what MPI_Get_count reads, without a call). */
@@ -214,8 +267,10 @@ final class PolledCalls {
         }
     }
 
-    private static MemorySegment slice(double[] buf, int offset, int length) {
-        return MemorySegment.ofArray(buf).asSlice(offset * 8L, length * 8L);
+    private static MemorySegment slice(Object buf, int offset, int length) {
+        MemorySegment whole = buf instanceof long[] words ? MemorySegment.ofArray(words)
+            : MemorySegment.ofArray((double[]) buf);
+        return whole.asSlice(offset * 8L, length * 8L);
     }
 
     private static void check(String name, int rc) {

@@ -1,0 +1,95 @@
+package org.paratrain.collective.sum;
+
+/**
+ * How many 64-bit words a value of a {@link FixedSum} takes, and so where its grid lies.
+ *
+ * <p>Notation, per segment of the vector (the loss, the gradient, or any range the caller
+ * declares): {@code N} the number of blocks of the step, so at most {@code N} deposits per
+ * index over all ranks; {@code h = ceil(log2 N)} the headroom bits; {@code E} the least
+ * integer with {@code |x| < 2^E} for every value {@code x} of the segment on every rank (agreed
+ * by a maximum over the ranks); {@code M} the largest {@code |x|}, so {@code 2^(E-1) <= M}.
+ * A deposit is {@code x} rounded to nearest, ties to even, onto the grid {@code 2^G}, once.
+ * The words hold the sum of the rounded values exactly; the conversion back rounds that exact
+ * value to the nearest double once. For an index with {@code n <= N} deposits whose exact sum
+ * is {@code S}, the result {@code r} satisfies
+ * <pre>
+ *   |r - S| &lt;= n 2^(G-1) + ulp(r)/2        (n/2 units of the grid, plus the final rounding)
+ * </pre>
+ * where {@code ulp(r)/2} is at most {@code 2^-53 |r|} (or {@code 2^-1075} below the normal
+ * range). The first term, relative to {@code M}:
+ * <ul>
+ *   <li>{@link #ONE_WORD}: {@code G = E - (62 - h)}, so {@code n 2^(G-1) <= n 2^(h-62) M <=
+ *       2^(2h-62) M}. With 256 blocks: at most {@code 2^-46 M} in all, whatever the order.
+ *       A rounded value is at most {@code 2^(62-h)} units, so {@code N} of them stay within
+ *       {@code 2^62}: no carry can overflow the word.</li>
+ *   <li>{@link #TWO_WORDS}: a high word on the grid {@code 2^(E-(62-h))} and a low word for
+ *       the remainder, {@code 63 - h} bits finer, so {@code G = E - (125 - 2h)} and
+ *       {@code n 2^(G-1) <= n 2^(2h-125) M <= 2^(3h-125) M}: {@code 2^-101 M} with 256 blocks,
+ *       far below what a double sum loses ({@code (n-1) 2^-53} times the sum of the
+ *       magnitudes). The low word of a deposit is at most {@code 2^(62-h)} in magnitude
+ *       (the remainder is at most half a unit of the high grid), so again {@code N} deposits
+ *       stay within {@code 2^62}; the words are carry-save: no carry passes between them until
+ *       the conversion, which combines them exactly.</li>
+ * </ul>
+ * Both are reproducible: the rounded values depend only on {@code x}, {@code E} and
+ * {@code N}, and integer addition is associative, so neither the number of ranks, nor the
+ * split of blocks among them, nor the algorithm changes a bit.
+ */
+public enum FixedFormat {
+    /** One word a value: the traffic of a double allreduce, error relative to the largest magnitude. */
+    ONE_WORD(1),
+    /** Two words a value (high and low, carry-save): more accurate than a double sum. */
+    TWO_WORDS(2);
+
+    private final int words;
+
+    FixedFormat(int words) {
+        this.words = words;
+    }
+
+    /** {@return the 64-bit words per value, 1 or 2} */
+    public int words() {
+        return words;
+    }
+
+    /**
+     * {@return {@code h = ceil(log2 blocks)}, the headroom bits kept free for carries: at most 31,
+     * which leaves a word at least 31 bits of precision}
+     * @param blocks the number of blocks of the step, at least 1
+     */
+    public static int headroom(int blocks) {
+        if (blocks < 1) {
+            throw new IllegalArgumentException("a fixed-point sum needs at least 1 block, got " + blocks);
+        }
+        return 32 - Integer.numberOfLeadingZeros(blocks - 1);
+    }
+
+    /**
+     * {@return the bits of the high (or only) word below the exponent bound: {@code 62 - h}}
+     * @param blocks the number of blocks of the step
+     */
+    public static int highBits(int blocks) {
+        return 62 - headroom(blocks);
+    }
+
+    /**
+     * {@return the bits the low word adds below the high word's grid: {@code 63 - h}}
+     * @param blocks the number of blocks of the step
+     */
+    public static int lowBits(int blocks) {
+        return 63 - headroom(blocks);
+    }
+
+    /**
+     * {@return {@code E - G}: how far below the exponent bound the finest grid lies}
+     * @param blocks the number of blocks of the step
+     */
+    public int fractionBits(int blocks) {
+        return this == ONE_WORD ? highBits(blocks) : highBits(blocks) + lowBits(blocks);
+    }
+
+    /** {@return the name on the command line: {@code fixed:1} or {@code fixed:2}} */
+    public String label() {
+        return "fixed:" + words;
+    }
+}

@@ -1,0 +1,124 @@
+package org.paratrain.collective.sum;
+
+/**
+ * The conversion of a sum's words back to doubles, checked: a word beyond what the declared
+ * number of deposits can reach, or a sum beyond the largest double, is an error, not a number.
+ */
+final class Readout {
+    private Readout() { }
+
+    /** {@code N} deposits of at most {@code 2^(62-h)} each stay within this, in either word. */
+    private static final long LIMIT = 1L << 62;
+
+    /**
+     * {@return the value at {@code index}, correctly rounded}
+     * @param words    the words of the sum
+     * @param format   one or two words a value
+     * @param index    which value
+     * @param g        the grid of its segment
+     * @param lowBits  how much finer the low word is than the high one (two words)
+     * @param blocks   the blocks the headroom was sized for, for the message
+     */
+    static double value(long[] words, FixedFormat format, int index, Grid g, int lowBits, int blocks) {
+        int grid = g.gridExponent();
+        double r;
+        if (format == FixedFormat.ONE_WORD) {
+            long w = check(words[index], index, blocks);
+            r = g.normal() ? w * g.unit() : FixedPoint.toDouble(w, grid);
+        } else {
+            long hi = check(words[2 * index], index, blocks);
+            long lo = check(words[2 * index + 1], index, blocks);
+            r = g.normal() ? twoWords(hi, lo, lowBits, grid) : FixedPoint.toDouble(hi, lo, lowBits, grid);
+        }
+        if (Double.isInfinite(r)) {
+            throw beyondDoubles(index);
+        }
+        return r;
+    }
+
+    /**
+     * Writes the values of {@code [index, index + length)}, all in one segment of grid {@code g},
+     * into {@code out[offset, ...)}, as {@link #value} does one by one. Where every nonzero value
+     * of the segment is a normal double ({@code -1022 <= G}, and far enough below the largest
+     * exponent), a value converts without a branch that depends on its bits: see
+     * {@link #twoWords}. Words out of range or a sum beyond the doubles are found after the loop,
+     * and the loop is then redone value by value to throw the explained error.
+     */
+    static void values(long[] words, FixedFormat format, Grid g, int lowBits, int blocks, int index, double[] out,
+                       int offset, int length) {
+        int grid = g.gridExponent();
+        boolean fast = g.normal();
+        boolean bad = false;
+        if (fast && format == FixedFormat.ONE_WORD) {
+            double unit = g.unit();
+            for (int k = 0; k < length; k++) {
+                long w = words[index + k];
+                double r = w * unit;              // (double) w rounds once; times 2^G is exact
+                bad |= outOfRange(w) | Double.isInfinite(r);
+                out[offset + k] = r;
+            }
+        } else if (fast) {
+            for (int k = 0; k < length; k++) {
+                long hi = words[2 * (index + k)];
+                long lo = words[2 * (index + k) + 1];
+                double r = twoWords(hi, lo, lowBits, grid);
+                bad |= outOfRange(hi) | outOfRange(lo) | Double.isInfinite(r);
+                out[offset + k] = r;
+            }
+        }
+        if (!fast || bad) {
+            for (int k = 0; k < length; k++) {
+                out[offset + k] = value(words, format, index + k, g, lowBits, blocks);
+            }
+        }
+    }
+
+    private static boolean outOfRange(long w) {
+        return w > LIMIT || w < -LIMIT;
+    }
+
+    /**
+     * {@code (hi 2^s + lo) 2^g}, correctly rounded, for {@code -1022 <= g <= 900}: the value
+     * of {@link FixedPoint#toDouble(long, long, int, int)} without a branch on the data and
+     * without taking the magnitude. The low word's carry is moved up, so the value is
+     * {@code c 2^s + rest} with {@code 0 <= rest < 2^s}; {@code c} is shifted up over its
+     * redundant sign bits and the top bits of {@code rest} fill in below, which is the value
+     * rounded toward minus infinity at {@code 2^drop}, 62 or more significant bits; the lowest
+     * bit set when anything was dropped makes that the value rounded to odd, and rounding to odd
+     * with at least two bits more than the 53 kept and then to nearest is rounding to nearest
+     * once (Boldo and Melquiond), for either sign. The conversion of the signed word does that
+     * last rounding; the scaling by {@code 2^(g + drop)} is exact (every nonzero result is
+     * normal).
+     */
+    static double twoWords(long hi, long lo, int s, int g) {
+        long mask = (1L << s) - 1;
+        long c = hi + (lo >> s);
+        long rest = lo & mask;
+        int shift = Math.min(Long.numberOfLeadingZeros(c ^ (c >> 63)) - 1, s);
+        int drop = s - shift;
+        long dropped = rest & ((1L << drop) - 1);
+        long t = (c << shift) | (rest >>> drop) | ((dropped | -dropped) >>> 63);
+        return (double) t * Double.longBitsToDouble((long) (g + drop + 1023) << 52);
+    }
+
+    /** Refuses a sum whose block count, which travelled with its words, exceeds the headroom. */
+    static void checkBlocks(long deposited, int blocks) {
+        if (deposited > blocks || deposited < 0) {
+            throw new SumOverflowException(deposited + " blocks were deposited over all ranks, more than the " + blocks
+                + " the headroom of the words was sized for (begin(blocks))");
+        }
+    }
+
+    private static long check(long w, int index, int blocks) {
+        if (w > LIMIT || w < -LIMIT) {
+            throw new SumOverflowException("the words at index " + index + " hold more than " + blocks
+                + " deposits can reach (|word| > 2^62): an index was deposited more than once in a block");
+        }
+        return w;
+    }
+
+    private static SumOverflowException beyondDoubles(int index) {
+        return new SumOverflowException("the sum at index " + index + " is beyond the largest double ("
+            + Double.MAX_VALUE + ")");
+    }
+}
