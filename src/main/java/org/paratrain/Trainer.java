@@ -62,6 +62,7 @@ public final class Trainer {
     private LossReduction reduction = LossReduction.SUM;
     private int nodes = 1;
     private String exchange = "master-worker";
+    private String sum;
     private TrainingControl.EpochListener listener;
     private Dataset validation;
     private int validateEvery;
@@ -262,6 +263,16 @@ public final class Trainer {
     }
 
     /**
+     * {@return this trainer, adding the ranks' gradients up this way}
+     * @param name {@code fixed} (the default with an allreduce), {@code fixed:1}, {@code fixed:2},
+     *     {@code blocks} (the only sum of master-worker) or {@code float} (not reproducible)
+     */
+    public Trainer sum(String name) {
+        sum = name;
+        return this;
+    }
+
+    /**
      * {@return this trainer, calling back after every epoch}
      * @param l called on rank 0 with the epoch and the history so far, whose arrays are the trainer's own:
      *     copy what you keep
@@ -353,7 +364,7 @@ public final class Trainer {
         OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), learningRate, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
         RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize);
-        return new TrainSpec(m, o, ExchangeSpec.parse(exchange), run);
+        return new TrainSpec(m, o, ExchangeSpec.parse(exchange, sum == null ? null : ExchangeSpec.Sum.parse(sum)), run);
     }
 
     private JsonNode meta(TrainSpec spec) {

@@ -23,7 +23,7 @@ final class AutoChoice {
         int blockSize = spec.run().blockSize();
         TrainSpec config = autoNodes ? spec.withNodes(1) : spec;
         EpochModel model = Calibration.forWorkload(data, config);
-        List<String> exchanges = spec.exchange().isAuto() ? EpochModel.candidates(mpi)
+        List<String> exchanges = spec.exchange().isAuto() ? EpochModel.candidates(mpi, spec.exchange().sum())
             : List.of(spec.exchange().label());
         int maxNodes = autoNodes ? Integer.highestOneBit(model.cores()) : config.nodes();
         List<Plan.Row> rows = Plan.rows(model, data.samples(), blockSize, params, exchanges, maxNodes);
@@ -37,7 +37,7 @@ final class AutoChoice {
         }
         out.printf(Locale.ROOT, "auto: %s, %s (predicted %s per epoch)%n", Formats.count(chosen.nodes(), "node"),
             chosen.best(), Formats.duration(chosen.bestSeconds()));
-        return spec.withNodes(chosen.nodes()).withExchange(ExchangeSpec.parse(chosen.best()));
+        return spec.withNodes(chosen.nodes()).withExchange(spec.exchange().chosen(chosen.best()));
     }
 
     private static Plan.Row single(EpochModel model, Dataset data, TrainSpec config, int params, List<String> ex) {

@@ -46,6 +46,10 @@ final class BenchMlpCommand implements Runnable {
     @Option(names = "--allreduce", defaultValue = "ring", description = "Exchange of the throughput run (default ${DEFAULT-VALUE}).")
     String allreduce;
 
+    @Option(names = "--sum", split = ",", defaultValue = "fixed,fixed:1,float,blocks",
+        description = "Sums to compare in the throughput run, comma-separated (default ${DEFAULT-VALUE}).")
+    List<String> sums;
+
     @Override
     public void run() {
         var out = spec.commandLine().getOut();
@@ -55,11 +59,15 @@ final class BenchMlpCommand implements Runnable {
             Double.isNaN(numpy) ? "not available (install python3-numpy)"
                 : String.format(Locale.ROOT, "%.3f ms: paratrain / numpy = %.2f (target <= 2)", numpy, java / numpy));
         Dataset data = data();
-        double one = throughput(data, 1);
-        double two = throughput(data, 2);
-        out.printf(Locale.ROOT, "training throughput on %s (%d samples, batch %d, %s): 1 rank %.0f samples/s, 2 ranks "
-            + "%.0f samples/s, ratio %.2f (target >= 1.7)%n", Files.isDirectory(FASHION) ? "Fashion-MNIST"
-            : "random images", data.samples(), batch, allreduce, one, two, two / one);
+        out.printf(Locale.ROOT, "training throughput on %s (%d samples, batch %d, %s; samples/s, best of 3):%n",
+            Files.isDirectory(FASHION) ? "Fashion-MNIST" : "random images", data.samples(), batch, allreduce);
+        for (String name : sums) {
+            ExchangeSpec.Sum sum = ExchangeSpec.Sum.parse(name);
+            double one = throughput(data, 1, sum);
+            double two = throughput(data, 2, sum);
+            out.printf(Locale.ROOT, "  sum %-8s 1 rank %7.0f, 2 ranks %7.0f, ratio %.2f%n", name + ":", one, two,
+                two / one);
+        }
     }
 
     private static double javaStepMs() {
@@ -152,12 +160,13 @@ final class BenchMlpCommand implements Runnable {
     }
 
     /** Samples per second of one epoch after a warm-up epoch (best of three). */
-    private double throughput(Dataset data, int nodes) {
+    private double throughput(Dataset data, int nodes, ExchangeSpec.Sum sum) {
         if (batch < 2 || batch > data.samples()) {
             throw new IllegalArgumentException("--batch-size must be in [2, " + data.samples() + "], got " + batch);
         }
         // Two blocks per batch: one per rank at 2 ranks, and the smallest table to reduce.
-        TrainSpec spec = mlp(batch, batch / 2, allreduce).withNodes(nodes);
+        TrainSpec spec = mlp(batch, batch / 2, allreduce).withNodes(nodes)
+            .withExchange(ExchangeSpec.parse(allreduce, sum));
         Training.local(data, spec);
         double best = Double.MAX_VALUE;
         for (int r = 0; r < 3; r++) {

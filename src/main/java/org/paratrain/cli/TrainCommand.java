@@ -132,6 +132,13 @@ final class TrainCommand implements Runnable {
             + "(MPI's own, with --backend mpi) or auto (the fastest by the cost model).")
     String allreduce;
 
+    @Option(names = "--sum",
+        description = "How the ranks' gradients are added up with an allreduce: fixed (default: fixed-point words, "
+            + "the same bits at any node count at the traffic of one vector; fixed:1 or fixed:2 words a value), blocks "
+            + "(every block's partial kept apart, summed in block order; the only sum of master-worker) or float "
+            + "(a plain double allreduce, not reproducible across node counts).")
+    String sum;
+
     @picocli.CommandLine.Mixin
     BackendOptions backendOptions;
 
@@ -158,11 +165,7 @@ final class TrainCommand implements Runnable {
         TrainSpec spec = spec(child);
         DataSpec dataSpec = dataSpec();
         boolean autoNodes = spec.run().nodes() instanceof RunSpec.Nodes.Auto;
-        if (child && (autoNodes || spec.exchange().isAuto())) {
-            throw new IllegalArgumentException("auto is decided before launching; under your own mpirun give --nodes "
-                + "and --allreduce explicitly");
-        }
-        FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
+        noAutoInsideJob(child, autoNodes || spec.exchange().isAuto());
         List<String> args = List.of(command.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
         checkpoints.commTimeoutSeconds = backendOptions.commTimeout;
@@ -186,21 +189,32 @@ final class TrainCommand implements Runnable {
             child ? null : meta, w -> err().println("paratrain: warning: " + w));
         Attempts attempts = new Attempts(checkpoints, meta, err());
         if (mpi && !child) {
-            List<String> base = Attempts.withoutOption(Attempts.withoutOption(args, "--max-restarts"), "--min-nodes");
-            attempts.runMpi(spec.nodes(), how -> backendOptions.launchStatus(how.nodes(), relaunch(base, how)));
-            if (out != null && !attempts.log().isEmpty()) {
-                RunWriter.addToResult(out, "restarts", attempts.log());   // rank 0 of the last attempt wrote it
-            }
+            launchMpi(attempts, spec.nodes(), args);
             return;
         }
-        TrainingControl.Validation validation = prepared.test() == null ? null : monitor.validation(prepared.test(),
-            spec.model().newModel(data.features(), classes), spec.run().lossReduction());
-        TrainingResult r = train(attempts, meta, data, spec, resumed, failure, validation);
+        TrainingResult r = train(attempts, meta, prepared, classes, spec, resumed);
         if (r == null) {
             return;   // an MPI rank other than 0: rank 0 reports
         }
         report(r, spec, dataSpec, new ModelFile(spec.model(), data.features(), classes, r.params(),
             prepared.standardizer(), prepared.classNames()), prepared, attempts, provenance);
+    }
+
+    /** Under the user's own mpirun every rank must see the same node count and exchange: auto is refused. */
+    private static void noAutoInsideJob(boolean child, boolean auto) {
+        if (child && auto) {
+            throw new IllegalArgumentException("auto is decided before launching; under your own mpirun give --nodes "
+                + "and --allreduce explicitly");
+        }
+    }
+
+    /** Starts mpirun with this command line (again, from a checkpoint, as long as restarts are allowed). */
+    private void launchMpi(Attempts attempts, int nodes, List<String> args) {
+        List<String> base = Attempts.withoutOption(Attempts.withoutOption(args, "--max-restarts"), "--min-nodes");
+        attempts.runMpi(nodes, how -> backendOptions.launchStatus(how.nodes(), relaunch(base, how)));
+        if (out != null && !attempts.log().isEmpty()) {
+            RunWriter.addToResult(out, "restarts", attempts.log());   // rank 0 of the last attempt wrote it
+        }
     }
 
     /**
@@ -218,7 +232,8 @@ final class TrainCommand implements Runnable {
         OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), lr, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
         RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize);
-        return new TrainSpec(m, o, ExchangeSpec.parse(allreduce), run);
+        return new TrainSpec(m, o, ExchangeSpec.parse(allreduce, sum == null ? null : ExchangeSpec.Sum.parse(sum)),
+            run);
     }
 
     /** The data's spec: files, format, held-out samples and scaling. */
@@ -256,9 +271,12 @@ final class TrainCommand implements Runnable {
      * Trains here (local backend, or this rank of an MPI job), with restarts on the local
      * backend; if the run fails for good, the history of the epochs it completed is written.
      */
-    private TrainingResult train(Attempts attempts, JsonNode meta, Dataset data, TrainSpec spec,
-                                 TrainingState resumed, FailureInjection failure,
-                                 TrainingControl.Validation validation) {
+    private TrainingResult train(Attempts attempts, JsonNode meta, TrainingData prepared, int classes, TrainSpec spec,
+                                 TrainingState resumed) {
+        Dataset data = prepared.train();
+        TrainingControl.Validation validation = prepared.test() == null ? null : monitor.validation(prepared.test(),
+            spec.model().newModel(data.features(), classes), spec.run().lossReduction());
+        FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
         boolean rankZero = Backend.mpiRankFromEnvironment() == 0;
         try (MonitorOptions.Display display = monitor.display(spec.epochs(), out(), attempts.listener())) {
             TrainingControl.EpochListener listener = rankZero ? display : attempts.listener();

@@ -21,7 +21,7 @@ import org.paratrain.train.spec.TrainSpec;
  * Adam's constants, weight decay) and {@code training} (epochs, loss reduction, batch and
  * block size, seed). Beside them {@code nodes} and {@code exchange}, which change how fast a
  * run goes but never its numbers: a checkpoint made at one node count, with one exchange,
- * continues at another.
+ * continues at another; and {@code sum}, how the gradients are added up, which does.
  */
 public final class SpecCodec {
     private SpecCodec() { }
@@ -63,6 +63,9 @@ public final class SpecCodec {
             root.put("nodes", run.nodes().toString());
         }
         root.put("exchange", spec.exchange().label());
+        if (spec.exchange().sum() != null) {
+            root.put("sum", spec.exchange().sum().label());
+        }
         return root;
     }
 
@@ -97,7 +100,8 @@ public final class SpecCodec {
             LossReduction.valueOf(t.path("loss_reduction").asText("sum").toUpperCase(Locale.ROOT)),
             t.path("block_size").asInt());
         return new TrainSpec(decodeModel(root.path("model")), opt,
-            ExchangeSpec.parse(root.path("exchange").asText("master-worker")), run);
+            ExchangeSpec.parse(root.path("exchange").asText("master-worker"),
+                root.has("sum") ? ExchangeSpec.Sum.parse(root.path("sum").asText()) : null), run);
     }
 
     /**
@@ -114,7 +118,8 @@ public final class SpecCodec {
 
     /**
      * Where two runs' settings differ in anything that changes their numbers (not nodes or
-     * exchange), as "group.field: was A, now B"; empty when a checkpoint of one may continue
+     * the exchange's algorithm, but its sum: a fixed-point sum and the block table round
+     * differently), as "group.field: was A, now B"; empty when a checkpoint of one may continue
      * as the other.
      *
      * @param saved the settings a checkpoint recorded
@@ -126,7 +131,17 @@ public final class SpecCodec {
         for (String group : List.of("model", "optimizer", "training")) {
             compare(group, saved.path(group), now.path(group), out);
         }
+        String was = sumOf(saved);
+        String is = sumOf(now);
+        if (!was.equals(is)) {
+            out.add("sum: was " + was + ", now " + is);
+        }
         return out;
+    }
+
+    /** The sum a record ran with: records older than the sums summed by block. */
+    private static String sumOf(JsonNode settings) {
+        return settings.path("sum").asText(ExchangeSpec.Sum.BLOCKS.label());
     }
 
     private static void compare(String group, JsonNode a, JsonNode b, List<String> out) {

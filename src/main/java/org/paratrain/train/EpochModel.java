@@ -5,6 +5,8 @@ import java.util.List;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.data.BlockSharding;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ExchangeSpec.Sum;
 
 /**
  * Predicts the time of one epoch: {@code T(p) = compute(n/p) + exchange(p)}.
@@ -41,7 +43,8 @@ public record EpochModel(Allreduce.Machine machine, double secondsPerSampleParam
     }
 
     /**
-     * {@return seconds per epoch of combining gradients and adding the block table}
+     * {@return seconds per epoch of combining gradients with the scheme's default sum (the
+     * block table for master-worker, {@link Sum#DEFAULT_FIXED} for an allreduce)}
      * @param exchange {@code master-worker} or an allreduce's name
      * @param p        ranks
      * @param sharding the data's blocks, whose count sets the size of the table exchanged
@@ -49,13 +52,38 @@ public record EpochModel(Allreduce.Machine machine, double secondsPerSampleParam
      * @throws IllegalArgumentException if {@code exchange} names no known exchange
      */
     public double exchangeSeconds(String exchange, int p, BlockSharding sharding, int params) {
-        long table = (long) sharding.blocks() * (params + 1);
-        double sum = 8.0 * table * machine.gamma();
-        if (exchange.equals(org.paratrain.train.spec.ExchangeSpec.MASTER_WORKER.label())) {
-            double in = 8.0 * table * (p - 1) / p + 8.0 * (p - 1) * (params + 1);
-            return 3.0 * (p - 1) * machine.alpha() + in * machine.beta() + sum;
+        boolean master = exchange.equals(ExchangeSpec.MASTER_WORKER.label());
+        return exchangeSeconds(exchange, master ? Sum.BLOCKS : Sum.DEFAULT_FIXED, p, sharding, params);
+    }
+
+    /**
+     * {@return seconds per epoch of combining gradients with this sum}
+     *
+     * <p>The block table sends blocks x (params + 1) doubles and adds them; a fixed-point sum
+     * sends its words a value once (plus a two-word agreement of the grid) and passes over this
+     * rank's rows twice (largest magnitude, deposit) and over the words once (conversion back),
+     * each pass costed as the adding of a double; a float sum sends one vector of doubles.
+     * @param exchange {@code master-worker} or an allreduce's name
+     * @param sum      how the partials are added up
+     * @param p        ranks
+     * @param sharding the data's blocks
+     * @param params   the model's parameters
+     */
+    public double exchangeSeconds(String exchange, Sum sum, int p, BlockSharding sharding, int params) {
+        long w = params + 1L;
+        long table = sharding.blocks() * w;
+        if (exchange.equals(ExchangeSpec.MASTER_WORKER.label())) {
+            double in = 8.0 * table * (p - 1) / p + 8.0 * (p - 1) * w;
+            return 3.0 * (p - 1) * machine.alpha() + in * machine.beta() + 8.0 * table * machine.gamma();
         }
-        return Allreduces.create(exchange).cost(p, table, machine) + sum;
+        Allreduce algorithm = Allreduces.create(exchange);
+        long ownedRows = (long) ((sharding.blocks() + p - 1) / p) * w;
+        return switch (sum) {
+            case BLOCKS -> algorithm.cost(p, table, machine) + 8.0 * table * machine.gamma();
+            case FLOAT -> algorithm.cost(p, w, machine) + 8.0 * ownedRows * machine.gamma();
+            case FIXED_1, FIXED_2 -> algorithm.cost(p, 2, machine) + algorithm.cost(p, sum.wordsPerValue() * w, machine)
+                + 8.0 * (2 * ownedRows + sum.wordsPerValue() * w) * machine.gamma();
+        };
     }
 
     /**
@@ -70,12 +98,26 @@ public record EpochModel(Allreduce.Machine machine, double secondsPerSampleParam
     }
 
     /**
-     * {@return the exchanges {@code auto} chooses among: master-worker and the portable allreduces}
+     * {@return the exchanges {@code auto} chooses among with this sum: master-worker (which sums
+     * by block only) and the allreduces}
      * @param mpi true on the MPI backend, which adds MPI's own allreduce
+     * @param sum the sum asked for, or null for each scheme's default
+     */
+    public static List<String> candidates(boolean mpi, Sum sum) {
+        List<String> c = candidates(mpi);
+        if (sum != null && sum != Sum.BLOCKS) {
+            c.remove(ExchangeSpec.MASTER_WORKER.label());   // master-worker sums by block only
+        }
+        return c;
+    }
+
+    /**
+     * {@return every exchange this backend can run: master-worker and the allreduces}
+     * @param mpi whether MPI's own allreduce ({@code native}) is available
      */
     public static List<String> candidates(boolean mpi) {
         List<String> c = new ArrayList<>();
-        c.add(org.paratrain.train.spec.ExchangeSpec.MASTER_WORKER.label());
+        c.add(ExchangeSpec.MASTER_WORKER.label());
         c.addAll(mpi ? Allreduces.names() : Allreduces.portableNames());
         return c;
     }

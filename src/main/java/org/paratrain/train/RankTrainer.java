@@ -287,7 +287,9 @@ public final class RankTrainer {
         ExchangeSpec e = spec.exchange();
         return switch (e.scheme()) {
             case MASTER_WORKER -> new MasterWorkerExchange(comm, sharding, params);
-            case ALLREDUCE -> new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm()));
+            case ALLREDUCE -> e.sum() == ExchangeSpec.Sum.BLOCKS
+                ? new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm()))
+                : new SumExchange(comm, sharding, params, Allreduces.create(e.algorithm()), e.sum());
             case AUTO -> throw new IllegalStateException("the exchange is still auto: resolve it before training");
         };
     }

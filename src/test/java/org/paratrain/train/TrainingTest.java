@@ -95,7 +95,7 @@ class TrainingTest {
         TrainSpec cfg = TrainSpec.paper().withModel(new ModelSpec.Linear(true)).withEpochs(60);
         TrainingResult one = Training.local(data, cfg);
         for (int p : new int[] {1, 2, 3, 5, 8, 13, 33}) {
-            TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(ExchangeSpec.parse(algorithm)));
+            TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(ExchangeSpec.parse(algorithm, ExchangeSpec.Sum.BLOCKS)));
             assertArrayEquals(one.params(), r.params(), 0.0, algorithm + " at " + p + " nodes");
             assertEquals(Double.doubleToRawLongBits(one.finalLoss()), Double.doubleToRawLongBits(r.finalLoss()));
             assertArrayEquals(one.history().loss(), r.history().loss(), 0.0);

@@ -11,8 +11,11 @@ import org.paratrain.collective.Allreduces;
  * @param scheme    how the ranks cooperate
  * @param algorithm the allreduce algorithm ({@link Allreduces#names()}), for {@link Scheme#ALLREDUCE}
  *                  only; empty otherwise
+ * @param sum       how the partial gradients are added up; null for the scheme's default
+ *                  ({@link Sum#BLOCKS} for master-worker, {@link Sum#DEFAULT_FIXED} for an allreduce),
+ *                  which {@link Scheme#AUTO} keeps until the scheme is chosen
  */
-public record ExchangeSpec(Scheme scheme, String algorithm) {
+public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
 
     /** How the ranks cooperate. */
     public enum Scheme {
@@ -24,16 +27,84 @@ public record ExchangeSpec(Scheme scheme, String algorithm) {
         AUTO
     }
 
+    /**
+     * How the partial gradients of the blocks are added up. Every sum but {@link #FLOAT} gives
+     * the same bits at any node count.
+     */
+    public enum Sum {
+        /**
+         * Every block's partial is kept apart (a table of blocks x (parameters + 1) doubles) and
+         * added in block order: the bits of a one-rank block-ordered sum; traffic grows with blocks.
+         */
+        BLOCKS("blocks", 0),
+        /** One 64-bit fixed-point word a value (see {@code collective.sum}): the traffic of a double allreduce. */
+        FIXED_1("fixed:1", 1),
+        /** Two 64-bit fixed-point words a value: more accurate than a double sum. */
+        FIXED_2("fixed:2", 2),
+        /** A plain double allreduce of each rank's sum: not reproducible across node counts; the baseline. */
+        FLOAT("float", 1);
+
+        /** What {@code fixed} means: the format chosen by measurement (see the README). */
+        public static final Sum DEFAULT_FIXED = FIXED_1;
+
+        private final String label;
+        private final int words;
+
+        Sum(String label, int words) {
+            this.label = label;
+            this.words = words;
+        }
+
+        /** {@return the name, as on the command line ({@code fixed:2})} */
+        public String label() {
+            return label;
+        }
+
+        /** {@return 64-bit words sent a value by an allreduce of one vector; 0 for the block table} */
+        public int wordsPerValue() {
+            return words;
+        }
+
+        /**
+         * The sum of this name.
+         *
+         * @param s {@code fixed}, {@code fixed:1}, {@code fixed:2}, {@code blocks} or {@code float}
+         * @return the sum
+         * @throws SpecException for any other name
+         */
+        public static Sum parse(String s) {
+            if (s.equals("fixed")) {
+                return DEFAULT_FIXED;
+            }
+            for (Sum v : values()) {
+                if (v.label.equals(s)) {
+                    return v;
+                }
+            }
+            throw new SpecException("sum", "must be fixed, fixed:1, fixed:2, blocks or float, got '" + s + "'");
+        }
+    }
+
     /** The paper's scheme. */
-    public static final ExchangeSpec MASTER_WORKER = new ExchangeSpec(Scheme.MASTER_WORKER, "");
+    public static final ExchangeSpec MASTER_WORKER = new ExchangeSpec(Scheme.MASTER_WORKER, "", Sum.BLOCKS);
 
     /** The cost model's choice, to be resolved before training. */
-    public static final ExchangeSpec AUTO = new ExchangeSpec(Scheme.AUTO, "");
+    public static final ExchangeSpec AUTO = new ExchangeSpec(Scheme.AUTO, "", null);
 
-    /** Checks that an allreduce names a known algorithm, and that the other schemes name none. */
+    /**
+     * Checks that an allreduce names a known algorithm, that the other schemes name none, and
+     * that master-worker, which gathers every block's partial to rank 0, sums them by block.
+     */
     public ExchangeSpec {
         SpecException.check(scheme != null, "exchange", "must be given");
         algorithm = algorithm == null ? "" : algorithm;
+        if (sum == null && scheme != Scheme.AUTO) {
+            sum = scheme == Scheme.MASTER_WORKER ? Sum.BLOCKS : Sum.DEFAULT_FIXED;
+        }
+        if (scheme == Scheme.MASTER_WORKER && sum != Sum.BLOCKS) {
+            throw new SpecException("sum", "must be blocks with the master-worker exchange (rank 0 receives every "
+                + "block's partial, as in the paper), got " + sum.label() + "; choose an allreduce to sum one vector");
+        }
         if (scheme == Scheme.ALLREDUCE) {
             SpecException.check(Allreduces.names().contains(algorithm), "exchange", "must be one of "
                 + String.join(", ", Allreduces.names()) + ", master-worker or auto, got '" + algorithm + "'");
@@ -51,11 +122,31 @@ public record ExchangeSpec(Scheme scheme, String algorithm) {
      * @throws SpecException listing the names, for any other
      */
     public static ExchangeSpec parse(String name) {
+        return parse(name, null);
+    }
+
+    /**
+     * The exchange of this name with this sum.
+     *
+     * @param name {@code master-worker}, {@code auto} or an allreduce algorithm ({@code ring})
+     * @param sum  the sum, or null for the scheme's default
+     * @return the spec
+     * @throws SpecException if the name is unknown or the sum does not suit the scheme
+     */
+    public static ExchangeSpec parse(String name, Sum sum) {
         return switch (name) {
-            case "master-worker" -> MASTER_WORKER;
-            case "auto" -> AUTO;
-            default -> new ExchangeSpec(Scheme.ALLREDUCE, name);
+            case "master-worker" -> new ExchangeSpec(Scheme.MASTER_WORKER, "", sum);
+            case "auto" -> new ExchangeSpec(Scheme.AUTO, "", sum);
+            default -> new ExchangeSpec(Scheme.ALLREDUCE, name, sum);
         };
+    }
+
+    /**
+     * {@return the exchange the cost model chose, with this spec's sum where the scheme allows it}
+     * @param name the chosen exchange's name ({@code master-worker} or an algorithm)
+     */
+    public ExchangeSpec chosen(String name) {
+        return name.equals("master-worker") ? MASTER_WORKER : parse(name, sum);
     }
 
     /** {@return the name, as the command line and the records write it ({@code ring}, {@code master-worker})} */

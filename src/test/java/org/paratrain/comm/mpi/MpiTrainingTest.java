@@ -93,19 +93,29 @@ class MpiTrainingTest {
         assertEquals(500, r.get("data").get("samples").asInt());
     }
 
-    /** MPI's own allreduce and one of paratrain's, on MPI processes, give the bits of one rank. */
+    /**
+     * MPI's own allreduce and paratrain's, on MPI processes, with the block table and with the
+     * fixed-point sums, give the bits of one local rank with the same sum.
+     */
     @ParameterizedTest
-    @ValueSource(strings = {"native", "rabenseifner"})
-    void allreduceAlgorithmsOnMpiGiveTheBitsOfOneRank(String algorithm) throws Exception {
-        Path out = dir.resolve("ar-" + algorithm);
+    @org.junit.jupiter.params.provider.CsvSource({"native, blocks", "rabenseifner, blocks", "native, fixed:2",
+        "native, fixed:1", "ring, fixed:2"})
+    void allreduceAlgorithmsOnMpiGiveTheBitsOfOneRank(String algorithm, String sum) throws Exception {
+        Path out = dir.resolve("ar-" + algorithm + "-" + sum.replace(':', '-'));
         Job job = mpirun(4, "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y",
-            dir.resolve("y.in").toString(), "--nodes", "4", "--allreduce", algorithm, "--out", out.toString());
+            dir.resolve("y.in").toString(), "--nodes", "4", "--allreduce", algorithm, "--sum", sum, "--out",
+            out.toString());
         assertEquals(0, job.status(), job.output());
         JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
-        TrainingResult one = Training.local(PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")),
-            TrainSpec.paper());
+        org.paratrain.train.spec.ExchangeSpec.Sum s = org.paratrain.train.spec.ExchangeSpec.Sum.parse(sum);
+        TrainSpec local = s == org.paratrain.train.spec.ExchangeSpec.Sum.BLOCKS ? TrainSpec.paper()
+            : TrainSpec.paper().withExchange(org.paratrain.train.spec.ExchangeSpec.parse("star", s));
+        TrainingResult one = Training.local(PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")), local);
         assertEquals(Double.doubleToRawLongBits(one.params()[0]),
             Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
+        assertEquals(Double.doubleToRawLongBits(one.finalLoss()),
+            Double.doubleToRawLongBits(r.get("final_loss").asDouble()));
+        assertEquals(sum, r.at("/config/sum").asText());
         assertEquals(algorithm, r.get("algorithm").asText());
     }
 

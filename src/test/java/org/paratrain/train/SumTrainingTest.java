@@ -1,0 +1,108 @@
+package org.paratrain.train;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.MakeRegression;
+import org.paratrain.data.NumpyRandomState;
+import org.paratrain.model.MultilayerPerceptron;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ExchangeSpec.Sum;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.SpecException;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * The one-vector sums in training: with a fixed-point sum every node count and every
+ * allreduce give the bits of one rank (parameters and every epoch's loss); the float sum is
+ * close to the block table but not reproducible by construction; the fixed sums agree with
+ * the block table to within their error bound.
+ */
+class SumTrainingTest {
+    static final Dataset DATA = new MakeRegression(700, 3, 2, 0.5, 3.0, true).generate(new NumpyRandomState(4)).data();
+    static final List<String> ALGORITHMS = List.of("star", "tree", "recursive-doubling", "ring", "rabenseifner");
+
+    static TrainSpec linear(Sum sum, String algorithm) {
+        return TrainSpec.paper().withModel(new ModelSpec.Linear(true)).withEpochs(40)
+            .withExchange(ExchangeSpec.parse(algorithm, sum));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Sum.class, names = {"FIXED_1", "FIXED_2"})
+    void fixedSumsGiveTheBitsOfOneRankAtAnyNodeCountWithAnyAlgorithm(Sum sum) {
+        TrainingResult one = Training.local(DATA, linear(sum, "star"));
+        for (String algorithm : ALGORITHMS) {
+            for (int p : new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 33}) {
+                TrainingResult r = Training.local(DATA, linear(sum, algorithm).withNodes(p));
+                assertArrayEquals(one.params(), r.params(), 0.0, sum + " " + algorithm + " at " + p);
+                assertArrayEquals(one.history().loss(), r.history().loss(), 0.0, sum + " " + algorithm + " at " + p);
+            }
+        }
+    }
+
+    /** Mini-batches, a classifier and a network with Adam: still the same bits at 1, 2, 3 and 7 ranks. */
+    @ParameterizedTest
+    @EnumSource(value = Sum.class, names = {"FIXED_1", "FIXED_2"})
+    void fixedSumsKeepTheBitsOfMiniBatchNetworks(Sum sum) {
+        java.util.Random rnd = new java.util.Random(8);
+        int n = 384;
+        double[] x = new double[2 * n];
+        double[] y = new double[n];
+        for (int i = 0; i < n; i++) {
+            x[2 * i] = rnd.nextDouble() * 2 - 1;
+            x[2 * i + 1] = rnd.nextDouble() * 2 - 1;
+            y[i] = (x[2 * i] > 0) == (x[2 * i + 1] > 0) ? 1 : 0;
+        }
+        Dataset xor = new Dataset(x, y, n, 2);
+        TrainSpec spec = TrainSpec.paper().withModel(new ModelSpec.Mlp(List.of(8), MultilayerPerceptron.Activation.TANH,
+                MultilayerPerceptron.Head.SOFTMAX, 2)).withEpochs(15).withLearningRate(0.02)
+            .withLossReduction(LossReduction.MEAN).withMethod(OptimizerSpec.Method.ADAM).withBatches(32, 4)
+            .withExchange(ExchangeSpec.parse("ring", sum));
+        TrainingResult one = Training.local(xor, spec);
+        for (int p : new int[] {2, 3, 7}) {
+            TrainingResult r = Training.local(xor, spec.withNodes(p)
+                .withExchange(ExchangeSpec.parse(p == 3 ? "rabenseifner" : "tree", sum)));
+            assertArrayEquals(one.params(), r.params(), 0.0, p + " ranks");
+            assertArrayEquals(one.history().loss(), r.history().loss(), 0.0, p + " ranks");
+        }
+    }
+
+    /** Against the block table (one rank's block-ordered double sum): both fixed sums stay within a few ulps. */
+    @ParameterizedTest
+    @EnumSource(value = Sum.class, names = {"FIXED_1", "FIXED_2", "FLOAT"})
+    void everySumTrainsTheSameModelAsTheBlockTable(Sum sum) {
+        TrainingResult blocks = Training.local(DATA, linear(Sum.BLOCKS, "ring").withNodes(3));
+        TrainingResult r = Training.local(DATA, linear(sum, "ring").withNodes(3));
+        for (int j = 0; j < blocks.params().length; j++) {
+            double tolerance = (sum == Sum.FIXED_1 ? 1e-9 : 1e-12) * Math.max(1, Math.abs(blocks.params()[j]));
+            assertEquals(blocks.params()[j], r.params()[j], tolerance, sum + " parameter " + j);
+        }
+        assertEquals(blocks.finalLoss(), r.finalLoss(), 1e-9 * blocks.finalLoss());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"fixed", "fixed:1", "fixed:2", "float"})
+    void masterWorkerSumsByBlockOnly(String sum) {
+        SpecException e = assertThrows(SpecException.class,
+            () -> ExchangeSpec.parse("master-worker", Sum.parse(sum)));
+        assertEquals("sum", e.setting());
+        assertTrue(e.getMessage().contains("master-worker"), e.getMessage());
+        assertEquals(Sum.BLOCKS, ExchangeSpec.parse("master-worker").sum());
+        assertEquals(Sum.DEFAULT_FIXED, ExchangeSpec.parse("ring").sum());
+    }
+
+    /** A NaN in one rank's gradient is seen by every rank at the same step: the run ends as diverged. */
+    @org.junit.jupiter.api.Test
+    void aBlowUpEndsAsDivergenceOnEveryRank() {
+        assertThrows(DivergenceException.class, () -> Training.local(DATA, linear(Sum.FIXED_2, "ring").withNodes(3)
+            .withLearningRate(10).withEpochs(2000)));
+    }
+}
