@@ -75,8 +75,9 @@ final class TrainCommand implements Runnable {
     String lossReduction;
 
     @Option(names = "--block-size", defaultValue = "0",
-        description = "Samples per shard block; 0 picks 32 to 256 blocks (default). Results are identical "
-            + "at any node count for one block size.")
+        description = "Samples per shard block; 0 (default) picks 32 to 256 blocks of the data at full batch, and "
+            + "4 or more blocks of up to 64 samples a mini-batch. Results are identical at any node count for one "
+            + "block size; no more ranks than blocks do work.")
     int blockSize;
 
     @Option(names = "--model", defaultValue = "linear",

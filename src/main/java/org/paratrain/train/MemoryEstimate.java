@@ -24,7 +24,7 @@ public final class MemoryEstimate {
      */
     public static BlockSharding stepBlocks(int samples, RunSpec run) {
         int step = run.batchSize() == 0 ? samples : run.batchSize();
-        return run.blockSize() == 0 ? BlockSharding.byDefault(step) : new BlockSharding(step, run.blockSize());
+        return run.blockSize() == 0 ? (run.batchSize() == 0 ? BlockSharding.byDefault(step) : BlockSharding.forBatch(step)) : new BlockSharding(step, run.blockSize());
     }
 
     /**

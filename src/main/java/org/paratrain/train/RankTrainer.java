@@ -144,8 +144,10 @@ public final class RankTrainer {
     /** The loss at the final weights, and rank 0's result over the {@code epochs} run. */
     private TrainingResult finish(Loop loop, GradientExchange exchange, int epochs) {
         double trainSeconds = comm.wtime() - loop.start;
+        // Over the whole data only the block losses are needed: a table of one double a block
+        // (summed in block order, the same bits at any node count), never a gradient a block.
         GradientExchange whole = batches.steps() == 1 && batches.stepSamples() == totalSamples ? exchange
-            : exchange(model.parameterCount(), sharding);
+            : new AllreduceExchange(comm, sharding, 0, Allreduces.create("recursive-doubling"));
         computeBlocks(whole, sharding, data, loop.weights, false);
         double finalLoss = whole.reduceLoss(loop.mean ? 1.0 / totalSamples : 1.0);
         if (comm.rank() != 0) {

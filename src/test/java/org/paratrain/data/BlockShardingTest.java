@@ -56,4 +56,15 @@ class BlockShardingTest {
         assertEquals(64, BlockSharding.byDefault(10_000).blockSize());
         assertEquals(1, BlockSharding.byDefault(3).blockSize());
     }
+
+    /** A mini-batch gets at least 4 blocks of at most 64 samples (at most 256 blocks), whatever the node count. */
+    @Test
+    void aBatchIsCutIntoFewLargeBlocks() {
+        int[][] cases = {{256, 64, 4}, {1024, 64, 16}, {32, 8, 4}, {3, 1, 3}, {100_000, 391, 256}, {255, 64, 4}};
+        for (int[] c : cases) {
+            BlockSharding s = BlockSharding.forBatch(c[0]);
+            org.junit.jupiter.api.Assertions.assertEquals(c[1], s.blockSize(), "block size of a batch of " + c[0]);
+            org.junit.jupiter.api.Assertions.assertEquals(c[2], s.blocks(), "blocks of a batch of " + c[0]);
+        }
+    }
 }
