@@ -63,10 +63,13 @@ final class BenchMlpCommand implements Runnable {
             Files.isDirectory(FASHION) ? "Fashion-MNIST" : "random images", data.samples(), batch, allreduce);
         for (String name : sums) {
             ExchangeSpec.Sum sum = ExchangeSpec.Sum.parse(name);
-            double one = throughput(data, 1, sum);
-            double two = throughput(data, 2, sum);
-            out.printf(Locale.ROOT, "  sum %-8s 1 rank %7.0f, 2 ranks %7.0f, ratio %.2f%n", name + ":", one, two,
-                two / one);
+            for (boolean shard : sum == ExchangeSpec.Sum.BLOCKS || !allreduce.equals("ring") ? new boolean[] {false}
+                : new boolean[] {false, true}) {
+                double one = throughput(data, 1, sum, shard);
+                double two = throughput(data, 2, sum, shard);
+                out.printf(Locale.ROOT, "  sum %-8s %-9s 1 rank %7.0f, 2 ranks %7.0f, ratio %.2f%n", name + ",",
+                    shard ? "sharded:" : "whole:", one, two, two / one);
+            }
         }
     }
 
@@ -160,13 +163,14 @@ final class BenchMlpCommand implements Runnable {
     }
 
     /** Samples per second of one epoch after a warm-up epoch (best of three). */
-    private double throughput(Dataset data, int nodes, ExchangeSpec.Sum sum) {
+    private double throughput(Dataset data, int nodes, ExchangeSpec.Sum sum, boolean shard) {
         if (batch < 2 || batch > data.samples()) {
             throw new IllegalArgumentException("--batch-size must be in [2, " + data.samples() + "], got " + batch);
         }
         // Two blocks per batch: one per rank at 2 ranks, and the smallest table to reduce.
+        ExchangeSpec exchange = ExchangeSpec.parse(allreduce, sum);
         TrainSpec spec = mlp(batch, batch / 2, allreduce).withNodes(nodes)
-            .withExchange(ExchangeSpec.parse(allreduce, sum));
+            .withExchange(shard ? exchange.sharded() : exchange);
         Training.local(data, spec);
         double best = Double.MAX_VALUE;
         for (int r = 0; r < 3; r++) {

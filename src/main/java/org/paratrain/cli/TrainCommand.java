@@ -140,6 +140,12 @@ final class TrainCommand implements Runnable {
             + "(a plain double allreduce, not reproducible across node counts).")
     String sum;
 
+    @Option(names = "--shard-optimizer",
+        description = "Shard the optimizer over the ranks (as ZeRO stage 1): reduce-scatter the gradient, each rank "
+            + "updates its slice of the parameters with its slice of the optimizer state, allgather the parameters. "
+            + "Same bits as unsharded; needs --allreduce ring and a one-vector --sum.")
+    boolean shardOptimizer;
+
     @picocli.CommandLine.Mixin
     BackendOptions backendOptions;
 
@@ -233,8 +239,8 @@ final class TrainCommand implements Runnable {
         OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), lr, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
         RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize);
-        return new TrainSpec(m, o, ExchangeSpec.parse(allreduce, sum == null ? null : ExchangeSpec.Sum.parse(sum)),
-            run);
+        ExchangeSpec exchange = ExchangeSpec.parse(allreduce, sum == null ? null : ExchangeSpec.Sum.parse(sum));
+        return new TrainSpec(m, o, shardOptimizer ? exchange.sharded() : exchange, run);
     }
 
     /** The data's spec: files, format, held-out samples and scaling. */

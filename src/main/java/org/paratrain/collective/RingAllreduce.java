@@ -12,43 +12,20 @@ import org.paratrain.comm.Communicator;
  * fixed order along the ring and then copied, so every rank gets the same bits.
  */
 public final class RingAllreduce implements Allreduce {
-    private static final int TAG = 32005;
-    private final Scratch scratch = new Scratch();
+    private final RingReduceScatter reduceScatter = new RingReduceScatter();
+    private final RingAllgather allgather = new RingAllgather();
+    private Chunks chunks;
 
     /** An instance for one rank: its scratch space is sized by the first call and reused after. */
     public RingAllreduce() { }
 
     @Override
     public <A> void allreduce(Communicator comm, A buf, int offset, int length, Reduction<A> op) {
-        int p = comm.size();
-        if (p == 1) {
-            return;
+        if (chunks == null || chunks.length() != length || chunks.p() != comm.size()) {
+            chunks = new Chunks(length, comm.size());   // once per shape: no allocation a step
         }
-        int rank = comm.rank();
-        int next = (rank + 1) % p;
-        int prev = (rank - 1 + p) % p;
-        A in = op.scratch(scratch, length / p + 1);
-        for (int s = 0; s < p - 1; s++) {
-            int sendChunk = Math.floorMod(rank - s, p);
-            int recvChunk = Math.floorMod(rank - s - 1, p);
-            int n = op.sendRecv(comm, buf, offset + start(sendChunk, length, p), size(sendChunk, length, p), next, TAG,
-                in, 0, size(recvChunk, length, p), prev);
-            op.combine(buf, offset + start(recvChunk, length, p), in, 0, n);
-        }
-        for (int s = 0; s < p - 1; s++) {
-            int sendChunk = Math.floorMod(rank + 1 - s, p);
-            int recvChunk = Math.floorMod(rank - s, p);
-            op.sendRecv(comm, buf, offset + start(sendChunk, length, p), size(sendChunk, length, p), next, TAG,
-                buf, offset + start(recvChunk, length, p), size(recvChunk, length, p), prev);
-        }
-    }
-
-    private static int start(int chunk, int length, int p) {
-        return (int) ((long) length * chunk / p);
-    }
-
-    private static int size(int chunk, int length, int p) {
-        return start(chunk + 1, length, p) - start(chunk, length, p);
+        reduceScatter.reduceScatter(comm, buf, offset, chunks, op);
+        allgather.allgather(comm, buf, offset, chunks, op, RingReduceScatter.TAG);
     }
 
     @Override

@@ -66,6 +66,9 @@ public final class SpecCodec {
         if (spec.exchange().sum() != null) {
             root.put("sum", spec.exchange().sum().label());
         }
+        if (spec.exchange().scheme() == ExchangeSpec.Scheme.SHARDED) {
+            root.put("shard_optimizer", true);
+        }
         return root;
     }
 
@@ -99,9 +102,10 @@ public final class SpecCodec {
             t.path("batch_size").asInt(), t.path("seed").asLong(),
             LossReduction.valueOf(t.path("loss_reduction").asText("sum").toUpperCase(Locale.ROOT)),
             t.path("block_size").asInt());
+        ExchangeSpec exchange = ExchangeSpec.parse(root.path("exchange").asText("master-worker"),
+            root.has("sum") ? ExchangeSpec.Sum.parse(root.path("sum").asText()) : null);
         return new TrainSpec(decodeModel(root.path("model")), opt,
-            ExchangeSpec.parse(root.path("exchange").asText("master-worker"),
-                root.has("sum") ? ExchangeSpec.Sum.parse(root.path("sum").asText()) : null), run);
+            root.path("shard_optimizer").asBoolean() ? exchange.sharded() : exchange, run);
     }
 
     /**

@@ -55,10 +55,10 @@ public final class Adam implements Optimizer {
     }
 
     @Override
-    public void step(double[] params, double[] grad) {
+    public void step(double[] params, double[] grad, int from, int to) {
         if (m == null) {
-            m = new double[params.length];
-            v = new double[params.length];
+            m = new double[to - from];
+            v = new double[to - from];
         }
         double lr = schedule.rate(steps++);
         lastRate = lr;
@@ -66,12 +66,13 @@ public final class Adam implements Optimizer {
         beta2Power *= beta2;
         double c1 = 1 - beta1Power;
         double c2 = 1 - beta2Power;
-        for (int j = 0; j < params.length; j++) {
+        for (int j = from; j < to; j++) {
             double g = grad[j];
-            m[j] = beta1 * m[j] + (1 - beta1) * g;
-            v[j] = beta2 * v[j] + (1 - beta2) * g * g;
-            double mHat = m[j] / c1;
-            double vHat = v[j] / c2;
+            int k = j - from;
+            m[k] = beta1 * m[k] + (1 - beta1) * g;
+            v[k] = beta2 * v[k] + (1 - beta2) * g * g;
+            double mHat = m[k] / c1;
+            double vHat = v[k] / c2;
             params[j] -= lr * (mHat / (Math.sqrt(vHat) + epsilon) + weightDecay * params[j]);
         }
     }

@@ -50,22 +50,23 @@ public final class GradientDescent implements Optimizer {
     }
 
     @Override
-    public void step(double[] params, double[] grad) {
+    public void step(double[] params, double[] grad, int from, int to) {
         double lr = schedule.rate(steps++);
         lastRate = lr;
         if (momentum == 0 && weightDecay == 0) {
-            for (int j = 0; j < params.length; j++) {
+            for (int j = from; j < to; j++) {
                 params[j] -= lr * grad[j];
             }
             return;
         }
         if (velocity == null) {
-            velocity = new double[params.length];
+            velocity = new double[to - from];
         }
-        for (int j = 0; j < params.length; j++) {
+        for (int j = from; j < to; j++) {
             double g = grad[j] + weightDecay * params[j];
-            velocity[j] = momentum * velocity[j] + g;
-            params[j] -= lr * (nesterov ? g + momentum * velocity[j] : velocity[j]);
+            int k = j - from;
+            velocity[k] = momentum * velocity[k] + g;
+            params[j] -= lr * (nesterov ? g + momentum * velocity[k] : velocity[k]);
         }
     }
 

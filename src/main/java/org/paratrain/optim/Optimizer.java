@@ -11,12 +11,28 @@ package org.paratrain.optim;
 public interface Optimizer {
 
     /**
-     * Applies one update.
+     * Applies one update to every parameter.
      *
      * @param params the parameters, changed in place
      * @param grad   the combined gradient at {@code params}, the same on every rank; not changed
      */
-    void step(double[] params, double[] grad);
+    default void step(double[] params, double[] grad) {
+        step(params, grad, 0, params.length);
+    }
+
+    /**
+     * Applies one update to {@code params[from, to)} only: a shard, when each rank updates its
+     * own slice of the parameters (a sharded optimizer). The state (velocity, moments) is kept
+     * for that range only, so it must be the same range at every step; the update of each
+     * parameter is the same arithmetic as in a whole step, so the shards together give the
+     * bits of one optimizer updating everything.
+     *
+     * @param params the parameters, changed in place in {@code [from, to)}
+     * @param grad   the combined gradient, read in {@code [from, to)}
+     * @param from   first parameter of the shard
+     * @param to     end of the shard (exclusive)
+     */
+    void step(double[] params, double[] grad, int from, int to);
 
     /** {@return the short name, as results and checkpoints record it ({@code gd}, {@code adam}, ...)} */
     String name();

@@ -49,7 +49,9 @@ public final class MemoryEstimate {
             case MOMENTUM, NESTEROV -> 1;
             case GD -> 0;
         };
-        return 8 * (exchange + spec.nodes() * params * (2 + states));
+        boolean sharded = spec.exchange().scheme() == ExchangeSpec.Scheme.SHARDED;
+        long stateValues = sharded ? params * states : spec.nodes() * params * states;   // a slice a rank
+        return 8 * (exchange + spec.nodes() * params * 2 + stateValues);
     }
 
     /**

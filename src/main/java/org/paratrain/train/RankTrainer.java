@@ -95,6 +95,11 @@ public final class RankTrainer {
      * @throws DivergenceException if the loss diverged (seen by every rank at the same epoch)
      */
     public TrainingResult train(TrainingControl control) {
+        if (spec.exchange().scheme() == ExchangeSpec.Scheme.SHARDED
+            && (control.checkpoints() != null || control.resume() != null)) {
+            throw new IllegalArgumentException("a sharded optimizer does not save or resume checkpoints yet: each rank "
+                + "holds a slice of its state");
+        }
         GradientExchange exchange = exchange(model.parameterCount(), batches.sharding());
         Loop loop = new Loop(control);
         comm.barrier();
@@ -292,6 +297,7 @@ public final class RankTrainer {
             case ALLREDUCE -> e.sum() == ExchangeSpec.Sum.BLOCKS
                 ? new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm()))
                 : new SumExchange(comm, sharding, params, Allreduces.create(e.algorithm()), e.sum());
+            case SHARDED -> new ShardedExchange(comm, sharding, params, e.sum());
             case AUTO -> throw new IllegalStateException("the exchange is still auto: resolve it before training");
         };
     }

@@ -34,7 +34,7 @@ final class SumExchange implements GradientExchange {
     private final double[] total;
     private final double[] gradient;
     private final FixedSum fixed;
-    private final FixedSum lossOnly;
+    private final LossSum lossSum;
 
     SumExchange(Communicator comm, BlockSharding sharding, int params, Allreduce allreduce, Sum sum) {
         this.comm = comm;
@@ -48,7 +48,7 @@ final class SumExchange implements GradientExchange {
         this.gradient = new double[params];
         FixedFormat format = sum == Sum.FIXED_1 ? FixedFormat.ONE_WORD : FixedFormat.TWO_WORDS;
         this.fixed = sum == Sum.FLOAT ? null : new FixedSum(format, 1, params);
-        this.lossOnly = sum == Sum.FLOAT ? null : new FixedSum(format, 1);
+        this.lossSum = new LossSum(comm, allreduce, sum, blocks, owned, params + 1);
     }
 
     @Override
@@ -117,34 +117,69 @@ final class SumExchange implements GradientExchange {
 
     @Override
     public double reduceLoss(double scale) {
-        int w = params + 1;
-        if (sum == Sum.FLOAT) {
-            double[] one = {0.0};
-            for (int k = 0; k < owned; k++) {
-                one[0] += rows[k * w];
-            }
-            allreduce.allreduce(comm, one, 0, 1);
-            return one[0] * scale;
-        }
-        try {
-            lossOnly.begin(blocks);
-            for (int k = 0; k < owned; k++) {
-                lossOnly.observe(0, rows[k * w]);
-            }
-            lossOnly.agree(comm, allreduce);
-            for (int k = 0; k < owned; k++) {
-                lossOnly.deposit(0, rows[k * w]);
-                lossOnly.endBlock();
-            }
-            lossOnly.reduce(comm, allreduce);
-            return lossOnly.get(0) * scale;
-        } catch (NonFiniteValueException e) {
-            return Double.NaN;
-        }
+        return lossSum.reduce(rows, scale);
     }
 
     @Override
     public String name() {
         return allreduce.name();
+    }
+
+    /**
+     * The loss alone, summed over every block with the run's sum: what the loss at the final
+     * weights needs (no gradients). Each rank's block losses sit in rows of {@code width}.
+     */
+    static final class LossSum {
+        private final Communicator comm;
+        private final Allreduce allreduce;
+        private final Sum sum;
+        private final int blocks;
+        private final int owned;
+        private final int width;
+        private final FixedSum fixed;
+        private final double[] one = new double[1];
+
+        LossSum(Communicator comm, Allreduce allreduce, Sum sum, int blocks, int owned, int width) {
+            this.comm = comm;
+            this.allreduce = allreduce;
+            this.sum = sum;
+            this.blocks = blocks;
+            this.owned = owned;
+            this.width = width;
+            this.fixed = sum == Sum.FLOAT ? null
+                : new FixedSum(sum == Sum.FIXED_1 ? FixedFormat.ONE_WORD : FixedFormat.TWO_WORDS, 1);
+        }
+
+        /** {@return the algorithm the loss is reduced with} */
+        Allreduce allreduce() {
+            return allreduce;
+        }
+
+        /** {@return the loss over every block, times {@code scale}; NaN if any is not finite} */
+        double reduce(double[] rows, double scale) {
+            if (fixed == null) {
+                one[0] = 0.0;
+                for (int k = 0; k < owned; k++) {
+                    one[0] += rows[k * width];
+                }
+                allreduce.allreduce(comm, one, 0, 1);
+                return one[0] * scale;
+            }
+            try {
+                fixed.begin(blocks);
+                for (int k = 0; k < owned; k++) {
+                    fixed.observe(0, rows[k * width]);
+                }
+                fixed.agree(comm, allreduce);
+                for (int k = 0; k < owned; k++) {
+                    fixed.deposit(0, rows[k * width]);
+                    fixed.endBlock();
+                }
+                fixed.reduce(comm, allreduce);
+                return fixed.get(0) * scale;
+            } catch (NonFiniteValueException e) {
+                return Double.NaN;
+            }
+        }
     }
 }

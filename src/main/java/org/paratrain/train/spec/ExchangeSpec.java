@@ -23,6 +23,12 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
         MASTER_WORKER,
         /** An allreduce of the gradient, after which every rank updates its own copy. */
         ALLREDUCE,
+        /**
+         * A sharded optimizer (as ZeRO stage 1): a reduce-scatter of the gradient, each rank
+         * updating its own slice of the parameters with its own slice of the optimizer state,
+         * and an allgather of the parameters. The ring only, for now; a one-vector sum only.
+         */
+        SHARDED,
         /** Not chosen yet: the cost model picks among the others before training. */
         AUTO
     }
@@ -105,7 +111,14 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
             throw new SpecException("sum", "must be blocks with the master-worker exchange (rank 0 receives every "
                 + "block's partial, as in the paper), got " + sum.label() + "; choose an allreduce to sum one vector");
         }
-        if (scheme == Scheme.ALLREDUCE) {
+        if (scheme == Scheme.SHARDED) {
+            SpecException.check(algorithm.equals("ring"), "exchange", "of a sharded optimizer must be ring (its "
+                + "reduce-scatter and allgather), got '" + algorithm + "'");
+            if (sum == Sum.BLOCKS) {
+                throw new SpecException("sum", "must be fixed, fixed:1, fixed:2 or float with a sharded optimizer "
+                    + "(it reduce-scatters one vector), got blocks");
+            }
+        } else if (scheme == Scheme.ALLREDUCE) {
             SpecException.check(Allreduces.names().contains(algorithm), "exchange", "must be one of "
                 + String.join(", ", Allreduces.names()) + ", master-worker or auto, got '" + algorithm + "'");
         } else {
@@ -154,8 +167,18 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
         return switch (scheme) {
             case MASTER_WORKER -> "master-worker";
             case AUTO -> "auto";
-            case ALLREDUCE -> algorithm;
+            case ALLREDUCE, SHARDED -> algorithm;
         };
+    }
+
+    /**
+     * {@return this exchange with the optimizer sharded over the ranks (see {@link Scheme#SHARDED})}
+     * @throws SpecException unless this is the ring allreduce with a one-vector sum
+     */
+    public ExchangeSpec sharded() {
+        SpecException.check(scheme == Scheme.ALLREDUCE, "exchange", "of a sharded optimizer must be ring, got "
+            + label());
+        return new ExchangeSpec(Scheme.SHARDED, algorithm, sum);
     }
 
     /** {@return whether the cost model still has to choose} */

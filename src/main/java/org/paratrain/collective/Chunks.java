@@ -1,0 +1,67 @@
+package org.paratrain.collective;
+
+/**
+ * How a vector is cut among p ranks for a reduce-scatter and an allgather: p chunks of whole
+ * units (a unit is one value's words: 1, or 2 for a two-word fixed-point sum), as equal as
+ * the units allow; the last chunk also takes any words beyond the last whole unit (a
+ * fixed-point sum's trailing count word).
+ *
+ * @param values whole values in the vector
+ * @param unit   words a value, at least 1
+ * @param p      ranks, at least 1
+ * @param length words (or doubles) in the vector, at least {@code values * unit}
+ */
+public record Chunks(int values, int unit, int p, int length) {
+
+    /** Checks the arguments. */
+    public Chunks {
+        if (values < 0 || unit < 1 || p < 1 || length < (long) values * unit) {
+            throw new IllegalArgumentException("chunks need values >= 0, unit >= 1, p >= 1 and room for the values, "
+                + "got " + values + ", " + unit + ", " + p + ", " + length);
+        }
+    }
+
+    /**
+     * Chunks of a vector of {@code length} single values.
+     *
+     * @param length values in the vector
+     * @param p      ranks
+     */
+    public Chunks(int length, int p) {
+        this(length, 1, p, length);
+    }
+
+    /**
+     * {@return the first word of chunk {@code c}; {@code start(p)} is the vector's length}
+     * @param c a chunk, 0..p
+     */
+    public int start(int c) {
+        return c >= p ? length : unit * (int) ((long) values * c / p);
+    }
+
+    /**
+     * {@return the words in chunk {@code c}}
+     * @param c a chunk, 0..p-1
+     */
+    public int size(int c) {
+        return start(c + 1) - start(c);
+    }
+
+    /** {@return the words of the largest chunk} */
+    public int largest() {
+        int most = 0;
+        for (int c = 0; c < p; c++) {
+            most = Math.max(most, size(c));
+        }
+        return most;
+    }
+
+    /**
+     * {@return the chunk {@code rank} holds reduced after a ring reduce-scatter, and sends first
+     * in a ring allgather}
+     * @param rank a rank, 0..p-1
+     */
+    public int owned(int rank) {
+        return (rank + 1) % p;
+    }
+}

@@ -1,0 +1,105 @@
+package org.paratrain.train;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.MakeRegression;
+import org.paratrain.data.NumpyRandomState;
+import org.paratrain.model.MultilayerPerceptron;
+import org.paratrain.optim.Adam;
+import org.paratrain.optim.LearningRateSchedule;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ExchangeSpec.Sum;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.SpecException;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * The sharded optimizer gives the bits of the unsharded one with the same sum, at any node
+ * count, and keeps a slice of the optimizer state a rank.
+ */
+class ShardedTrainingTest {
+    static final Dataset DATA = new MakeRegression(500, 6, 4, 0.5, 3.0, true).generate(new NumpyRandomState(5)).data();
+
+    @ParameterizedTest
+    @EnumSource(value = Sum.class, names = {"FIXED_1", "FIXED_2"})
+    void shardedGivesTheBitsOfUnshardedAtAnyNodeCount(Sum sum) {
+        for (OptimizerSpec.Method method : OptimizerSpec.Method.values()) {
+            TrainSpec spec = TrainSpec.paper().withModel(new ModelSpec.Linear(true)).withEpochs(30)
+                .withLearningRate(method == OptimizerSpec.Method.ADAM ? 0.05 : 1e-4).withMethod(method)
+                .withExchange(ExchangeSpec.parse("ring", sum));
+            TrainingResult plain = Training.local(DATA, spec);
+            for (int p : new int[] {1, 2, 3, 4, 5, 7, 8, 9, 16, 17}) {
+                TrainingResult r = Training.local(DATA, spec.withNodes(p).withExchange(spec.exchange().sharded()));
+                assertArrayEquals(plain.params(), r.params(), 0.0, method + " " + sum + " at " + p);
+                assertArrayEquals(plain.history().loss(), r.history().loss(), 0.0, method + " at " + p);
+                assertEquals(Double.doubleToRawLongBits(plain.finalLoss()), Double.doubleToRawLongBits(r.finalLoss()));
+            }
+        }
+    }
+
+    /** A network with Adam on mini-batches: same bits sharded at 2, 3 and 4 ranks as unsharded at 1. */
+    @ParameterizedTest
+    @EnumSource(value = Sum.class, names = {"FIXED_1", "FIXED_2"})
+    void shardedNetworksKeepTheBits(Sum sum) {
+        java.util.Random rnd = new java.util.Random(3);
+        int n = 256;
+        double[] x = new double[3 * n];
+        double[] y = new double[n];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = rnd.nextGaussian();
+        }
+        for (int i = 0; i < n; i++) {
+            y[i] = x[3 * i] * x[3 * i + 1] > 0 ? 1 : (x[3 * i + 2] > 0 ? 2 : 0);
+        }
+        Dataset d = new Dataset(x, y, n, 3);
+        TrainSpec spec = TrainSpec.paper().withModel(new ModelSpec.Mlp(List.of(7, 5),
+                MultilayerPerceptron.Activation.RELU, MultilayerPerceptron.Head.SOFTMAX, 3)).withEpochs(6)
+            .withLearningRate(0.01).withMethod(OptimizerSpec.Method.ADAM).withBatches(64, 2)
+            .withLossReduction(LossReduction.MEAN).withExchange(ExchangeSpec.parse("ring", sum));
+        TrainingResult one = Training.local(d, spec);
+        for (int p : new int[] {2, 3, 4}) {
+            TrainingResult r = Training.local(d, spec.withNodes(p).withExchange(spec.exchange().sharded()));
+            assertArrayEquals(one.params(), r.params(), 0.0, p + " ranks");
+            assertArrayEquals(one.history().loss(), r.history().loss(), 0.0, p + " ranks");
+        }
+    }
+
+    /** An optimizer updating a slice keeps state for that slice only, and updates it as a whole step would. */
+    @org.junit.jupiter.api.Test
+    void aSliceKeepsStateForTheSliceOnly() {
+        Adam whole = Adam.withDefaults(LearningRateSchedule.constant(0.1));
+        Adam slice = Adam.withDefaults(LearningRateSchedule.constant(0.1));
+        double[] w = {1, 2, 3, 4, 5, 6, 7, 8};
+        double[] v = w.clone();
+        double[] g = {0.5, -1, 2, -3, 0.25, 8, -0.5, 1};
+        for (int t = 0; t < 5; t++) {
+            whole.step(w, g);
+            slice.step(v, g, 3, 7);
+        }
+        assertEquals(4, slice.state().vector(0).length);
+        assertEquals(8, whole.state().vector(0).length);
+        for (int j = 3; j < 7; j++) {
+            assertEquals(Double.doubleToRawLongBits(w[j]), Double.doubleToRawLongBits(v[j]), "parameter " + j);
+        }
+        assertEquals(1.0, v[0], 0.0);
+    }
+
+    @org.junit.jupiter.api.Test
+    void onlyTheRingWithAOneVectorSumIsSharded() {
+        assertEquals("sum", assertThrows(SpecException.class,
+            () -> ExchangeSpec.parse("ring", Sum.BLOCKS).sharded()).setting());
+        assertEquals("exchange", assertThrows(SpecException.class,
+            () -> ExchangeSpec.parse("tree").sharded()).setting());
+        TrainingControl saving = new TrainingControl(null, new TrainingControl.Checkpoints(1, 0, s -> { }), null,
+            null);
+        assertThrows(org.paratrain.comm.RankFailedException.class, () -> Training.local(DATA, TrainSpec.paper()
+            .withNodes(2).withExchange(ExchangeSpec.parse("ring").sharded()), saving));
+    }
+}
