@@ -1,13 +1,11 @@
 package org.paratrain.train;
 
-import java.util.Arrays;
+import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.collective.Chunks;
 import org.paratrain.collective.Reduction;
 import org.paratrain.collective.RingAllgather;
 import org.paratrain.collective.RingReduceScatter;
-import org.paratrain.collective.sum.FixedFormat;
-import org.paratrain.collective.sum.FixedSum;
 import org.paratrain.collective.sum.NonFiniteValueException;
 import org.paratrain.comm.Communicator;
 import org.paratrain.data.BlockSharding;
@@ -26,68 +24,33 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
  * holds them, and the update of each parameter is the same arithmetic on every rank
  * ({@link Optimizer#step(double[], double[], int, int)}).
  */
-final class ShardedExchange implements GradientExchange {
-    private final Communicator comm;
-    private final Sum sum;
-    private final int params;
-    private final int blocks;
-    private final int owned;
-    private final double[] rows;
+final class ShardedExchange extends OwnRowsExchange {
     /** Float sum: the rank's own blocks added; then the reduced chunk. */
     private final double[] total;
     /** The loss, then the parameters: this rank's chunk updated, then every chunk gathered. */
     private final double[] gathered;
     /** The reduced loss and gradient of this rank's chunk, at their vector indices. */
     private final double[] reduced;
-    private final FixedSum fixed;
     private final Chunks wordChunks;
     private final Chunks valueChunks;
     private final int from;
     private final int to;
+    private final Allreduce agreement = Allreduces.create("ring");
     private final RingReduceScatter reduceScatter = new RingReduceScatter();
     private final RingAllgather allgather = new RingAllgather();
-    private final SumExchange.LossSum lossSum;
 
     ShardedExchange(Communicator comm, BlockSharding sharding, int params, Sum sum) {
-        this.comm = comm;
-        this.sum = sum;
-        this.params = params;
-        this.blocks = sharding.blocks();
-        this.owned = sharding.endBlock(comm.rank(), comm.size()) - sharding.firstBlock(comm.rank(), comm.size());
+        super(comm, sharding, params, Allreduces.create("ring"), sum);
         int w = params + 1;
-        this.rows = new double[Math.max(1, owned) * w];
         this.total = sum == Sum.FLOAT ? new double[w] : null;
         this.gathered = new double[w];
         this.reduced = new double[w];
-        FixedFormat format = sum == Sum.FIXED_1 ? FixedFormat.ONE_WORD : FixedFormat.TWO_WORDS;
-        this.fixed = sum == Sum.FLOAT ? null : new FixedSum(format, 1, params);
         int p = comm.size();
         this.valueChunks = new Chunks(w, p);
-        this.wordChunks = fixed == null ? valueChunks : new Chunks(w, format.words(), p, fixed.words().length);
+        this.wordChunks = fixed == null ? valueChunks : new Chunks(w, format(sum).words(), p, fixed.words().length);
         int mine = valueChunks.owned(comm.rank());
         this.from = valueChunks.start(mine);
         this.to = valueChunks.start(mine + 1);
-        this.lossSum = new SumExchange.LossSum(comm, Allreduces.create("ring"), sum, blocks, owned, w);
-    }
-
-    @Override
-    public double[] losses() {
-        return rows;
-    }
-
-    @Override
-    public int lossIndex(int k) {
-        return k * (params + 1);
-    }
-
-    @Override
-    public double[] gradients() {
-        return rows;
-    }
-
-    @Override
-    public int gradientOffset(int k) {
-        return k * (params + 1) + 1;
     }
 
     @Override
@@ -121,35 +84,15 @@ final class ShardedExchange implements GradientExchange {
     }
 
     private void reduceFixed() {
-        int w = params + 1;
-        fixed.begin(blocks);
-        for (int k = 0; k < owned; k++) {
-            fixed.observe(0, rows, k * w, w);
-        }
-        fixed.agree(comm, lossSum.allreduce());
-        for (int k = 0; k < owned; k++) {
-            fixed.deposit(0, rows, k * w, w);
-            fixed.endBlock();
-        }
+        deposit(agreement);
         reduceScatter.reduceScatter(comm, fixed.words(), 0, wordChunks, Reduction.WORD_SUM);
         fixed.get(from, reduced, from, to - from);
     }
 
     private void reduceFloat() {
-        int w = params + 1;
-        Arrays.fill(total, 0.0);
-        for (int k = 0; k < owned; k++) {
-            for (int j = 0; j < w; j++) {
-                total[j] += rows[k * w + j];
-            }
-        }
+        addRows(total);
         reduceScatter.reduceScatter(comm, total, 0, valueChunks, Reduction.DOUBLE_SUM);
         System.arraycopy(total, from, reduced, from, to - from);
-    }
-
-    @Override
-    public double reduceLoss(double scale) {
-        return lossSum.reduce(rows, scale);
     }
 
     @Override

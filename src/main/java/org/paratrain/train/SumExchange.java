@@ -1,6 +1,5 @@
 package org.paratrain.train;
 
-import java.util.Arrays;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.sum.FixedFormat;
 import org.paratrain.collective.sum.FixedSum;
@@ -21,54 +20,17 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
  * order and the doubles are summed: the bits then depend on the node count (the baseline that
  * shows what reproducibility costs).
  */
-final class SumExchange implements GradientExchange {
-    private final Communicator comm;
+final class SumExchange extends OwnRowsExchange {
     private final Allreduce allreduce;
-    private final Sum sum;
-    private final int params;
-    private final int blocks;
-    private final int owned;
-    /** This rank's blocks: a row of loss then gradient each. */
-    private final double[] rows;
     /** The sum, loss first (float only). */
     private final double[] total;
     private final double[] gradient;
-    private final FixedSum fixed;
-    private final LossSum lossSum;
 
     SumExchange(Communicator comm, BlockSharding sharding, int params, Allreduce allreduce, Sum sum) {
-        this.comm = comm;
+        super(comm, sharding, params, allreduce, sum);
         this.allreduce = allreduce;
-        this.sum = sum;
-        this.params = params;
-        this.blocks = sharding.blocks();
-        this.owned = sharding.endBlock(comm.rank(), comm.size()) - sharding.firstBlock(comm.rank(), comm.size());
-        this.rows = new double[Math.max(1, owned) * (params + 1)];
         this.total = new double[params + 1];
         this.gradient = new double[params];
-        FixedFormat format = sum == Sum.FIXED_1 ? FixedFormat.ONE_WORD : FixedFormat.TWO_WORDS;
-        this.fixed = sum == Sum.FLOAT ? null : new FixedSum(format, 1, params);
-        this.lossSum = new LossSum(comm, allreduce, sum, blocks, owned, params + 1);
-    }
-
-    @Override
-    public double[] losses() {
-        return rows;
-    }
-
-    @Override
-    public int lossIndex(int k) {
-        return k * (params + 1);
-    }
-
-    @Override
-    public double[] gradients() {
-        return rows;
-    }
-
-    @Override
-    public int gradientOffset(int k) {
-        return k * (params + 1) + 1;
     }
 
     @Override
@@ -87,37 +49,17 @@ final class SumExchange implements GradientExchange {
     }
 
     private double fixedSum() {
-        int w = params + 1;
-        fixed.begin(blocks);
-        for (int k = 0; k < owned; k++) {
-            fixed.observe(0, rows, k * w, w);
-        }
-        fixed.agree(comm, allreduce);
-        for (int k = 0; k < owned; k++) {
-            fixed.deposit(0, rows, k * w, w);
-            fixed.endBlock();
-        }
+        deposit(allreduce);
         fixed.reduce(comm, allreduce);
         fixed.get(1, gradient, 0, params);
         return fixed.get(0);
     }
 
     private double floatSum() {
-        int w = params + 1;
-        Arrays.fill(total, 0.0);
-        for (int k = 0; k < owned; k++) {
-            for (int j = 0; j < w; j++) {
-                total[j] += rows[k * w + j];
-            }
-        }
-        allreduce.allreduce(comm, total, 0, w);
+        addRows(total);
+        allreduce.allreduce(comm, total, 0, params + 1);
         System.arraycopy(total, 1, gradient, 0, params);
         return total[0];
-    }
-
-    @Override
-    public double reduceLoss(double scale) {
-        return lossSum.reduce(rows, scale);
     }
 
     @Override

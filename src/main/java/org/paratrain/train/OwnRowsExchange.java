@@ -1,0 +1,92 @@
+package org.paratrain.train;
+
+import java.util.Arrays;
+import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.sum.FixedFormat;
+import org.paratrain.collective.sum.FixedSum;
+import org.paratrain.comm.Communicator;
+import org.paratrain.data.BlockSharding;
+import org.paratrain.train.spec.ExchangeSpec.Sum;
+
+/**
+ * What the one-vector exchanges share: each rank keeps its own blocks' partials, a row of
+ * loss then gradient a block, until the step sums them; a fixed-point sum first agrees its
+ * grid and then deposits every row, a float sum adds the rows in block order.
+ */
+abstract class OwnRowsExchange implements GradientExchange {
+    final Communicator comm;
+    final Sum sum;
+    final int params;
+    final int blocks;
+    final int owned;
+    /** This rank's blocks: a row of loss then gradient each. */
+    final double[] rows;
+    /** The fixed-point accumulator of the loss (index 0) and gradient; null for a float sum. */
+    final FixedSum fixed;
+    final SumExchange.LossSum lossSum;
+
+    OwnRowsExchange(Communicator comm, BlockSharding sharding, int params, Allreduce allreduce, Sum sum) {
+        this.comm = comm;
+        this.sum = sum;
+        this.params = params;
+        this.blocks = sharding.blocks();
+        this.owned = sharding.endBlock(comm.rank(), comm.size()) - sharding.firstBlock(comm.rank(), comm.size());
+        this.rows = new double[Math.max(1, owned) * (params + 1)];
+        this.fixed = sum == Sum.FLOAT ? null : new FixedSum(format(sum), 1, params);
+        this.lossSum = new SumExchange.LossSum(comm, allreduce, sum, blocks, owned, params + 1);
+    }
+
+    static FixedFormat format(Sum sum) {
+        return sum == Sum.FIXED_1 ? FixedFormat.ONE_WORD : FixedFormat.TWO_WORDS;
+    }
+
+    @Override
+    public double[] losses() {
+        return rows;
+    }
+
+    @Override
+    public int lossIndex(int k) {
+        return k * (params + 1);
+    }
+
+    @Override
+    public double[] gradients() {
+        return rows;
+    }
+
+    @Override
+    public int gradientOffset(int k) {
+        return k * (params + 1) + 1;
+    }
+
+    /** Agrees the grid (one maximum allreduce by {@code algorithm}) and deposits every own row. */
+    void deposit(Allreduce algorithm) {
+        int w = params + 1;
+        fixed.begin(blocks);
+        for (int k = 0; k < owned; k++) {
+            fixed.observe(0, rows, k * w, w);
+        }
+        fixed.agree(comm, algorithm);
+        for (int k = 0; k < owned; k++) {
+            fixed.deposit(0, rows, k * w, w);
+            fixed.endBlock();
+        }
+    }
+
+    /** Adds the own rows in block order into {@code total} (loss first). */
+    void addRows(double[] total) {
+        int w = params + 1;
+        Arrays.fill(total, 0.0);
+        for (int k = 0; k < owned; k++) {
+            for (int j = 0; j < w; j++) {
+                total[j] += rows[k * w + j];
+            }
+        }
+    }
+
+    @Override
+    public double reduceLoss(double scale) {
+        return lossSum.reduce(rows, scale);
+    }
+}
