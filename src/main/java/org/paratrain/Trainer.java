@@ -63,6 +63,7 @@ public final class Trainer {
     private int nodes = 1;
     private String exchange = "master-worker";
     private String sum;
+    private boolean shard;
     private TrainingControl.EpochListener listener;
     private Dataset validation;
     private int validateEvery;
@@ -273,6 +274,16 @@ public final class Trainer {
     }
 
     /**
+     * {@return this trainer, with the optimizer sharded over the ranks: each updates its own
+     * slice of the parameters with its own slice of the optimizer state (needs
+     * {@code allreduce("ring")}; no checkpoints yet)}
+     */
+    public Trainer shardOptimizer() {
+        shard = true;
+        return this;
+    }
+
+    /**
      * {@return this trainer, calling back after every epoch}
      * @param l called on rank 0 with the epoch and the history so far, whose arrays are the trainer's own:
      *     copy what you keep
@@ -364,7 +375,8 @@ public final class Trainer {
         OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), learningRate, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
         RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize);
-        return new TrainSpec(m, o, ExchangeSpec.parse(exchange, sum == null ? null : ExchangeSpec.Sum.parse(sum)), run);
+        ExchangeSpec e = ExchangeSpec.parse(exchange, sum == null ? null : ExchangeSpec.Sum.parse(sum));
+        return new TrainSpec(m, o, shard ? e.sharded() : e, run);
     }
 
     private JsonNode meta(TrainSpec spec) {

@@ -63,4 +63,14 @@ class TrainerTest {
             () -> Trainer.on(DATA).epochs(0).run());
         assertTrue(e.getMessage().contains("epochs"), e.getMessage());
     }
+
+    /** The fluent API reaches the one-vector sums and the sharded optimizer, with the bits of the plain run. */
+    @Test
+    void shardedAndFixedSumRunsGiveTheBitsOfOneRank() {
+        TrainingResult one = Trainer.on(DATA).linear(true).adam(0.05).epochs(20).meanLoss().allreduce("ring")
+            .sum("fixed:2").run();
+        TrainingResult sharded = Trainer.on(DATA).linear(true).adam(0.05).epochs(20).meanLoss().allreduce("ring")
+            .sum("fixed:2").shardOptimizer().nodes(3).run();
+        assertArrayEquals(one.params(), sharded.params());
+    }
 }
