@@ -5,8 +5,9 @@ package org.paratrain.collective.sum;
  * words, one loop per format, allocation-free.
  *
  * <p>{@code y = x 2^-G_h} in two exact multiplications ({@link Grid}); {@code |y| < 2^(62-h)}
- * is checked first (it also refuses NaN and infinities, for which the comparison is false);
- * then {@code rint} rounds to nearest, ties to even, and the cast to {@code long} is exact. For
+ * is checked over the whole run once it is deposited (the largest {@code |y|} is kept; NaN
+ * and infinities fail the comparison), so that the loop has no exit and vectorises; a run
+ * with a value beyond the bound is refused and its step abandoned. {@code rint} rounds to nearest, ties to even, and the cast to {@code long} is exact. For
  * two words the remainder {@code y - rint(y)} is exact (it is a multiple of {@code ulp(y)} no
  * larger than one half), and {@code 2^s} times it is rounded to the low word:
  * {@code hi 2^s + lo = rint(y 2^s)}, one rounding onto the finer grid, since adding the even
@@ -22,30 +23,39 @@ final class Deposit {
     static int oneWord(long[] words, Grid g, double limit, int index, double[] values, int offset, int length) {
         double a = g.scaleA();
         double b = g.scaleB();
+        double worst = 0.0;
+        // No exit inside the loop, so that it compiles to vector instructions; a value beyond
+        // the bound (or NaN: Math.max keeps it) is found after it, and the step is abandoned.
         for (int k = 0; k < length; k++) {
             double y = values[offset + k] * a * b;
-            if (!(Math.abs(y) < limit)) {
-                return k;
-            }
+            worst = Math.max(worst, Math.abs(y));
             words[index + k] += (long) Math.rint(y);
         }
-        return -1;
+        return worst < limit ? -1 : firstBeyond(g, limit, values, offset, length);
     }
 
-    /** As {@link #oneWord}, for two words a value: high at {@code 2 i}, low at {@code 2 i + 1}. */
     static int twoWords(long[] words, Grid g, double limit, double lowScale, int index, double[] values, int offset,
                         int length) {
         double a = g.scaleA();
         double b = g.scaleB();
+        double worst = 0.0;
         for (int k = 0; k < length; k++) {
             double y = values[offset + k] * a * b;
-            if (!(Math.abs(y) < limit)) {
-                return k;
-            }
+            worst = Math.max(worst, Math.abs(y));
             double hi = Math.rint(y);
             int w = 2 * (index + k);
             words[w] += (long) hi;
             words[w + 1] += (long) Math.rint((y - hi) * lowScale);
+        }
+        return worst < limit ? -1 : firstBeyond(g, limit, values, offset, length);
+    }
+
+    /** The position of the first value at or beyond the bound (or not a number). */
+    private static int firstBeyond(Grid g, double limit, double[] values, int offset, int length) {
+        for (int k = 0; k < length; k++) {
+            if (!(Math.abs(values[offset + k] * g.scaleA() * g.scaleB()) < limit)) {
+                return k;
+            }
         }
         return -1;
     }

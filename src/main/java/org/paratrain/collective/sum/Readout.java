@@ -51,12 +51,18 @@ final class Readout {
         boolean bad = false;
         if (fast && format == FixedFormat.ONE_WORD) {
             double unit = g.unit();
+            long most = 0;
+            double largest = 0.0;
+            // Branch-free, so that it vectorises; a word beyond what the deposits can reach, or a
+            // result beyond the doubles, is caught after the loop and the slow path says which.
             for (int k = 0; k < length; k++) {
                 long w = words[index + k];
                 double r = w * unit;              // (double) w rounds once; times 2^G is exact
-                bad |= outOfRange(w) | Double.isInfinite(r);
+                most = Math.max(most, Math.abs(w));
+                largest = Math.max(largest, Math.abs(r));
                 out[offset + k] = r;
             }
+            bad = most > LIMIT || most < 0 || Double.isInfinite(largest);
         } else if (fast) {
             for (int k = 0; k < length; k++) {
                 long hi = words[2 * (index + k)];
