@@ -93,6 +93,23 @@ class MpiTrainingTest {
         assertEquals(500, r.get("data").get("samples").asInt());
     }
 
+    /** The sharded optimizer on MPI processes (words reduce-scattered, parameters allgathered) keeps the bits. */
+    @org.junit.jupiter.api.Test
+    void aShardedOptimizerOnMpiGivesTheBitsOfOneLocalRank() throws Exception {
+        Path out = dir.resolve("sharded");
+        Job job = mpirun(3, "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y",
+            dir.resolve("y.in").toString(), "--nodes", "3", "--allreduce", "ring", "--shard-optimizer", "--optimizer",
+            "adam", "--lr", "0.05", "--out", out.toString());
+        assertEquals(0, job.status(), job.output());
+        JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        TrainingResult one = Training.local(PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")),
+            TrainSpec.paper().withLearningRate(0.05).withMethod(org.paratrain.train.spec.OptimizerSpec.Method.ADAM)
+                .withExchange(org.paratrain.train.spec.ExchangeSpec.parse("ring")));
+        assertEquals(Double.doubleToRawLongBits(one.params()[0]),
+            Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
+        assertTrue(r.at("/config/shard_optimizer").asBoolean());
+    }
+
     /**
      * MPI's own allreduce and paratrain's, on MPI processes, with the block table and with the
      * fixed-point sums, give the bits of one local rank with the same sum.
