@@ -51,7 +51,9 @@ class ReadmeCommandsTest {
         "mvn verify", "the build command itself: this test runs inside it",
         "sudo apt-get install", "installs system packages; .ci/run installs them before the build",
         "./paratrain bench ", "benchmarks: each times for minutes after warm-up, and its figures mean "
-            + "something only on an idle machine, not beside a parallel build");
+            + "something only on an idle machine, not beside a parallel build",
+        "scripts/multihost-netns.sh", "makes network namespaces, which needs root; MultiHostNetnsTest runs "
+            + "the \"Several hosts\" lines as written, where it can");
 
     /** Smaller sizes through documented options: in the command with this prefix, replace from by to. */
     private record Smaller(String command, String from, String to) { }

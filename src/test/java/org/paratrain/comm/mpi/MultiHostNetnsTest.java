@@ -1,0 +1,310 @@
+package org.paratrain.comm.mpi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.paratrain.cli.Main;
+
+/**
+ * Several hosts on one machine: {@code train --backend mpi --hostfile} across network namespaces
+ * made by {@code scripts/multihost-netns.sh} (each its own address on a bridge of their own), with
+ * Open MPI's TCP transport and its daemons started by the script's rsh agent instead of ssh. The
+ * job must give the bits of the local backend with the same settings: params, final loss and
+ * every epoch's loss.
+ *
+ * <p>The hosts here are named {@code pttest0}, {@code pttest1} (bridge in {@code pttest-sw}), not
+ * the script's default, so a user's hosts are left alone; {@link #readmeCommandsRunAsWritten}
+ * runs the README's lines as written, and so uses (and removes) the default {@code ptnet} ones.
+ * The script removes leftovers of the same names before it makes them, and {@link #removeHosts}
+ * removes them afterwards, also when a test failed.
+ *
+ * <p>Skipped where namespaces cannot be made: not root, no {@code ip} (iproute2). Where
+ * {@code PARATRAIN_REQUIRE_MPI} is set (CI, which runs as root), a missing mpirun fails, and so
+ * does, as root, a missing {@code ip} or a namespace that cannot be made.
+ */
+class MultiHostNetnsTest {
+    private static final Path SCRIPT = Path.of("scripts", "multihost-netns.sh").toAbsolutePath();
+    private static final String NAME = "pttest";
+    private static final String SUBNET = "10.77.1";
+    private static final long TIMEOUT_SECONDS = 120;
+
+    @TempDir
+    static Path dir;
+    private static Path hosts;
+    private static List<String> machineLinks;
+
+    record Run(int status, String output) { }
+
+    @BeforeAll
+    static void makeHosts() throws Exception {
+        boolean required = System.getenv("PARATRAIN_REQUIRE_MPI") != null;
+        boolean mpirun = onPath("mpirun");
+        if (!mpirun && required) {
+            fail("PARATRAIN_REQUIRE_MPI is set but mpirun is not installed");
+        }
+        Assumptions.assumeTrue(mpirun, "mpirun is not installed");
+        Assumptions.assumeTrue(isRoot(), "not root: making network namespaces needs root");
+        if (!onPath("ip") && required) {
+            fail("PARATRAIN_REQUIRE_MPI is set and this runs as root, but there is no ip command: install iproute2");
+        }
+        Assumptions.assumeTrue(onPath("ip"), "no ip command (iproute2): cannot make network namespaces");
+        hosts = dir.resolve("hosts");
+        machineLinks = linkNames(List.of());
+        Run up = script("up");
+        if (up.status() != 0 && required) {
+            fail("PARATRAIN_REQUIRE_MPI is set and this runs as root, but the namespaces could not be made:\n"
+                + up.output());
+        }
+        Assumptions.assumeTrue(up.status() == 0, "network namespaces cannot be made here:\n" + up.output());
+        assertEquals(0, Main.execute(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
+            "generate", "regression", "--samples", "500", "--features", "1", "--random-state", "42", "--out",
+            dir.resolve("data").toString()), "the paper's data");
+    }
+
+    @AfterAll
+    static void removeHosts() throws Exception {
+        if (hosts == null) {
+            return;   // skipped before anything was made
+        }
+        Run down = script("down");
+        assertEquals(0, down.status(), down.output());
+        Run left = run(List.of("ip", "netns", "list"), Map.of(), dir);
+        for (String line : left.output().lines().toList()) {
+            assertTrue(!line.startsWith(NAME), "namespace left behind: " + line);
+        }
+        assertTrue(!Files.exists(hosts), hosts + " left behind");
+    }
+
+    /** The hosts' traffic can only stay among them: nothing new on the machine, one link and address per host. */
+    @Test
+    void eachHostHasOnlyItsOwnAddress() throws Exception {
+        assertEquals(machineLinks, linkNames(List.of()), "the machine's own namespace gained or lost a link");
+        for (int i = 0; i < 2; i++) {
+            assertEquals(List.of("lo", "eth0"), linkNames(List.of("-n", NAME + i)));
+            Run addr = run(List.of("ip", "-n", NAME + i, "-4", "-o", "addr", "show", "dev", "eth0"), Map.of(), dir);
+            assertTrue(addr.output().contains(" " + SUBNET + "." + (i + 1) + "/24 "), addr.output());
+        }
+        assertEquals(SUBNET + ".1 slots=1\n" + SUBNET + ".2 slots=1\n", Files.readString(hosts.resolve("hostfile")));
+    }
+
+    /**
+     * Ring allreduce, the fixed-point and the block-table sum, at 2 ranks (one a host) and 4 (two a
+     * host): the bits of the local backend, and the second host's daemon and ranks took part.
+     */
+    @ParameterizedTest(name = "{0} ranks, --sum {1}")
+    @CsvSource({"2, fixed", "4, fixed", "2, blocks", "4, blocks"})
+    void sameBitsAsTheLocalBackend(int ranks, String sum) throws Exception {
+        List<String> train = List.of("train", "--x", dir.resolve("data/X.in").toString(), "--y",
+            dir.resolve("data/y.in").toString(), "--nodes", Integer.toString(ranks), "--allreduce", "ring", "--sum",
+            sum);
+        Path out = dir.resolve("netns-" + ranks + "-" + sum);
+        long before = bytesOnEth0(NAME + "1");
+        int launches = Files.readAllLines(agentLog(hosts)).size();
+        List<String> cmd = new ArrayList<>(List.of("exec", java(), "--enable-native-access=ALL-UNNAMED", "-cp",
+            classPath(), Main.class.getName()));
+        cmd.addAll(train);
+        cmd.addAll(List.of("--backend", "mpi", "--hostfile", hosts.resolve("hostfile").toString(), "--mpirun-args",
+            "--mca plm_rsh_agent " + hosts.resolve("rsh-agent") + " --mca btl tcp,self", "--out", out.toString()));
+        Run job = script(cmd.toArray(String[]::new));
+        assertEquals(0, job.status(), job.output());
+
+        List<String> agent = Files.readAllLines(agentLog(hosts));
+        assertEquals(launches + 1, agent.size(), "one daemon started through the agent: " + agent);
+        assertTrue(agent.getLast().startsWith(SUBNET + ".2 " + NAME + "1: "), agent.getLast());
+        long crossed = bytesOnEth0(NAME + "1") - before;
+        assertTrue(crossed > 300 * 8, "the second host's eth0 carried only " + crossed + " bytes");
+
+        Path local = dir.resolve("local-" + ranks + "-" + sum);
+        List<String> localArgs = new ArrayList<>(train);
+        localArgs.addAll(List.of("--out", local.toString()));
+        StringWriter err = new StringWriter();
+        assertEquals(0, Main.execute(new PrintWriter(new StringWriter()), new PrintWriter(err),
+            localArgs.toArray(String[]::new)), err.toString());
+        assertSameBits(local, out);
+        JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        assertEquals("mpi", r.get("backend").asText());
+        assertEquals(ranks, r.get("nodes").asInt());
+    }
+
+    /**
+     * The README's "Several hosts" lines, as written, in order, in an empty directory (with
+     * {@code ./paratrain} running this build's classes, as in ReadmeCommandsTest, and
+     * {@code scripts/}); the run across namespaces gives the bits of the local one beside it.
+     */
+    @Test
+    void readmeCommandsRunAsWritten() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("readme"));
+        Files.createSymbolicLink(work.resolve("scripts"), SCRIPT.getParent());
+        writeLauncher(work.resolve("paratrain"));
+        List<String> commands = readmeSection("#### Several hosts");
+        assertTrue(commands.stream().anyMatch(c -> c.startsWith("scripts/multihost-netns.sh run ")), commands.toString());
+        try {
+            for (String c : commands) {
+                Run r = run(List.of("bash", "-e", "-c", c), Map.of(), work);
+                assertEquals(0, r.status(), c + "\n" + r.output());
+            }
+            assertSameBits(work.resolve("results/local4"), work.resolve("results/netns4"));
+        } finally {
+            run(List.of("bash", SCRIPT.toString(), "down"), Map.of(), work);
+            Files.deleteIfExists(work.resolve("scripts"));   // the link only
+        }
+    }
+
+    private static void assertSameBits(Path expected, Path actual) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        JsonNode e = json.readTree(expected.resolve("result.json").toFile());
+        JsonNode a = json.readTree(actual.resolve("result.json").toFile());
+        assertEquals(e.get("params").size(), a.get("params").size());
+        for (int i = 0; i < e.get("params").size(); i++) {
+            assertEquals(bits(e.get("params").get(i)), bits(a.get("params").get(i)), "params[" + i + "]");
+        }
+        assertEquals(bits(e.get("final_loss")), bits(a.get("final_loss")), "final_loss");
+        assertEquals(lossColumn(expected), lossColumn(actual), "every epoch's loss");
+    }
+
+    private static long bits(JsonNode n) {
+        return Double.doubleToRawLongBits(n.asDouble());
+    }
+
+    /** The loss column of history.csv, as written (the shortest decimal of each double: same text, same bits). */
+    private static List<String> lossColumn(Path run) throws IOException {
+        List<String> lines = Files.readAllLines(run.resolve("history.csv"));
+        int col = Arrays.asList(lines.getFirst().split(",")).indexOf("loss");
+        assertTrue(col >= 0, "no loss column: " + lines.getFirst());
+        return lines.stream().skip(1).map(l -> l.split(",")[col]).toList();
+    }
+
+    /** The commands of the README's {@code ```sh} blocks under this heading, continuation lines joined. */
+    private static List<String> readmeSection(String heading) throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("README.md"));
+        int start = lines.indexOf(heading);
+        assertTrue(start >= 0, "README.md has no line " + heading);
+        List<String> commands = new ArrayList<>();
+        boolean inSh = false;
+        StringBuilder pending = new StringBuilder();
+        for (String line : lines.subList(start + 1, lines.size())) {
+            if (!inSh && line.startsWith("#")) {
+                break;   // the next heading
+            }
+            if (line.startsWith("```")) {
+                inSh = !inSh && line.strip().equals("```sh");
+            } else if (inSh && line.endsWith("\\")) {
+                pending.append(line, 0, line.length() - 1).append(' ');
+            } else if (inSh && (!line.isBlank() || !pending.isEmpty())) {
+                commands.add(pending.append(line).toString().replaceAll("\\s+", " ").strip());
+                pending.setLength(0);
+            }
+        }
+        return commands;
+    }
+
+    /** Runs the script with this test's names and directory. */
+    private static Run script(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", SCRIPT.toString()));
+        cmd.addAll(List.of(args));
+        return run(cmd, Map.of("PARATRAIN_NETNS_NAME", NAME, "PARATRAIN_NETNS_SUBNET", SUBNET, "PARATRAIN_NETNS_DIR",
+            hosts.toString()), dir);
+    }
+
+    private static Run run(List<String> cmd, Map<String, String> env, Path cwd) throws Exception {
+        Path log = Files.createTempFile(dir, "run", ".log");
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true)
+            .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            p.waitFor();
+            fail(String.join(" ", cmd) + " still running after " + TIMEOUT_SECONDS + " s:\n" + Files.readString(log));
+        }
+        String output = Files.readString(log);
+        Files.delete(log);
+        return new Run(p.exitValue(), output);
+    }
+
+    private static Path agentLog(Path hostsDir) throws IOException {
+        Path log = hostsDir.resolve("agent.log");
+        if (!Files.exists(log)) {
+            Files.createFile(log);
+        }
+        return log;
+    }
+
+    private static long bytesOnEth0(String ns) throws Exception {
+        Run rx = run(List.of("ip", "netns", "exec", ns, "cat", "/sys/class/net/eth0/statistics/rx_bytes"), Map.of(), dir);
+        assertEquals(0, rx.status(), rx.output());
+        return Long.parseLong(rx.output().strip());
+    }
+
+    /** Names of the links of a namespace ({@code -n NAME}) or of the machine's own (no option). */
+    private static List<String> linkNames(List<String> namespace) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("ip"));
+        cmd.addAll(namespace);
+        cmd.addAll(List.of("-o", "link", "show"));
+        Run r = run(cmd, Map.of(), dir);
+        assertEquals(0, r.status(), r.output());
+        return r.output().lines().map(l -> l.split(":\\s+")[1].replaceFirst("@.*", "")).toList();
+    }
+
+    /** {@code ./paratrain}: this JVM's class path and options, no build step (as ReadmeCommandsTest's). */
+    private static void writeLauncher(Path script) throws IOException {
+        Files.writeString(script, "#!/bin/sh\nexec '" + java() + "' --enable-native-access=ALL-UNNAMED "
+            + "-XX:+UseParallelGC -XX:-UsePerfData ${PARATRAIN_JAVA_OPTS:-} -cp '" + classPath() + "' "
+            + Main.class.getName() + " \"$@\"\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    private static String java() {
+        return ProcessHandle.current().info().command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
+    private static String classPath() {
+        List<String> parts = new ArrayList<>();
+        for (String p : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            parts.add(Path.of(p).toAbsolutePath().toString());
+        }
+        return String.join(File.pathSeparator, parts);
+    }
+
+    private static boolean isRoot() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("Uid:")) {
+                return line.split("\\s+")[2].equals("0");   // the effective user
+            }
+        }
+        return false;
+    }
+
+    private static boolean onPath(String name) {
+        for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, name))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
