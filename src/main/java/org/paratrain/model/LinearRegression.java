@@ -12,22 +12,25 @@ import org.paratrain.data.Dataset;
  * each sample's residual is computed once, from its row while the row is in cache, and used
  * for the loss and every partial derivative.
  *
- * <p>The order of the arithmetic, which fixes the bits: a range of n samples is cut into four
- * quarters of {@code q = floor(n / 4)} samples and a tail of {@code n - 4q}. The k-th samples
- * of the four quarters are taken together: their four predictions run as independent chains
- * from the bias ({@link Rows#dot}), their gradient terms are added to the gradient quarter by
- * quarter ({@link Rows#addRows4}), and their losses, added as {@code (l0 + l1) + (l2 + l3)},
- * are added to the range's loss. The tail follows, sample by sample. The
- * order depends on the samples of the range only, never on the caller, the rank or the thread,
- * and {@link #loss} follows it too, so it returns the same bits as {@link #lossAndGradient}.
+ * <p>The order of the arithmetic, which fixes the bits: a range of n samples is cut into P
+ * parts of {@code q = floor(n / P)} samples and a tail of {@code n - Pq}, P = 4 for up to 16
+ * features, 8 beyond. The k-th samples of the P parts are taken together: their predictions
+ * run as P independent chains from the bias ({@link Rows#dot}), their gradient terms are added
+ * to the gradient part by part (as {@link Rows#addRows4} does for four), and their
+ * squared residuals, added pairwise ({@code (l0 + l1) + (l2 + l3)}, and so on for eight), are
+ * added to the range's loss. The tail follows, sample by sample. The order depends on the
+ * samples of the range and the feature count only, never on the caller, the rank or the
+ * thread, and {@link #loss} follows it too, so it returns the same bits as
+ * {@link #lossAndGradient}.
  *
- * <p>Why quarters and not four neighbouring samples: a range larger than the caches streams
- * from memory, and one core keeps more cache-line requests in flight, so reads faster, when
- * it walks four sequences at once (measured on 1,000,000 x 100: 77 against 126 ms per pass
- * on 2 MB pages). The kernel ({@link LinearKernel}) is compiled once per feature count, with
- * the count a constant, so that the loops over features unroll and the four rows' addresses
- * fold (measured on 20,000 x 10: 97 against 118 us per pass). One feature, the paper's model,
- * has a kernel of its own ({@link OneFeature}).
+ * <p>Why parts and not neighbouring samples: a range larger than the caches streams from
+ * memory, and one core keeps more cache-line requests in flight, so reads faster, when it
+ * walks several sequences at once (measured on 1,000,000 x 100, 2 MB pages, ms per pass: one
+ * sequence 126, four 77, eight 70; with few features four suffice, see
+ * {@link LinearKernel#FEW}). The kernel ({@link LinearKernel}) is compiled once per
+ * feature count, with the count a constant, so that the loops over features unroll and the
+ * rows' addresses fold (measured on 20,000 x 10: 97 against 118 us per pass). One feature,
+ * the paper's model, has a kernel of its own ({@link OneFeature}).
  */
 public final class LinearRegression extends LinearPredictor {
     /** {@link LinearKernel} compiled for this feature count (unused for one feature). */

@@ -40,8 +40,12 @@ public final class LogisticRegression extends LinearPredictor implements Classif
 
     /**
      * The log-loss of samples {@code [from, to)}, and their gradient added into {@code grad}
-     * unless it is null, in the order of {@link LinearRegression}: the k-th samples of the
-     * range's four quarters together, then the tail one by one.
+     * unless it is null. The k-th samples of the range's four quarters are taken together
+     * (their logits as four chains, their gradient terms added quarter by quarter with
+     * {@link Rows#addRows4}, their losses added as {@code (l0 + l1) + (l2 + l3)} to the range's),
+     * then the tail one by one: a fixed function of the range's samples. Four parts, not the
+     * eight of {@link LinearRegression}: the exponential and logarithm of each sample, not
+     * memory, set the speed here.
      */
     private double sums(Dataset data, int from, int to, double[] w, double[] grad, int off) {
         double[] x = data.x();

@@ -14,8 +14,7 @@ import org.paratrain.data.Dataset;
  * reuses the same shifted exponentials. One instance per rank: it keeps the logits of the
  * current four samples as scratch.
  *
- * <p>Order, as in {@link LinearRegression}: the k-th samples of a range's four quarters are
- * taken together, so each class's weights are read once for four samples and each class's
+ * <p>Order: the k-th samples of a range's four quarters are taken together, so each class's weights are read once for four samples and each class's
  * gradient row is updated once for four ({@link Rows#addRows4}); their losses, added as
  * {@code (l0 + l1) + (l2 + l3)}, go to the range's loss; the tail follows sample by sample.
  * A logit is one fused chain from the class's bias ({@link Rows#dot}), the same bits in
