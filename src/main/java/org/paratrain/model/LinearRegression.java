@@ -1,6 +1,5 @@
 package org.paratrain.model;
 
-import java.lang.invoke.MethodHandle;
 import org.paratrain.data.Dataset;
 
 /**
@@ -18,7 +17,8 @@ import org.paratrain.data.Dataset;
  * run as P independent chains from the bias ({@link Rows#dot}), their gradient terms are added
  * to the gradient part by part (as {@link Rows#addRows4} does for four), and their
  * squared residuals, added pairwise ({@code (l0 + l1) + (l2 + l3)}, and so on for eight), are
- * added to the range's loss. The tail follows, sample by sample. The order depends on the
+ * added to the range's loss. The tail follows, two samples at a time, then the last one alone
+ * (see {@link LinearKernel}). The order depends on the
  * samples of the range and the feature count only, never on the caller, the rank or the
  * thread, and {@link #loss} follows it too, so it returns the same bits as
  * {@link #lossAndGradient}.
@@ -34,7 +34,7 @@ import org.paratrain.data.Dataset;
  */
 public final class LinearRegression extends LinearPredictor {
     /** {@link LinearKernel} compiled for this feature count (unused for one feature). */
-    private final MethodHandle kernel;
+    private final KernelCopies.LinearBlock kernel;
 
     /**
      * A model of {@code features + (intercept ? 1 : 0)} parameters.
@@ -72,12 +72,6 @@ public final class LinearRegression extends LinearPredictor {
         if (features == 1) {
             return OneFeature.sums(data.x(), data.y(), from, to, w[0], bias(w), grad, off, intercept);
         }
-        try {
-            return (double) kernel.invokeExact(data.x(), data.y(), from, to, features, w, intercept, grad, off);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        return kernel.sums(data.x(), data.y(), from, to, features, w, intercept, grad, off);
     }
 }
