@@ -11,7 +11,7 @@ import java.lang.invoke.MethodHandles;
  * <p>This class is a template: {@link KernelCopies} defines one hidden class per feature count
  * from its bytes, with the count as class data, read here into the static final
  * {@link #FEATURES}. C2 treats a static final as a constant, so each copy is compiled for its
- * count: the loops over features unroll and the four rows' addresses fold. For ten features
+ * count: the loops over features unroll and the rows' addresses fold. For ten features
  * that made a pass 18% faster (97 against 118 us on 20,000 x 10). A shared method reached with
  * a constant argument did the same only when C2 inlined it, which it refuses once it has
  * compiled the method on its own into a big one: whether it did depended on which it compiled
@@ -142,11 +142,8 @@ final class LinearKernel implements KernelCopies.LinearBlock {
             r7 -= y[i + 7 * q];
             loss += ((r0 * r0 + r1 * r1) + (r2 * r2 + r3 * r3)) + ((r4 * r4 + r5 * r5) + (r6 * r6 + r7 * r7));
             if (grad != null) {
-                addParts8(grad, off, x, a, s, d, 2.0 * r0, 2.0 * r1, 2.0 * r2, 2.0 * r3, 2.0 * r4, 2.0 * r5,
-                    2.0 * r6, 2.0 * r7);
-                if (intercept) {
-                    grad[off + d] += 2.0 * (((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)));
-                }
+                addParts8(grad, off, x, a, s, d, intercept, 2.0 * r0, 2.0 * r1, 2.0 * r2, 2.0 * r3, 2.0 * r4,
+                    2.0 * r5, 2.0 * r6, 2.0 * r7);
             }
         }
         return tail(x, y, from + 8 * q, to, d, w, b, intercept, grad, off, loss);
@@ -162,9 +159,13 @@ final class LinearKernel implements KernelCopies.LinearBlock {
         }
     }
 
-    /** Adds {@code c0 x_0 + ... + c7 x_7} as {@link Rows#addRows4} does for four: one chain per feature. */
-    private static void addParts8(double[] g, int at, double[] x, int a, int s, int features, double c0, double c1,
-                                  double c2, double c3, double c4, double c5, double c6, double c7) {
+    /**
+     * Adds {@code c0 x_0 + ... + c7 x_7} as {@link Rows#addRows4} does for four, one chain per
+     * feature, and with an intercept {@code ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7))} to the bias.
+     */
+    private static void addParts8(double[] g, int at, double[] x, int a, int s, int features, boolean intercept,
+                                  double c0, double c1, double c2, double c3, double c4, double c5, double c6,
+                                  double c7) {
         int d = count(features);
         int a4 = a + 4 * s;
         for (int j = 0; j < d; j++) {
@@ -172,6 +173,9 @@ final class LinearKernel implements KernelCopies.LinearBlock {
                 Math.fma(c0, x[a + j], g[at + j]))));
             g[at + j] = Math.fma(c7, x[a4 + 3 * s + j], Math.fma(c6, x[a4 + 2 * s + j], Math.fma(c5, x[a4 + s + j],
                 Math.fma(c4, x[a4 + j], t))));
+        }
+        if (intercept) {
+            g[at + d] += ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7));
         }
     }
 

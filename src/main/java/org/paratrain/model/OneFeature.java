@@ -58,11 +58,15 @@ final class OneFeature {
             c0 += r;
         }
         if (grad != null) {
-            grad[off] += 2.0 * ((g0 + g1) + (g2 + g3));
-            if (intercept) {
-                grad[off + 1] += 2.0 * ((c0 + c1) + (c2 + c3));
-            }
+            add(grad, off, intercept, 2.0 * ((g0 + g1) + (g2 + g3)), 2.0 * ((c0 + c1) + (c2 + c3)));
         }
         return (l0 + l1) + (l2 + l3);
+    }
+
+    private static void add(double[] grad, int off, boolean intercept, double weight, double bias) {
+        grad[off] += weight;
+        if (intercept) {
+            grad[off + 1] += bias;
+        }
     }
 }
