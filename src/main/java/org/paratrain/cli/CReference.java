@@ -11,8 +11,9 @@ import org.paratrain.comm.JobLaunch;
 import org.paratrain.train.Backend;
 
 /**
- * The C reference programs that benchmarks measure paratrain against, built with mpicc from
- * the copies of their sources inside the jar (resources/c), and run under mpirun.
+ * The C reference programs that benchmarks measure paratrain against, built from the copies
+ * of their sources inside the jar (resources/c): with mpicc and run under mpirun, or, without
+ * MPI, with gcc and run directly.
  */
 final class CReference {
     private CReference() { }
@@ -31,8 +32,22 @@ final class CReference {
         return false;
     }
 
+    /** True when gcc is installed, so the references without MPI can be built. */
+    static boolean gccAvailable() {
+        return onPath("gcc");
+    }
+
     /** Compiles {@code name}.c with {@code mpicc -O2} into a temporary directory; returns the program. */
     static Path build(String name) {
+        return build(name, List.of("mpicc", "-O2"), "apt-get install libopenmpi-dev");
+    }
+
+    /** Compiles {@code name}.c, a program without MPI, with {@code gcc -O3 -march=native}; returns the program. */
+    static Path buildNative(String name) {
+        return build(name, List.of("gcc", "-O3", "-march=native"), "apt-get install gcc");
+    }
+
+    private static Path build(String name, List<String> compiler, String install) {
         try {
             Path dir = Files.createTempDirectory("paratrain-c");
             Path src = dir.resolve(name + ".c");
@@ -40,16 +55,18 @@ final class CReference {
                 Files.copy(in, src);
             }
             Path exe = dir.resolve(name);
-            String out = output(List.of("mpicc", "-O2", "-o", exe.toString(), src.toString()));
+            List<String> cmd = new ArrayList<>(compiler);
+            cmd.addAll(List.of("-o", exe.toString(), src.toString()));
+            String out = output(cmd);
             if (!Files.isExecutable(exe)) {
-                throw new BackendException("mpicc failed: " + out.strip());
+                throw new BackendException(compiler.get(0) + " failed: " + out.strip());
             }
             // File.deleteOnExit deleted the files but not their directory (not yet empty when its turn came).
             org.paratrain.io.ExitCleanup.deleteOnExit(dir);
             return exe;
         } catch (IOException e) {
-            throw new BackendException("cannot build the C reference " + name + " (is mpicc installed? apt-get install "
-                + "libopenmpi-dev): " + e.getMessage());
+            throw new BackendException("cannot build the C reference " + name + " (is " + compiler.get(0)
+                + " installed? " + install + "): " + e.getMessage());
         }
     }
 

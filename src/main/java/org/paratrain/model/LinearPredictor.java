@@ -28,12 +28,16 @@ abstract class LinearPredictor implements Model {
         return intercept;
     }
 
-    /** {@code w.x (+ b)} for the sample whose features start at {@code row}. */
+    /**
+     * {@code w.x (+ b)} for the sample whose features start at {@code row}: one fused chain from
+     * the bias ({@link Rows#dot}), the same bits as the training kernels' value for the sample.
+     */
     protected final double linear(double[] x, int row, double[] params) {
-        double s = intercept ? params[features] : 0.0;
-        for (int j = 0; j < features; j++) {
-            s += params[j] * x[row + j];
-        }
-        return s;
+        return Rows.dot(bias(params), params, 0, x, row, features);
+    }
+
+    /** {@return the bias b, or 0 without an intercept} */
+    final double bias(double[] params) {
+        return intercept ? params[features] : 0.0;
     }
 }

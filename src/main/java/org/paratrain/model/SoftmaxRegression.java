@@ -11,8 +11,14 @@ import org.paratrain.data.Dataset;
  *
  * <p>Numerics: {@code logsumexp(z) = m + log(sum exp(z_k - m))} with {@code m = max z}, so no
  * exponential overflows and the largest term is exactly 1; the softmax for the gradient
- * reuses the same shifted exponentials. One instance per rank: it keeps the K logits of the
- * current sample as scratch.
+ * reuses the same shifted exponentials. One instance per rank: it keeps the logits of the
+ * current four samples as scratch.
+ *
+ * <p>Order: the k-th samples of a range's four quarters are taken together, so each class's weights are read once for four samples and each class's
+ * gradient row is updated once for four ({@link Rows#addRows4}); their losses, added as
+ * {@code (l0 + l1) + (l2 + l3)}, go to the range's loss; the tail follows sample by sample.
+ * A logit is one fused chain from the class's bias ({@link Rows#dot}), the same bits in
+ * training and in {@link #predict}.
  */
 public final class SoftmaxRegression implements Classifier {
     private final int features;
@@ -35,7 +41,7 @@ public final class SoftmaxRegression implements Classifier {
         this.features = features;
         this.classes = classes;
         this.intercept = intercept;
-        this.z = new double[classes];
+        this.z = new double[4 * classes];
     }
 
     @Override
@@ -50,34 +56,97 @@ public final class SoftmaxRegression implements Classifier {
 
     @Override
     public double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        return sums(data, from, to, params, grad, offset);
+    }
+
+    @Override
+    public double loss(Dataset data, int from, int to, double[] params) {
+        return sums(data, from, to, params, null, 0);
+    }
+
+    /** The loss of samples {@code [from, to)}, and their gradient added into {@code grad} unless it is null. */
+    private double sums(Dataset data, int from, int to, double[] w, double[] grad, int off) {
         double[] x = data.x();
-        double loss = 0.0;
+        double[] y = data.y();
         int d = features;
-        for (int i = from; i < to; i++) {
-            int label = (int) data.y()[i];
-            double lse = logits(x, i * d, params);
-            loss += lse - z[label];
-            for (int k = 0; k < classes; k++) {
-                double r = Math.exp(z[k] - lse) - (k == label ? 1.0 : 0.0);
-                int wk = offset + k * d;
-                for (int j = 0; j < d; j++) {
-                    grad[wk + j] += r * x[i * d + j];
-                }
+        int q = (to - from) / 4;
+        boolean gradient = grad != null;
+        double loss = 0.0;
+        for (int i = from; i < from + q; i++) {
+            logits4(x, i * d, q * d, w);
+            loss += (sample(y[i], 0, gradient) + sample(y[i + q], 1, gradient))
+                + (sample(y[i + 2 * q], 2, gradient) + sample(y[i + 3 * q], 3, gradient));
+            if (gradient) {
+                addGroup(grad, off, x, i * d, q * d);
+            }
+        }
+        for (int i = from + 4 * q; i < to; i++) {
+            logits(x, i * d, w);
+            loss += sample(y[i], 0, gradient);
+            for (int k = 0; gradient && k < classes; k++) {
+                Rows.addRow(grad, off + k * d, x, i * d, d, z[k]);
                 if (intercept) {
-                    grad[offset + classes * d + k] += r;
+                    grad[off + classes * d + k] += z[k];
                 }
             }
         }
         return loss;
     }
 
-    @Override
-    public double loss(Dataset data, int from, int to, double[] params) {
-        double loss = 0.0;
-        for (int i = from; i < to; i++) {
-            loss += logits(data.x(), i * features, params) - z[(int) data.y()[i]];
+    /** Fills {@code z[t K + k]} with class k's logit of the rows at {@code a + t * s}, t = 0..3. */
+    private void logits4(double[] x, int a, int s, double[] w) {
+        int d = features;
+        for (int k = 0; k < classes; k++) {
+            double bk = intercept ? w[classes * d + k] : 0.0;
+            double z0 = bk;
+            double z1 = bk;
+            double z2 = bk;
+            double z3 = bk;
+            int wk = k * d;
+            for (int j = 0; j < d; j++) {
+                double wj = w[wk + j];
+                z0 = Math.fma(wj, x[a + j], z0);
+                z1 = Math.fma(wj, x[a + s + j], z1);
+                z2 = Math.fma(wj, x[a + 2 * s + j], z2);
+                z3 = Math.fma(wj, x[a + 3 * s + j], z3);
+            }
+            z[k] = z0;
+            z[classes + k] = z1;
+            z[2 * classes + k] = z2;
+            z[3 * classes + k] = z3;
         }
-        return loss;
+    }
+
+    /**
+     * The loss {@code logsumexp(z) - z_label} of the sample whose logits are at
+     * {@code z[t K, (t + 1) K)}; leaves there the loss's derivatives {@code softmax - onehot}
+     * when {@code gradient} is set (the softmax from the exponentials of the loss, not new ones).
+     */
+    private double sample(double label, int t, boolean gradient) {
+        int at = t * classes;
+        int c = (int) label;
+        double zc = z[at + c];
+        double max = max(at);
+        double sum = exponentials(at, max);
+        for (int k = 0; gradient && k < classes; k++) {
+            z[at + k] = z[at + k] / sum - (k == c ? 1.0 : 0.0);
+        }
+        return max + Math.log(sum) - zc;
+    }
+
+    /** Adds the four samples' terms {@code r_k x} to each class's gradient row, and {@code r_k} to its bias. */
+    private void addGroup(double[] grad, int off, double[] x, int a, int s) {
+        int d = features;
+        for (int k = 0; k < classes; k++) {
+            double r0 = z[k];
+            double r1 = z[classes + k];
+            double r2 = z[2 * classes + k];
+            double r3 = z[3 * classes + k];
+            Rows.addRows4(grad, off + k * d, x, a, s, d, r0, r1, r2, r3);
+            if (intercept) {
+                grad[off + classes * d + k] += (r0 + r1) + (r2 + r3);
+            }
+        }
     }
 
     /** The class with the largest logit for sample i. */
@@ -98,31 +167,44 @@ public final class SoftmaxRegression implements Classifier {
         return classes;
     }
 
-    /** exp(z_k - logsumexp(z)): the shifted exponentials of the loss, so none overflows. */
+    /** {@code exp(z_k - max) / sum_k exp(z_k - max)}: no exponential overflows; the softmax the gradient uses. */
     @Override
     public void probabilities(Dataset data, int i, double[] params, double[] out) {
-        double lse = logits(data.x(), i * features, params);
+        logits(data.x(), i * features, params);
+        double sum = exponentials(0, max(0));
         for (int k = 0; k < classes; k++) {
-            out[k] = Math.exp(z[k] - lse);
+            out[k] = z[k] / sum;
         }
     }
 
-    /** Fills z with the logits of the sample at {@code row} and returns their log-sum-exp. */
-    private double logits(double[] x, int row, double[] params) {
+    /** Fills {@code z[0, K)} with the logits of the sample at {@code row}. */
+    private void logits(double[] x, int row, double[] params) {
+        for (int k = 0; k < classes; k++) {
+            double bk = intercept ? params[classes * features + k] : 0.0;
+            z[k] = Rows.dot(bk, params, k * features, x, row, features);
+        }
+    }
+
+    /** {@return the largest of {@code z[at, at + K)}} */
+    private double max(int at) {
         double max = Double.NEGATIVE_INFINITY;
         for (int k = 0; k < classes; k++) {
-            double s = intercept ? params[classes * features + k] : 0.0;
-            int wk = k * features;
-            for (int j = 0; j < features; j++) {
-                s += params[wk + j] * x[row + j];
-            }
-            z[k] = s;
-            max = Math.max(max, s);
+            max = Math.max(max, z[at + k]);
         }
+        return max;
+    }
+
+    /**
+     * Replaces {@code z[at, at + K)} by {@code exp(z_k - max)} and returns their sum: with
+     * {@code max} the largest logit, the largest term is exactly 1 and none overflows.
+     */
+    private double exponentials(int at, double max) {
         double sum = 0.0;
         for (int k = 0; k < classes; k++) {
-            sum += Math.exp(z[k] - max);
+            double e = Math.exp(z[at + k] - max);
+            z[at + k] = e;
+            sum += e;
         }
-        return max + Math.log(sum);
+        return sum;
     }
 }

@@ -182,6 +182,8 @@ class BadInputTest {
         c.add(bad("paper repeats 0", 2, "--repeats", "paper", "--repeats", "0", "--out", "@paper"));
         c.add(bad("bench collectives rounds 0", 2, "--rounds", "bench", "collectives", "--rounds", "0", "--out",
             "@bench"));
+        c.add(bad("bench kernels shape", 2, "--shapes", "bench", "kernels", "--shapes", "3x0"));
+        c.add(bad("bench kernels repeats 0", 2, "--repeats", "bench", "kernels", "--repeats", "0"));
         c.add(bad("paper out under a file", 2, "--out|not a directory", "paper", "--out", "@X.in/paper"));
     }
 

@@ -139,7 +139,7 @@ class CliTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"", "generate", "generate regression", "train", "bench", "bench paper", "paper", "scale",
-        "plan", "evaluate", "predict", "bench collectives", "bench mpi"})
+        "plan", "evaluate", "predict", "bench collectives", "bench mpi", "bench kernels"})
     void everyCommandHasHelp(String command) {
         String[] words = command.isEmpty() ? new String[0] : command.split(" ");
         String[] args = java.util.Arrays.copyOf(words, words.length + 1);
@@ -249,6 +249,14 @@ class CliTest {
         assertTrue(bad.err().contains("not a paratrain model file"), bad.err());
         Run labels = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("X.in").toString());
         assertEquals(1, labels.status());
+    }
+
+    @Test
+    void benchKernelsPrintsATableForEachShape() {
+        Run r = run("bench", "kernels", "--shapes", "400x3,90x12", "--repeats", "1", "--stream-mb", "64");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("| 400 x 3 |") && r.out().contains("| 90 x 12 |"), r.out());
+        assertTrue(r.out().contains("read bandwidth of one core"), r.out());
     }
 
     @Test
