@@ -64,23 +64,23 @@ final class Readout {
             }
             bad = most > LIMIT || most < 0 || Double.isInfinite(largest);
         } else if (fast) {
+            long most = 0;
+            double largest = 0.0;
             for (int k = 0; k < length; k++) {
                 long hi = words[2 * (index + k)];
                 long lo = words[2 * (index + k) + 1];
                 double r = twoWords(hi, lo, lowBits, grid);
-                bad |= outOfRange(hi) | outOfRange(lo) | Double.isInfinite(r);
+                most = Math.max(most, Math.max(Math.abs(hi), Math.abs(lo)));
+                largest = Math.max(largest, Math.abs(r));
                 out[offset + k] = r;
             }
+            bad = most > LIMIT || most < 0 || Double.isInfinite(largest);
         }
         if (!fast || bad) {
             for (int k = 0; k < length; k++) {
                 out[offset + k] = value(words, format, index + k, g, lowBits, blocks);
             }
         }
-    }
-
-    private static boolean outOfRange(long w) {
-        return w > LIMIT || w < -LIMIT;
     }
 
     /**
