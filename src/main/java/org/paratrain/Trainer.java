@@ -276,7 +276,7 @@ public final class Trainer {
     /**
      * {@return this trainer, with the optimizer sharded over the ranks: each updates its own
      * slice of the parameters with its own slice of the optimizer state (needs
-     * {@code allreduce("ring")}; no checkpoints yet)}
+     * {@code allreduce("ring")}; checkpoints hold the whole state)}
      */
     public Trainer shardOptimizer() {
         shard = true;

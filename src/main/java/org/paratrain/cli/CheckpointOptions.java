@@ -108,9 +108,12 @@ final class CheckpointOptions {
 
     /** The control of one attempt: from {@code state} (or the start), saving with {@code writer} if any. */
     TrainingControl control(TrainingState state, CheckpointWriter writer, TrainingControl.EpochListener listener) {
-        TrainingControl.Checkpoints c = writer == null ? null : new TrainingControl.Checkpoints(
+        // Every rank knows when a checkpoint is due (a sharded optimizer's state is gathered from
+        // all of them); only the writer's rank writes it, the others pass it on to nothing.
+        java.util.function.Consumer<TrainingState> sink = writer != null ? writer : dir != null ? s -> { } : null;
+        TrainingControl.Checkpoints c = sink == null ? null : new TrainingControl.Checkpoints(
             everyEpochs == null && everySteps == null ? 1 : everyEpochs == null ? 0 : everyEpochs,
-            everySteps == null ? 0 : everySteps, writer);
+            everySteps == null ? 0 : everySteps, sink);
         return new TrainingControl(state, c, listener, commTimeout());
     }
 }

@@ -35,10 +35,6 @@ final class OptionChecks {
             throw new IllegalArgumentException("--allreduce native is MPI's own allreduce and needs --backend mpi; on "
                 + "the local backend use star, tree, recursive-doubling, ring, rabenseifner or auto");
         }
-        if (c.shardOptimizer && (c.checkpoints.dir != null || c.checkpoints.resume != null)) {
-            throw new IllegalArgumentException("--shard-optimizer does not write or read checkpoints yet (each rank "
-                + "holds a slice of the optimizer state): drop --checkpoint-dir/--resume or --shard-optimizer");
-        }
         if (c.testX != null && c.testFraction != 0) {
             throw new IllegalArgumentException("give either --test-data or --test-fraction, not both");
         }

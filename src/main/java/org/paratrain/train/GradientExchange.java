@@ -1,6 +1,7 @@
 package org.paratrain.train;
 
 import org.paratrain.optim.Optimizer;
+import org.paratrain.optim.OptimizerState;
 
 /**
  * How the ranks of a run combine their block losses and gradients and apply an update.
@@ -35,6 +36,29 @@ interface GradientExchange {
 
     /** The loss over all blocks times {@code scale}; valid on rank 0 at least. */
     double reduceLoss(double scale);
+
+    /**
+     * The optimizer's state as one optimizer updating every parameter would hold it: what a
+     * checkpoint keeps. An exchange that shards the optimizer gathers the slices, so every
+     * rank calls this at the same point.
+     *
+     * @param optimizer this rank's optimizer
+     * @return the whole state
+     */
+    default OptimizerState wholeState(Optimizer optimizer) {
+        return optimizer.state();
+    }
+
+    /**
+     * The part of a whole state (from a checkpoint, made at any node count) that this rank's
+     * optimizer holds.
+     *
+     * @param whole the state of every parameter
+     * @return what to restore on this rank
+     */
+    default OptimizerState ownState(OptimizerState whole) {
+        return whole;
+    }
 
     /** Name, as in results. */
     String name();

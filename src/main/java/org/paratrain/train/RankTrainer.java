@@ -8,6 +8,7 @@ import org.paratrain.data.BlockSharding;
 import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
 import org.paratrain.optim.Optimizer;
+import org.paratrain.optim.OptimizerState;
 import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.TrainSpec;
 
@@ -95,13 +96,8 @@ public final class RankTrainer {
      * @throws DivergenceException if the loss diverged (seen by every rank at the same epoch)
      */
     public TrainingResult train(TrainingControl control) {
-        if (spec.exchange().scheme() == ExchangeSpec.Scheme.SHARDED
-            && (control.checkpoints() != null || control.resume() != null)) {
-            throw new IllegalArgumentException("a sharded optimizer does not save or resume checkpoints yet: each rank "
-                + "holds a slice of its state");
-        }
         GradientExchange exchange = exchange(model.parameterCount(), batches.sharding());
-        Loop loop = new Loop(control);
+        Loop loop = new Loop(control, exchange);
         comm.barrier();
         loop.start = comm.wtime() - loop.resumedSeconds;
         int e = loop.firstEpoch;
@@ -176,14 +172,17 @@ public final class RankTrainer {
         final double scale = mean ? 1.0 / batches.stepSamples() : 1.0;
         final DivergenceMonitor monitor = new DivergenceMonitor(spec.optimizer().learningRate());
         final TrainingControl control;
+        /** Gathers (and cuts) the optimizer's state when the exchange shards it. */
+        final GradientExchange exchange;
         final EarlyStopping stopping;
         final int firstEpoch;
         final int firstStep;
         final double resumedSeconds;
         double start;
 
-        Loop(TrainingControl control) {
+        Loop(TrainingControl control, GradientExchange exchange) {
             this.control = control;
+            this.exchange = exchange;
             this.stopping = control.validation() == null ? null
                 : new EarlyStopping(control.validation(), comm, spec.epochs());
             TrainingState r = control.resume();
@@ -205,7 +204,7 @@ public final class RankTrainer {
                     + " steps, " + weights.length + " parameters)");
             }
             System.arraycopy(r.params(), 0, weights, 0, weights.length);
-            optimizer.restore(r.optimizer());
+            optimizer.restore(exchange.ownState(r.optimizer()));
             List<double[]> from = r.history().arrays();
             List<double[]> to = history.arrays();
             for (int i = 0; i < from.size(); i++) {
@@ -237,7 +236,7 @@ public final class RankTrainer {
             boolean byEpochs = c != null && c.everyEpochs() > 0
                 && (epoch % c.everyEpochs() == 0 || epoch == spec.epochs() || stop);
             boolean bySteps = c != null && c.everySteps() > 0 && (long) epoch * batches.steps() % c.everySteps() == 0;
-            if (comm.rank() == 0 && (byEpochs || bySteps)) {
+            if (byEpochs || bySteps) {
                 save(epoch, 0);
             }
             return stop;
@@ -246,7 +245,7 @@ public final class RankTrainer {
         /** After step {@code step} of epoch {@code e} (0-based), not the epoch's last: save if it is time. */
         void stepDone(int e, int step) {
             TrainingControl.Checkpoints c = control.checkpoints();
-            if (c == null || c.everySteps() == 0 || comm.rank() != 0) {
+            if (c == null || c.everySteps() == 0) {
                 return;
             }
             long done = (long) e * batches.steps() + step;
@@ -255,12 +254,17 @@ public final class RankTrainer {
             }
         }
 
+        /** Called on every rank when a checkpoint is due (a sharded state is gathered); rank 0 writes it. */
         private void save(int epoch, int step) {
+            OptimizerState state = exchange.wholeState(optimizer);
+            if (comm.rank() != 0) {
+                return;
+            }
             TrainingResult.History h = history.first(epoch + (step > 0 ? 1 : 0));
             if (step > 0) {
                 h.seconds()[epoch] = comm.wtime() - start;
             }
-            control.checkpoints().sink().accept(new TrainingState(epoch, step, weights, optimizer.state(), h,
+            control.checkpoints().sink().accept(new TrainingState(epoch, step, weights, state, h,
                 stopping == null ? new double[0] : stopping.best()));
         }
     }

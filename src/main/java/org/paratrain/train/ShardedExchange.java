@@ -1,5 +1,6 @@
 package org.paratrain.train;
 
+import java.util.Arrays;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.collective.Chunks;
@@ -10,6 +11,7 @@ import org.paratrain.collective.sum.NonFiniteValueException;
 import org.paratrain.comm.Communicator;
 import org.paratrain.data.BlockSharding;
 import org.paratrain.optim.Optimizer;
+import org.paratrain.optim.OptimizerState;
 import org.paratrain.train.spec.ExchangeSpec.Sum;
 
 /**
@@ -19,6 +21,10 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
  * Optimizer memory per rank is divided by the node count; the conversion of a fixed-point sum
  * is done on one chunk, not on the whole vector; the words travel once, the parameters back
  * as doubles.
+ *
+ * <p>A checkpoint holds the whole state: {@link #wholeState} gathers the slices (every rank
+ * calls it), {@link #ownState} cuts a whole state, saved at any node count, to this rank's
+ * slice.
  *
  * <p>Same bits as unsharded: the reduced words of each value are the same whichever rank
  * holds them, and the update of each parameter is the same arithmetic on every rank
@@ -93,6 +99,38 @@ final class ShardedExchange extends OwnRowsExchange {
         addRows(total);
         reduceScatter.reduceScatter(comm, total, 0, valueChunks, Reduction.DOUBLE_SUM);
         System.arraycopy(total, from, reduced, from, to - from);
+    }
+
+    /** Gathers every rank's slice of each state vector into whole vectors, on every rank. */
+    @Override
+    public OptimizerState wholeState(Optimizer optimizer) {
+        OptimizerState mine = optimizer.state();
+        if (mine.steps() == 0) {
+            return mine;                       // nothing allocated anywhere yet
+        }
+        double[][] slices = mine.vectors();
+        double[][] whole = new double[slices.length][];
+        int first = Math.max(from, 1);
+        for (int i = 0; i < slices.length; i++) {
+            double[] buf = new double[params + 1];     // the loss's slot stays 0
+            System.arraycopy(slices[i], 0, buf, first, slices[i].length);
+            allgather.allgather(comm, buf, 0, valueChunks, Reduction.DOUBLE_SUM);
+            whole[i] = Arrays.copyOfRange(buf, 1, params + 1);
+        }
+        return new OptimizerState(mine.kind(), mine.steps(), mine.scalars(), whole);
+    }
+
+    /** This rank's slice of each whole state vector (empty vectors stay empty: nothing to cut). */
+    @Override
+    public OptimizerState ownState(OptimizerState whole) {
+        double[][] vectors = whole.vectors();
+        int first = Math.max(from, 1);
+        for (int i = 0; i < vectors.length; i++) {
+            if (vectors[i].length == params) {
+                vectors[i] = Arrays.copyOfRange(vectors[i], first - 1, Math.max(first, to) - 1);
+            }
+        }
+        return new OptimizerState(whole.kind(), whole.steps(), whole.scalars(), vectors);
     }
 
     @Override

@@ -3,6 +3,7 @@ package org.paratrain.train;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -97,9 +98,31 @@ class ShardedTrainingTest {
             () -> ExchangeSpec.parse("ring", Sum.BLOCKS).sharded()).setting());
         assertEquals("exchange", assertThrows(SpecException.class,
             () -> ExchangeSpec.parse("tree").sharded()).setting());
-        TrainingControl saving = new TrainingControl(null, new TrainingControl.Checkpoints(1, 0, s -> { }), null,
+    }
+
+    /**
+     * A sharded run that fails is resumed from its checkpoint (the whole state, gathered from
+     * the slices) at another node count, sharded or not, and ends with the bits of a run that
+     * never stopped; mid-epoch checkpoints of a mini-batch Adam run too.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"3, 2, true", "2, 4, true", "3, 1, false", "4, 3, false"})
+    void aShardedCheckpointResumesAtAnyNodeCountWithTheSameBits(int savedAt, int resumedAt, boolean sharded) {
+        TrainSpec spec = TrainSpec.paper().withModel(new ModelSpec.Linear(true)).withEpochs(12).withLearningRate(0.05)
+            .withMethod(OptimizerSpec.Method.ADAM).withBatches(100, 3).withExchange(ExchangeSpec.parse("ring"));
+        TrainingResult reference = Training.local(DATA, spec);
+        java.util.List<TrainingState> saved = new java.util.ArrayList<>();
+        TrainingControl saving = new TrainingControl(null, new TrainingControl.Checkpoints(0, 6, saved::add), null,
             null);
-        assertThrows(org.paratrain.comm.RankFailedException.class, () -> Training.local(DATA, TrainSpec.paper()
-            .withNodes(2).withExchange(ExchangeSpec.parse("ring").sharded()), saving));
+        assertThrows(org.paratrain.comm.RankFailedException.class, () -> Training.local(DATA,
+            spec.withNodes(savedAt).withExchange(spec.exchange().sharded()), saving,
+            new FailureInjection(savedAt - 1, 40, false)));
+        TrainingState last = saved.get(saved.size() - 1);
+        assertTrue(last.step() > 0, "a mid-epoch checkpoint: " + last);
+        TrainSpec again = spec.withNodes(resumedAt);
+        TrainingResult resumed = Training.local(DATA, sharded ? again.withExchange(spec.exchange().sharded()) : again,
+            TrainingControl.none().resumingFrom(last));
+        assertArrayEquals(reference.params(), resumed.params());
+        assertArrayEquals(reference.history().loss(), resumed.history().loss());
     }
 }
