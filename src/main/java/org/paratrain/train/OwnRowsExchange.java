@@ -62,10 +62,16 @@ abstract class OwnRowsExchange implements GradientExchange {
 
     /** Agrees the grid (one maximum allreduce by {@code algorithm}) and deposits every own row. */
     void deposit(Allreduce algorithm) {
+        int w = params + 1;
         fixed.begin(blocks);
-        fixed.observeRows(rows, 0, owned);
+        for (int k = 0; k < owned; k++) {
+            fixed.observe(0, rows, k * w, w);
+        }
         fixed.agree(comm, algorithm);
-        fixed.depositRows(rows, 0, owned);
+        for (int k = 0; k < owned; k++) {
+            fixed.deposit(0, rows, k * w, w);
+            fixed.endBlock();
+        }
     }
 
     /** Adds the own rows in block order into {@code total} (loss first). */

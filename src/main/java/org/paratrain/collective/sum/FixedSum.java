@@ -208,59 +208,6 @@ public final class FixedSum {
         }
     }
 
-    /**
-     * Records {@code count} rows for the grid, each a whole vector ({@link #size()} values, the
-     * segments in order) laid out one after another from {@code offset}: one block's partials
-     * a row. The same as {@link #observe(int, double[], int, int)} row by row, without its
-     * per-call work, which dominates when rows are short.
-     *
-     * @param values the rows
-     * @param offset index in {@code values} of the first row
-     * @param count  how many rows
-     */
-    public void observeRows(double[] values, int offset, int count) {
-        int width = segments.size();
-        Objects.checkFromIndexSize(offset, (long) count * width > Integer.MAX_VALUE ? -1 : count * width,
-            values.length);
-        for (int s = 0; s < grids.length; s++) {
-            int a = segments.start(s);
-            int b = segments.end(s);
-            for (int k = 0; k < count; k++) {
-                exponents.observe(s, values, offset + k * width + a, offset + k * width + b);
-            }
-        }
-    }
-
-    /**
-     * Deposits {@code count} rows as {@link #observeRows} lays them out, each as a block:
-     * {@link #deposit(int, double[], int, int)} of the whole vector then {@link #endBlock()},
-     * row by row.
-     *
-     * @param values the rows
-     * @param offset index in {@code values} of the first row
-     * @param count  how many rows
-     * @throws SumOverflowException if a value is not below its segment's agreed bound
-     * @throws NonFiniteValueException if a value is NaN or infinite
-     */
-    public void depositRows(double[] values, int offset, int count) {
-        int width = segments.size();
-        Objects.checkFromIndexSize(offset, (long) count * width > Integer.MAX_VALUE ? -1 : count * width,
-            values.length);
-        for (int k = 0; k < count; k++) {
-            for (int s = 0; s < grids.length; s++) {
-                int a = segments.start(s);
-                int at = offset + k * width + a;
-                int n = segments.end(s) - a;
-                int bad = format == FixedFormat.ONE_WORD ? Deposit.oneWord(words, grids[s], limit, a, values, at, n)
-                    : Deposit.twoWords(words, grids[s], limit, lowScale, a, values, at, n);
-                if (bad >= 0) {
-                    throw refused(a + bad, values[at + bad]);
-                }
-            }
-            endBlock();
-        }
-    }
-
     /** Counts one block deposited: the count travels with the words, and the conversion checks it. */
     public void endBlock() {
         words[words.length - 1]++;

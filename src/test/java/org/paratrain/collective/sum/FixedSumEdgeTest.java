@@ -141,34 +141,4 @@ class FixedSumEdgeTest {
         assertEquals(0.0, s.get(1));
         assertEquals(3e-31 + 1e-45, s.get(2), 1e-60);
     }
-
-    /** Rows deposited at once give the words of the same rows deposited one by one, in both formats. */
-    @org.junit.jupiter.api.Test
-    void rowsAtOnceGiveTheWordsOfRowsOneByOne() {
-        java.util.SplittableRandom rnd = new java.util.SplittableRandom(11);
-        for (FixedFormat format : FixedFormat.values()) {
-            int width = 13;
-            int count = 9;
-            double[] rows = new double[count * width + 3];
-            for (int i = 0; i < rows.length; i++) {
-                rows[i] = (rnd.nextDouble() - 0.5) * Math.scalb(1.0, rnd.nextInt(-40, 40));
-            }
-            FixedSum one = new FixedSum(format, 1, width - 1);
-            FixedSum all = new FixedSum(format, 1, width - 1);
-            one.begin(count);
-            all.begin(count);
-            for (int k = 0; k < count; k++) {
-                one.observe(0, rows, 2 + k * width, width);
-            }
-            all.observeRows(rows, 2, count);
-            one.fixGrid();
-            all.fixGrid();
-            for (int k = 0; k < count; k++) {
-                one.deposit(0, rows, 2 + k * width, width);
-                one.endBlock();
-            }
-            all.depositRows(rows, 2, count);
-            org.junit.jupiter.api.Assertions.assertArrayEquals(one.words(), all.words(), format.toString());
-        }
-    }
 }
