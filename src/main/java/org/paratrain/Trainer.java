@@ -1,17 +1,10 @@
 package org.paratrain;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 import org.paratrain.data.Dataset;
-import org.paratrain.experiment.CheckpointRecords;
-import org.paratrain.experiment.DataFingerprint;
-import org.paratrain.experiment.Provenance;
-import org.paratrain.experiment.SpecCodec;
-import org.paratrain.model.Classifier;
-import org.paratrain.model.Model;
 import org.paratrain.train.LossReduction;
 import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.ModelSpec;
@@ -21,9 +14,6 @@ import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingControl;
 import org.paratrain.train.TrainingResult;
-import org.paratrain.train.TrainingState;
-import org.paratrain.train.checkpoint.CheckpointStore;
-import org.paratrain.train.checkpoint.CheckpointWriter;
 
 /**
  * Training from a Java program, in a few chained calls: what to train, how to update it, on
@@ -352,18 +342,8 @@ public final class Trainer {
      * @throws org.paratrain.comm.RankFailedException if a rank failed or hung
      */
     public TrainingResult run() {
-        TrainSpec spec = spec();
-        int k = spec.check(data);
-        JsonNode meta = checkpointDir == null && resume == null ? null : meta(spec);
-        TrainingState state = resume == null ? null : checkedState(meta);
-        TrainingControl control = new TrainingControl(state, null, listener, commTimeout, validation(spec, k));
-        if (checkpointDir == null) {
-            return Training.local(data, spec, control);
-        }
-        try (CheckpointWriter w = new CheckpointWriter(new CheckpointStore(checkpointDir, 2), meta, f -> { })) {
-            return Training.local(data, spec, new TrainingControl(state,
-                new TrainingControl.Checkpoints(checkpointEvery, 0, w), listener, commTimeout, control.validation()));
-        }
+        return new TrainerRun(data, listener, commTimeout, validation, validateEvery, patience, checkpointDir,
+            checkpointEvery, resume).run(spec());
     }
 
     /**
@@ -377,29 +357,5 @@ public final class Trainer {
         RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize);
         ExchangeSpec e = ExchangeSpec.parse(exchange, sum == null ? null : ExchangeSpec.Sum.parse(sum));
         return new TrainSpec(m, o, shard ? e.sharded() : e, run);
-    }
-
-    private JsonNode meta(TrainSpec spec) {
-        return CheckpointRecords.meta(SpecCodec.encode(spec), DataFingerprint.of(data),
-            Provenance.capture(java.util.List.of("Trainer")).toJson());
-    }
-
-    private TrainingState checkedState(JsonNode meta) {
-        return CheckpointRecords.load(resume, meta, w -> System.err.println("paratrain: warning: " + w));
-    }
-
-    private TrainingControl.Validation validation(TrainSpec spec, int k) {
-        if (validation == null) {
-            if (patience > 0) {
-                throw new IllegalArgumentException("earlyStop needs validateOn(data, every)");
-            }
-            return null;
-        }
-        Model m = spec.model().newModel(data.features(), k);
-        boolean classifier = m instanceof Classifier c && c.classifies();
-        double scale = reduction == LossReduction.MEAN ? 1.0 / validation.samples() : 1.0;
-        return new TrainingControl.Validation(validateEvery, patience, p -> new double[] {
-            m.loss(validation, 0, validation.samples(), p) * scale,
-            classifier ? ((Classifier) m).accuracy(validation, p) : Double.NaN});
     }
 }

@@ -8,7 +8,6 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import org.paratrain.data.Dataset;
-import org.paratrain.model.Classifier;
 import org.paratrain.model.Model;
 import org.paratrain.train.LossReduction;
 import org.paratrain.train.TrainingControl;
@@ -58,12 +57,7 @@ final class MonitorOptions {
         if (validateEvery == 0 && patience == 0) {
             return null;
         }
-        boolean classifier = model instanceof Classifier c && c.classifies();
-        return new TrainingControl.Validation(validateEvery == 0 ? 1 : validateEvery, patience, params -> {
-            double loss = model.loss(test, 0, test.samples(), params);
-            return new double[] {reduction == LossReduction.MEAN ? loss / test.samples() : loss,
-                classifier ? ((Classifier) model).accuracy(test, params) : Double.NaN};
-        });
+        return TrainingControl.Validation.on(test, model, reduction, validateEvery == 0 ? 1 : validateEvery, patience);
     }
 
     /** The listener that shows progress, passing every epoch on to {@code next} as well. */

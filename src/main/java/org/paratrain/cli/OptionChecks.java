@@ -10,7 +10,6 @@ import org.paratrain.io.Clip;
 import org.paratrain.train.Backend;
 import org.paratrain.train.MemoryEstimate;
 import org.paratrain.model.MultilayerPerceptron;
-import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.RunSpec;
 import org.paratrain.train.spec.TrainSpec;
 import picocli.CommandLine.ParseResult;
@@ -38,8 +37,8 @@ final class OptionChecks {
         if (c.testX != null && c.testFraction != 0) {
             throw new IllegalArgumentException("give either --test-data or --test-fraction, not both");
         }
-        if (c.batchSize == 0 && c.warmupSteps > c.epochs) {
-            throw new IllegalArgumentException("--warmup-steps " + c.warmupSteps + " is longer than the run (" + c.epochs
+        if (c.batchSize == 0 && c.learning.warmupSteps > c.epochs) {
+            throw new IllegalArgumentException("--warmup-steps " + c.learning.warmupSteps + " is longer than the run (" + c.epochs
                 + " steps: one per epoch at full batch), so the learning rate would never reach --lr");
         }
         noEffect(given, c);
@@ -64,21 +63,21 @@ final class OptionChecks {
         TrainSpec counted = spec.run().nodes() instanceof RunSpec.Nodes.Auto ? spec.withNodes(1) : spec;
         if (c.batchSize > 0 && c.batchSize <= train.samples()) {
             long steps = (long) c.epochs * (train.samples() / c.batchSize);
-            if (c.warmupSteps > steps) {
-                throw new IllegalArgumentException("--warmup-steps " + c.warmupSteps + " is longer than the run ("
+            if (c.learning.warmupSteps > steps) {
+                throw new IllegalArgumentException("--warmup-steps " + c.learning.warmupSteps + " is longer than the run ("
                     + steps + " steps: " + c.epochs + " epochs of " + train.samples() / c.batchSize + "), so the "
                     + "learning rate would never reach --lr");
             }
         }
-        if (c.classes == 0 && classes > train.samples()) {
+        if (c.learning.classes == 0 && classes > train.samples()) {
             // Counted from the largest label: one stray label (1000000 in a file of 0..9) makes a huge model.
             throw new DataFormatException((c.yFile != null ? c.yFile : c.xFile) + ": the largest label makes "
                 + classes + " classes, more than the " + train.samples() + " samples; if that is meant, say so "
                 + "with --classes " + classes);
         }
-        long params = parameters(c, train.features(), classes);
-        String model = "--model " + c.model + " with " + train.features() + " features"
-            + (c.layers.isBlank() ? "" : ", --layers " + c.layers) + (classes > 0 ? " and " + classes + " classes" : "");
+        long params = spec.model().parameterCount(train.features(), classes);
+        String model = "--model " + c.learning.model + " with " + train.features() + " features"
+            + (c.learning.layers.isBlank() ? "" : ", --layers " + c.learning.layers) + (classes > 0 ? " and " + classes + " classes" : "");
         if (params > HeapBudget.MAX_ARRAY) {
             throw new IllegalArgumentException(model + " has " + params + " parameters, more than one array holds ("
                 + HeapBudget.MAX_ARRAY + ")");
@@ -95,39 +94,19 @@ final class OptionChecks {
         }
     }
 
-    /** The number of parameters, counted without overflow (the models count in int). */
-    private static long parameters(TrainCommand c, int features, int classes) {
-        long bias = c.intercept ? 1 : 0;
-        return switch (c.model) {
-            case "softmax" -> (long) classes * (features + bias);
-            case "mlp", "mlp-regression" -> {
-                long p = 0;
-                long in = features;
-                for (String w : c.layers.isBlank() ? new String[0] : c.layers.split(",")) {
-                    long out = Long.parseLong(w.strip());
-                    p += in * out + out;
-                    in = out;
-                }
-                long out = c.model.equals("mlp") ? classes : 1;
-                yield p + in * out + out;
-            }
-            default -> features + bias;
-        };
-    }
-
     /** Options that the model or optimiser chosen would ignore. */
     private static void noEffect(ParseResult given, TrainCommand c) {
-        boolean network = NETWORKS.contains(c.model);
-        String withModel = "with --model " + c.model;
+        boolean network = NETWORKS.contains(c.learning.model);
+        String withModel = "with --model " + c.learning.model;
         refuse(given, "--layers", !network, withModel + ": only the MLPs (--model mlp, mlp-regression) have hidden "
             + "layers");
         refuse(given, "--activation", !network, withModel + ": only the MLPs (--model mlp, mlp-regression) have "
             + "hidden activations");
         refuse(given, "--intercept", network, withModel + ": an MLP always learns biases");
-        refuse(given, "--classes", !c.model.equals("softmax") && !c.model.equals("mlp"), withModel + ": "
-            + (c.model.equals("logistic") ? "logistic regression always has 2 classes" : "a regression has no classes"));
-        refuse(given, "--momentum", c.optimizer.equals("gd") || c.optimizer.equals("adam"), "with --optimizer "
-            + c.optimizer + ": only momentum and nesterov use it");
+        refuse(given, "--classes", !c.learning.model.equals("softmax") && !c.learning.model.equals("mlp"), withModel + ": "
+            + (c.learning.model.equals("logistic") ? "logistic regression always has 2 classes" : "a regression has no classes"));
+        refuse(given, "--momentum", c.learning.optimizer.equals("gd") || c.learning.optimizer.equals("adam"), "with --optimizer "
+            + c.learning.optimizer + ": only momentum and nesterov use it");
         refuse(given, "--seed", !network && c.batchSize == 0 && c.testFraction == 0, "here: it seeds the train/test "
             + "split (--test-fraction), the mini-batch order (--batch-size) and an MLP's initial weights, and this "
             + "run has none of them");

@@ -64,11 +64,8 @@ final class TrainCommand implements Runnable {
     @Option(names = "--epochs", defaultValue = "300", description = "Epochs (default ${DEFAULT-VALUE}).")
     int epochs;
 
-    @Option(names = "--lr", defaultValue = "1e-4", description = "Learning rate (default ${DEFAULT-VALUE}).")
-    double lr;
-
-    @Option(names = "--intercept", description = "Also learn a bias term.")
-    boolean intercept;
+    @picocli.CommandLine.Mixin
+    ModelOptions learning;
 
     @Option(names = "--loss-reduction", defaultValue = "sum",
         description = "sum (the paper's) or mean of the squared errors (default ${DEFAULT-VALUE}).")
@@ -79,38 +76,6 @@ final class TrainCommand implements Runnable {
             + "4 or more blocks of up to 64 samples a mini-batch. Results are identical at any node count for one "
             + "block size; no more ranks than blocks do work.")
     int blockSize;
-
-    @Option(names = "--model", defaultValue = "linear",
-        description = "linear (default), logistic (labels 0/1), softmax or mlp (labels 0..K-1), or mlp-regression "
-            + "(an MLP with a squared-error head).")
-    String model;
-
-    @Option(names = "--classes", defaultValue = "0",
-        description = "Classes for softmax and mlp (0: counted from the labels).")
-    int classes;
-
-    @Option(names = "--layers", defaultValue = "", description = "Hidden-layer widths of --model mlp, e.g. 256,128.")
-    String layers;
-
-    @Option(names = "--activation", defaultValue = "relu", description = "Hidden activation of --model mlp: relu "
-        + "(He initialisation), tanh or sigmoid (Xavier).")
-    String activation;
-
-    @Option(names = "--optimizer", defaultValue = "gd", description = "gd (default), momentum, nesterov or adam.")
-    String optimizer;
-
-    @Option(names = "--momentum", defaultValue = "0.9", description = "Momentum for momentum and nesterov (default ${DEFAULT-VALUE}).")
-    double momentum;
-
-    @Option(names = "--weight-decay", defaultValue = "0", description = "L2 weight decay (decoupled for adam).")
-    double weightDecay;
-
-    @Option(names = "--schedule", defaultValue = "constant",
-        description = "Learning rate schedule: constant (default), cosine or step:EVERY:FACTOR.")
-    String schedule;
-
-    @Option(names = "--warmup-steps", defaultValue = "0", description = "Linear learning-rate warm-up, in steps.")
-    long warmupSteps;
 
     @Option(names = "--batch-size", defaultValue = "0",
         description = "Samples per step for mini-batch SGD (0: full batch, the default). Batches visit the samples in "
@@ -178,7 +143,7 @@ final class TrainCommand implements Runnable {
         checkpoints.commTimeoutSeconds = backendOptions.commTimeout;
         checkpoints.check(autoNodes ? 1 : spec.nodes(), batchSize);
         monitor.check(testX != null || testFraction > 0);
-        if (child && shardable()) {
+        if (child && shardable(spec)) {
             ShardTraining.run(this, spec, provenance);
             return;
         }
@@ -234,10 +199,8 @@ final class TrainCommand implements Runnable {
         RunSpec.Nodes nodes = child && !command.commandLine().getParseResult().hasMatchedOption("--nodes")
             ? new RunSpec.Nodes.Count(Backend.mpiWorld().size())
             : RunSpec.Nodes.parse(nodesText);
-        ModelSpec m = ModelSpec.of(model, intercept, classes, ModelSpec.widths(layers),
-            ModelSpec.activation(activation));
-        OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), lr, momentum, weightDecay,
-            OptimizerSpec.Schedule.parse(schedule), warmupSteps);
+        ModelSpec m = learning.model();
+        OptimizerSpec o = learning.optimizer();
         RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize);
         ExchangeSpec exchange = ExchangeSpec.parse(allreduce, sum == null ? null : ExchangeSpec.Sum.parse(sum));
         return new TrainSpec(m, o, shardOptimizer ? exchange.sharded() : exchange, run);
@@ -254,7 +217,7 @@ final class TrainCommand implements Runnable {
     private void report(TrainingResult r, TrainSpec spec, DataSpec dataSpec, ModelFile file, TrainingData prepared,
                         Attempts attempts, Provenance provenance) {
         org.paratrain.train.Divergence.checkFinal(r, spec.optimizer().learningRate());
-        TrainReport.print(out(), model, prepared.train().samples(), prepared.train().features(), r, epochs);
+        TrainReport.print(out(), learning.model, prepared.train().samples(), prepared.train().features(), r, epochs);
         java.util.Map<String, Object> test = prepared.test() == null ? null : Metrics.evaluate(file.newModel(),
             r.params(), prepared.test(), file.classNames() == null ? null : file.classNames().names());
         if (test != null) {
@@ -339,13 +302,12 @@ final class TrainCommand implements Runnable {
      * Whether each MPI rank can read only its own blocks: full batch, no split, no scaling
      * (those need every sample), the paper's format, and a known number of classes.
      */
-    private boolean shardable() {
-        boolean classesKnown = model.equals("linear") || model.equals("logistic") || model.equals("mlp-regression")
-            || classes > 0;
-        boolean format = dataFormat.format.equals("paper") || dataFormat.format.equals("idx");
+    private boolean shardable(TrainSpec spec) {
+        boolean classesKnown = !spec.model().classifier() || spec.model().classes() > 0;
+        DataSpec.Format format = dataFormat.format();
         return batchSize == 0 && testFraction == 0 && testX == null && !standardize
-            && format && classesKnown && injectFailure == null
-            && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
+            && (format == DataSpec.Format.PAPER || format == DataSpec.Format.IDX) && classesKnown
+            && injectFailure == null && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
     }
 
     java.io.PrintWriter out() {

@@ -120,5 +120,26 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
                     + every + " and " + patience);
             }
         }
+
+        /**
+         * Validation on held-out samples: their loss (with the training's reduction) and, for a
+         * classifier, their accuracy.
+         *
+         * @param held      the held-out samples
+         * @param model     a model of the trained kind and shape (it keeps scratch space: one a run)
+         * @param reduction the training's loss reduction, applied to the held-out loss too
+         * @param every     validate every this many epochs
+         * @param patience  stop after this many validations without improvement; 0 never stops
+         * @return the validation
+         */
+        public static Validation on(org.paratrain.data.Dataset held, org.paratrain.model.Model model,
+                                    LossReduction reduction, int every, int patience) {
+            boolean classifier = model instanceof org.paratrain.model.Classifier c && c.classifies();
+            return new Validation(every, patience, params -> {
+                double loss = model.loss(held, 0, held.samples(), params);
+                return new double[] {reduction == LossReduction.MEAN ? loss / held.samples() : loss,
+                    classifier ? ((org.paratrain.model.Classifier) model).accuracy(held, params) : Double.NaN};
+            });
+        }
     }
 }

@@ -42,6 +42,32 @@ public sealed interface ModelSpec {
      */
     Model newModel(int features, int classes);
 
+    /**
+     * {@return the number of parameters of this model for {@code features} inputs and
+     * {@code classes} classes, counted in {@code long}: a shape too large for one array is
+     * refused by the caller, not overflowed}
+     * @param features inputs per sample
+     * @param classes  classes of a classifier (ignored otherwise)
+     */
+    default long parameterCount(int features, int classes) {
+        long bias = intercept() ? 1 : 0;
+        return switch (this) {
+            case Softmax s -> (long) classes * (features + bias);
+            case Mlp m -> {
+                long p = 0;
+                long in = features;
+                for (int out : m.hidden()) {
+                    p += in * out + out;
+                    in = out;
+                }
+                long out = m.classifier() ? classes : 1;
+                yield p + in * out + out;
+            }
+            case Linear l -> features + bias;
+            case Logistic l -> features + bias;
+        };
+    }
+
     /** {@return whether labels are class indices} */
     default boolean classifier() {
         return false;

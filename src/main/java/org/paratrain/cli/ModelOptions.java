@@ -1,0 +1,60 @@
+package org.paratrain.cli;
+
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import picocli.CommandLine.Option;
+
+/**
+ * What {@code train} trains and how it updates it: the model's options and the optimizer's,
+ * each group mapped here, once, to its spec.
+ */
+final class ModelOptions {
+    @Option(names = "--lr", defaultValue = "1e-4", description = "Learning rate (default ${DEFAULT-VALUE}).")
+    double lr;
+
+    @Option(names = "--intercept", description = "Also learn a bias term.")
+    boolean intercept;
+
+    @Option(names = "--model", defaultValue = "linear",
+        description = "linear (default), logistic (labels 0/1), softmax or mlp (labels 0..K-1), or mlp-regression "
+            + "(an MLP with a squared-error head).")
+    String model;
+
+    @Option(names = "--classes", defaultValue = "0",
+        description = "Classes for softmax and mlp (0: counted from the labels).")
+    int classes;
+
+    @Option(names = "--layers", defaultValue = "", description = "Hidden-layer widths of --model mlp, e.g. 256,128.")
+    String layers;
+
+    @Option(names = "--activation", defaultValue = "relu", description = "Hidden activation of --model mlp: relu "
+        + "(He initialisation), tanh or sigmoid (Xavier).")
+    String activation;
+
+    @Option(names = "--optimizer", defaultValue = "gd", description = "gd (default), momentum, nesterov or adam.")
+    String optimizer;
+
+    @Option(names = "--momentum", defaultValue = "0.9", description = "Momentum for momentum and nesterov (default ${DEFAULT-VALUE}).")
+    double momentum;
+
+    @Option(names = "--weight-decay", defaultValue = "0", description = "L2 weight decay (decoupled for adam).")
+    double weightDecay;
+
+    @Option(names = "--schedule", defaultValue = "constant",
+        description = "Learning rate schedule: constant (default), cosine or step:EVERY:FACTOR.")
+    String schedule;
+
+    @Option(names = "--warmup-steps", defaultValue = "0", description = "Linear learning-rate warm-up, in steps.")
+    long warmupSteps;
+
+    /** {@return the model these options describe; a bad value is an error naming its option} */
+    ModelSpec model() {
+        return ModelSpec.of(model, intercept, classes, ModelSpec.widths(layers), ModelSpec.activation(activation));
+    }
+
+    /** {@return the optimizer these options describe, owning the learning rate and its schedule} */
+    OptimizerSpec optimizer() {
+        return new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), lr, momentum, weightDecay,
+            OptimizerSpec.Schedule.parse(schedule), warmupSteps);
+    }
+}
