@@ -27,6 +27,13 @@ final class BackendOptions {
             + "(default ${DEFAULT-VALUE}).")
     double commTimeout;
 
+    @Option(names = "--ranks-per-process", paramLabel = "K|auto", defaultValue = "1",
+        description = "With --backend mpi: ranks each MPI process runs as threads (1 to 64, or auto: one process "
+            + "per core when ranks outnumber cores). They reach each other through shared memory and the other "
+            + "processes through MPI; ranks, sharding and results are as with one rank per process "
+            + "(default ${DEFAULT-VALUE}).")
+    String ranksPerProcess;
+
     /** True for the MPI backend; checks the name and the deadline. */
     boolean isMpi() {
         JobLaunch.checkTimeout(commTimeout);
@@ -47,13 +54,95 @@ final class BackendOptions {
         return new JobLaunch(processes, hostfile, extra, jvm, commTimeout);
     }
 
-    /** On a rank of an MPI job: applies {@code --comm-timeout} to this process's communicator. */
-    void configureRank() {
-        Backend.mpiCommTimeout(commTimeout);
+    /**
+     * {@return how to start the jobs of a sweep over {@code nodes}: at most the
+     * {@code --ranks-per-process} given (auto: that of the largest node count) ranks a process}
+     * @param nodes the node counts of the sweep
+     */
+    JobLaunch sweepLaunchSpec(int[] nodes) {
+        int most = java.util.Arrays.stream(nodes).max().orElse(1);
+        int k = "auto".equals(ranksPerProcess) ? autoRanksPerProcess(most, Runtime.getRuntime().availableProcessors())
+            : parseRanksPerProcess(true);
+        JobLaunch one = launchSpec(1);
+        return new JobLaunch(1, one.hostfile(), one.mpirunArgs(), one.jvmArgs(), one.commTimeout(), k);
     }
 
-    /** Runs this command on {@code processes} MPI ranks and returns mpirun's exit status. */
-    int launchStatus(int processes, List<String> args) {
-        return Backend.runMpiJob(launchSpec(processes), Main.class.getName(), args);
+    /**
+     * On a rank of an MPI job: applies {@code --comm-timeout} to this process's communicator and
+     * {@code --ranks-per-process} to its layout ({@code auto} is resolved before launching).
+     */
+    void configureRank() {
+        Backend.mpiCommTimeout(commTimeout);
+        Backend.mpiRanksPerProcess(parseRanksPerProcess(false));
+    }
+
+    /**
+     * {@return the ranks each process runs for a job of {@code nodes} ranks}
+     * {@code auto}: 1 when every rank can have a core of this machine, otherwise the fewest
+     * ranks a process that leave no more processes than cores.
+     *
+     * @param nodes the job's ranks
+     * @throws IllegalArgumentException naming the options, if {@code nodes} is not a multiple of it
+     */
+    int ranksPerProcess(int nodes) {
+        int k = "auto".equals(ranksPerProcess) ? autoRanksPerProcess(nodes, Runtime.getRuntime().availableProcessors())
+            : parseRanksPerProcess(true);
+        if (nodes % k != 0) {
+            throw new IllegalArgumentException("--nodes " + nodes + " is not a multiple of --ranks-per-process " + k
+                + ": every process holds the same number of ranks");
+        }
+        return k;
+    }
+
+    /**
+     * {@return for {@code nodes} ranks on {@code cores} cores: the smallest divisor K of
+     * {@code nodes} with {@code nodes / K <= cores}, or, where none is small enough, the largest}
+     * @param nodes the job's ranks
+     * @param cores the cores of this machine
+     */
+    static int autoRanksPerProcess(int nodes, int cores) {
+        int largest = 1;
+        for (int k = 1; k <= Math.min(nodes, Backend.MAX_RANKS_PER_PROCESS); k++) {
+            if (nodes % k == 0) {
+                if (nodes / k <= cores) {
+                    return k;
+                }
+                largest = k;
+            }
+        }
+        return largest;
+    }
+
+    private int parseRanksPerProcess(boolean autoAllowed) {
+        if ("auto".equals(ranksPerProcess)) {
+            if (autoAllowed) {
+                return 1;
+            }
+            throw new IllegalArgumentException("--ranks-per-process auto is decided before launching; under your own "
+                + "mpirun give a number");
+        }
+        int k;
+        try {
+            k = Integer.parseInt(ranksPerProcess.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--ranks-per-process must be a whole number from 1 to 64 or auto, got '"
+                + ranksPerProcess + "'");
+        }
+        Backend.checkRanksPerProcess(k);
+        return k;
+    }
+
+    /**
+     * Runs this command as a job of {@code nodes} ranks ({@code nodes / K} processes of K
+     * ranks each) and returns mpirun's exit status.
+     */
+    int launchStatus(int nodes, List<String> args) {
+        int k = ranksPerProcess(nodes);
+        JobLaunch launch = launchSpec(nodes / k);
+        launch = new JobLaunch(launch.processes(), launch.hostfile(), launch.mpirunArgs(), launch.jvmArgs(),
+            launch.commTimeout(), k);
+        List<String> rankArgs = "auto".equals(ranksPerProcess)
+            ? Attempts.withOption(args, "--ranks-per-process", Integer.toString(k)) : args;
+        return Backend.runMpiJob(launch, Main.class.getName(), rankArgs);
     }
 }

@@ -61,7 +61,7 @@ final class BenchCommand implements Runnable {
             SweepSpec sweep = new SweepSpec(nodes, repeats, warmup, PaperSetup.config());
             boolean mpi = backend.isMpi();
             Dataset data = PaperSetup.data();
-            List<Sweep.Point> points = mpi ? Sweep.runMpi(data, sweep, backend.launchSpec(1), done -> { })
+            List<Sweep.Point> points = mpi ? Sweep.runMpi(data, sweep, backend.sweepLaunchSpec(nodes), done -> { })
                 : Sweep.run(data, sweep, done -> { });
             double[] cMs = !noC && CReference.available() ? measureC(data) : null;
             print(points, cMs, mpi);

@@ -105,8 +105,8 @@ final class BenchMpiCommand implements Runnable {
     }
 
     /** Runs one allreduce algorithm on integer-valued vectors and checks the exact sums. */
-    static void checkAllreduce(Communicator c, String name) {
-        org.paratrain.collective.Allreduce a = org.paratrain.collective.Allreduces.create(name);
+    static void checkAllreduce(Communicator c, org.paratrain.collective.Allreduce a) {
+        String name = a.name();
         int p = c.size();
         for (int len : new int[] {0, 1, p + 1, 100_003}) {
             double[] v = new double[len];
@@ -160,20 +160,42 @@ final class BenchMpiCommand implements Runnable {
         @Option(names = "--train", description = "Also train the paper's model on the MPI backend.")
         boolean train;
 
+        @Option(names = "--ranks-per-process", defaultValue = "1",
+            description = "Ranks each process runs as threads: checks messages within and between processes, and "
+                + "every allreduce both flat and in two levels.")
+        int ranksPerProcess;
+
         @Override
         public void run() {
             Communicator c = Backend.mpiWorld();
-            MpiBenchmark.selfTest(c);
-            for (String name : org.paratrain.collective.Allreduces.names()) {
-                checkAllreduce(c, name);
+            Backend.checkRanksPerProcess(ranksPerProcess);
+            Backend.mpiRanksPerProcess(ranksPerProcess);
+            if (ranksPerProcess == 1) {
+                MpiBenchmark.selfTest(c);
+                for (String name : org.paratrain.collective.Allreduces.names()) {
+                    checkAllreduce(c, org.paratrain.collective.Allreduces.create(name));
+                }
+            } else {
+                Backend.onMpiRanks(rank -> {
+                    MpiBenchmark.threadSelfTest(rank);
+                    for (String name : org.paratrain.collective.Allreduces.names()) {
+                        checkAllreduce(rank, org.paratrain.collective.Allreduces.create(name, rank));
+                    }
+                    for (String name : org.paratrain.collective.Allreduces.portableNames()) {
+                        checkAllreduce(rank, org.paratrain.collective.Allreduces.create(name));
+                    }
+                    return null;
+                });
             }
             if (train) {
                 org.paratrain.train.Training.mpi(org.paratrain.experiment.PaperSetup.data(),
-                    org.paratrain.experiment.PaperSetup.config().withNodes(c.size()),
+                    org.paratrain.experiment.PaperSetup.config().withNodes(Backend.mpiJobSize()),
                     org.paratrain.train.TrainingControl.none());
             }
             if (c.rank() == 0) {
-                System.out.println("mpi self-test passed on " + c.size() + " ranks (" + Backend.mpiImplementation() + ")");
+                System.out.println("mpi self-test passed on " + Backend.mpiJobSize() + " ranks ("
+                    + (ranksPerProcess == 1 ? "" : c.size() + " processes of " + ranksPerProcess + ", ")
+                    + Backend.mpiImplementation() + ")");
             }
         }
     }

@@ -100,22 +100,45 @@ final class MpiBenchmark {
         c.barrier();
     }
 
+    /**
+     * The self-test of ranks that are threads of processes: messages in rings that cross
+     * processes at every K-th rank, small and large, both by send-then-receive and by
+     * sendRecv, and a message too long between processes.
+     */
+    static void threadSelfTest(Communicator c) {
+        int p = c.size();
+        int r = c.rank();
+        for (int len : new int[] {1, 100_003}) {
+            sendThenReceiveRing(c, p, r, len);
+            sendRecvRing(c, p, r, len);
+        }
+        int k = c.processGroup().map(g -> g.localSize()).orElse(1);
+        if (p > k && (r == 0 || r == k)) {
+            tooLongBetween(c, 0, k, 1);
+        }
+        c.barrier();
+    }
+
     /** A message longer than the receiver's buffer is an error naming both sizes, and is consumed. */
     private static void tooLong(Communicator c, int p, int r, int len) {
-        if (p < 2 || r > 1) {
-            return;
+        if (p >= 2 && r <= 1) {
+            tooLongBetween(c, 0, 1, len);
         }
-        if (r == 0) {
-            c.send(new double[len + 1], 0, len + 1, 1, 11);
-            c.send(new double[] {7}, 0, 1, 1, 11);
+    }
+
+    /** As {@link #tooLong(Communicator, int, int, int)}, from rank {@code sender} to rank {@code receiver}. */
+    private static void tooLongBetween(Communicator c, int sender, int receiver, int len) {
+        if (c.rank() == sender) {
+            c.send(new double[len + 1], 0, len + 1, receiver, 11);
+            c.send(new double[] {7}, 0, 1, receiver, 11);
             return;
         }
         try {
-            c.recv(new double[len], 0, len, 0, 11);
+            c.recv(new double[len], 0, len, sender, 11);
             throw new BackendException("a message of " + (len + 1) + " doubles fit a buffer of " + len);
         } catch (org.paratrain.comm.MessageTooLongException expected) {
             double[] next = new double[1];
-            c.recv(next, 0, 1, 0, 11);
+            c.recv(next, 0, 1, sender, 11);
             if (next[0] != 7) {
                 throw new BackendException("after a message too long, the next one held " + next[0]);
             }

@@ -133,6 +133,7 @@ final class OptionChecks {
     static void backend(ParseResult given, boolean mpi) {
         refuse(given, "--hostfile", !mpi, "with --backend local: ranks are threads of this JVM");
         refuse(given, "--mpirun-args", !mpi, "with --backend local: no mpirun is started");
+        refuse(given, "--ranks-per-process", !mpi, "with --backend local: every rank is a thread of this JVM already");
         if (given.hasMatchedOption("--hostfile")) {
             InputFiles.optionFile("--hostfile", given.matchedOptionValue("--hostfile", (Path) null));
         }

@@ -79,7 +79,7 @@ final class ScaleCommand implements Runnable {
         String title = String.format(Locale.ROOT, "scaling on %d samples x %d features", data.samples(),
             data.features());
         Report.Inputs inputs = new Report.Inputs(title, data, info, sweep,
-            breakEven ? BreakEven.DEFAULT_SAMPLES : null, options.mpi());
+            breakEven ? BreakEven.DEFAULT_SAMPLES : null, options.mpi(sweep.nodes()));
         List<String> files;
         try (ConsoleProgress progress = new ConsoleProgress(options.quiet)) {
             files = Report.run(out, inputs, provenance, progress);

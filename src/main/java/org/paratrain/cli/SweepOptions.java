@@ -49,9 +49,9 @@ final class SweepOptions {
             warmup == null ? defaultWarmup : warmup, base);
     }
 
-    /** How to start MPI jobs, or null for the local backend. */
-    JobLaunch mpi() {
-        return backend.isMpi() ? backend.launchSpec(1) : null;
+    /** How to start the MPI jobs of a sweep over {@code nodeCounts}, or null for the local backend. */
+    JobLaunch mpi(int[] nodeCounts) {
+        return backend.isMpi() ? backend.sweepLaunchSpec(nodeCounts) : null;
     }
 
     /** Checks what the sweep spec cannot: options of the other backend, the output directory, the MPI library. */

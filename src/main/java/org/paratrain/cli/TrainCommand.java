@@ -197,7 +197,7 @@ final class TrainCommand implements Runnable {
      */
     private TrainSpec spec(boolean child) {
         RunSpec.Nodes nodes = child && !command.commandLine().getParseResult().hasMatchedOption("--nodes")
-            ? new RunSpec.Nodes.Count(Backend.mpiWorld().size())
+            ? new RunSpec.Nodes.Count(Backend.mpiJobSize())
             : RunSpec.Nodes.parse(nodesText);
         ModelSpec m = learning.model();
         OptimizerSpec o = learning.optimizer();
@@ -307,7 +307,8 @@ final class TrainCommand implements Runnable {
         DataSpec.Format format = dataFormat.format();
         return batchSize == 0 && testFraction == 0 && testX == null && !standardize
             && (format == DataSpec.Format.PAPER || format == DataSpec.Format.IDX) && classesKnown
-            && injectFailure == null && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
+            && injectFailure == null && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"))
+            && Backend.mpiRanksPerProcess() == 1;   // a process of several ranks reads the whole data
     }
 
     java.io.PrintWriter out() {

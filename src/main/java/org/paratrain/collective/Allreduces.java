@@ -29,6 +29,18 @@ public final class Allreduces {
         return factory(name).get();
     }
 
+    /**
+     * {@return the algorithm called {@code name} for a rank of {@code comm}: in its two-level
+     * form ({@link HierarchicalAllreduce}) where several of the job's ranks share a process}
+     * @param name one of {@link #names()}
+     * @param comm the rank's communicator
+     * @throws IllegalArgumentException listing the names, if {@code name} is none of them
+     */
+    public static Allreduce create(String name, org.paratrain.comm.Communicator comm) {
+        Allreduce a = create(name);
+        return comm.processGroup().isPresent() ? new HierarchicalAllreduce(a) : a;
+    }
+
     private static Supplier<Allreduce> factory(String name) {
         return switch (name) {
             case "star" -> StarAllreduce::new;

@@ -155,6 +155,16 @@ public interface Communicator {
     }
 
     /**
+     * {@return the ranks of this one's process, where several ranks of the job share a process
+     * (MPI with threads as ranks), or empty where every rank is alone in its process or all are
+     * in one (the local backend, whose ranks are cheap to reach anyway)}
+     * Cheap: callers may ask on every call.
+     */
+    default Optional<ProcessGroup> processGroup() {
+        return Optional.empty();
+    }
+
+    /**
      * Checks arguments common to send and receive, with messages that name the culprit: for
      * backends, before anything is sent or waited for.
      *

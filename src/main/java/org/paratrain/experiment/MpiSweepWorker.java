@@ -62,6 +62,7 @@ public final class MpiSweepWorker {
         try {
             JsonNode job = RunWriter.json().readTree(Path.of(a[0]).toFile());
             Backend.mpiCommTimeout(job.path("comm_timeout_seconds").asDouble());
+            Backend.mpiRanksPerProcess(job.path("ranks_per_process").asInt(1));
             org.paratrain.train.spec.TrainSpec s = SpecCodec.decode(job.path("settings"));
             Dataset data = PaperFormat.read(Path.of(job.path("x").asText()), Path.of(job.path("y").asText()));
             for (int w = 0; w < job.path("warmup").asInt(); w++) {

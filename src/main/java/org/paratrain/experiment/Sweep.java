@@ -37,7 +37,8 @@ public final class Sweep {
      *
      * @param data     the training data, written once to a temporary directory for the ranks
      * @param spec     node counts, repeats, warm-up runs and the training settings
-     * @param launch   how to start each job; its process count is replaced by each node count
+     * @param launch   how to start each job; its process count is replaced by each node count's, and
+     *                 each job of p ranks holds {@code gcd(p, launch.ranksPerProcess())} ranks a process
      * @param progress called with the number of runs finished so far
      * @return one point per node count, in the order of {@code spec.nodes()}
      */
@@ -51,11 +52,13 @@ public final class Sweep {
                 Path result = dir.resolve("runs-" + p + ".json");
                 TrainSpec c = spec.base().withNodes(p);
                 Path jobFile = dir.resolve("job-" + p + ".json");
+                JobLaunch job = launch.forRanks(p);
                 AtomicFiles.writeBytes(jobFile, out -> RunWriter.json().writeValue(out, MpiSweepWorker.job(
-                    dir.resolve("X.in"), dir.resolve("y.in"), result, SpecCodec.encode(c), spec.warmup(), spec.repeats(), launch.commTimeout())));
+                    dir.resolve("X.in"), dir.resolve("y.in"), result, SpecCodec.encode(c), spec.warmup(), spec.repeats(), launch.commTimeout())
+                    .put("ranks_per_process", job.ranksPerProcess())));
                 List<String> args = List.of(jobFile.toString());
                 // A failed job throws: a rank or the launching process has said why.
-                Backend.runMpiJobOrFail(launch.withProcesses(p), MpiSweepWorker.class.getName(), args);
+                Backend.runMpiJobOrFail(job, MpiSweepWorker.class.getName(), args);
                 points.add(new Point(p, readRuns(result)));
                 done += spec.warmup() + spec.repeats();
                 progress.accept(done);

@@ -5,8 +5,11 @@ import org.paratrain.comm.BackendException;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.JobFailedException;
 import org.paratrain.comm.JobLaunch;
+import org.paratrain.comm.RankFailedException;
 import org.paratrain.comm.mpi.MpiCommunicator;
+import org.paratrain.comm.local.LocalCluster;
 import org.paratrain.comm.mpi.MpiJob;
+import org.paratrain.comm.mpi.ThreadRanks;
 
 /**
  * The one seam between the layers above {@code comm} and the MPI backend's implementation
@@ -29,7 +32,20 @@ import org.paratrain.comm.mpi.MpiJob;
  * {@link Communicator#nativeCollectives()}.
  */
 public final class Backend {
+    /** The most ranks one MPI process holds as threads ({@code --ranks-per-process}). */
+    public static final int MAX_RANKS_PER_PROCESS = ThreadRanks.MAX_PER_PROCESS;
+
     private Backend() { }
+
+    /**
+     * Checks a number of ranks per MPI process.
+     *
+     * @param k the number
+     * @throws IllegalArgumentException naming {@code --ranks-per-process}, if it is not in 1..{@value #MAX_RANKS_PER_PROCESS}
+     */
+    public static void checkRanksPerProcess(int k) {
+        ThreadRanks.check(k);
+    }
 
     /**
      * {@return whether this process is a rank of an MPI job (started by {@code mpirun} or
@@ -67,6 +83,39 @@ public final class Backend {
         MpiCommunicator.world().commTimeout(seconds);
     }
 
+    /**
+     * Sets how many of the job's ranks each MPI process holds, as threads: every process of the
+     * job must be told the same, before it trains.
+     *
+     * @param k 1 to {@value ThreadRanks#MAX_PER_PROCESS}
+     */
+    public static void mpiRanksPerProcess(int k) {
+        ThreadRanks.perProcess(k);
+    }
+
+    /** {@return how many ranks each process of this MPI job holds ({@link #mpiRanksPerProcess})} */
+    public static int mpiRanksPerProcess() {
+        return ThreadRanks.perProcess();
+    }
+
+    /** {@return the number of ranks of this MPI job: its processes times the ranks each holds} */
+    public static int mpiJobSize() {
+        return ThreadRanks.jobSize();
+    }
+
+    /**
+     * Runs {@code task} on each rank this MPI process holds: on MPI's own communicator for one
+     * rank a process, on threads otherwise, whose communicators reach the other processes
+     * through MPI and each other through shared memory.
+     *
+     * @param <T>  what each rank returns
+     * @param task the program of a rank
+     * @return this process's ranks' results, by local rank (rank {@code p * K + i} is element {@code i} of process {@code p})
+     */
+    public static <T> List<T> onMpiRanks(LocalCluster.RankTask<T> task) {
+        return ThreadRanks.run(task);
+    }
+
     /** {@return the MPI implementation in use and its library file, e.g. for a self-test's report} */
     public static String mpiImplementation() {
         return MpiCommunicator.world().implementation();
@@ -80,7 +129,8 @@ public final class Backend {
      */
     public static void abortMpiJob(Throwable cause) {
         MpiCommunicator world = MpiCommunicator.world();
-        System.err.println("paratrain: rank " + world.rank() + " failed: " + cause.getMessage());
+        System.err.println(cause instanceof RankFailedException named ? "paratrain: " + named.getMessage()
+            : "paratrain: rank " + world.rank() + " failed: " + cause.getMessage());
         System.err.flush();
         world.abort(1);
     }

@@ -148,7 +148,7 @@ public final class RankTrainer {
         // Over the whole data only the block losses are needed: a table of one double a block
         // (summed in block order, the same bits at any node count), never a gradient a block.
         GradientExchange whole = batches.steps() == 1 && batches.stepSamples() == totalSamples ? exchange
-            : new AllreduceExchange(comm, sharding, 0, Allreduces.create("recursive-doubling"));
+            : new AllreduceExchange(comm, sharding, 0, Allreduces.create("recursive-doubling", comm));
         computeBlocks(whole, sharding, data, loop.weights, false);
         double finalLoss = whole.reduceLoss(loop.mean ? 1.0 / totalSamples : 1.0);
         if (comm.rank() != 0) {
@@ -299,8 +299,8 @@ public final class RankTrainer {
         return switch (e.scheme()) {
             case MASTER_WORKER -> new MasterWorkerExchange(comm, sharding, params);
             case ALLREDUCE -> e.sum() == ExchangeSpec.Sum.BLOCKS
-                ? new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm()))
-                : new SumExchange(comm, sharding, params, Allreduces.create(e.algorithm()), e.sum());
+                ? new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm))
+                : new SumExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm), e.sum());
             case SHARDED -> new ShardedExchange(comm, sharding, params, e.sum());
             case AUTO -> throw new IllegalStateException("the exchange is still auto: resolve it before training");
         };

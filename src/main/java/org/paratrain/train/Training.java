@@ -130,26 +130,39 @@ public final class Training {
     /** As {@link #mpi(Dataset, TrainSpec, TrainingControl)}, with a failure injected for a test (or null). */
     static TrainingResult mpi(Dataset data, TrainSpec spec, TrainingControl control, FailureInjection failure) {
         int classes = spec.check(data);
-        Communicator comm = world(spec);
-        Model m = spec.model().newModel(data.features(), classes);
-        Model model = failure == null ? m : failure.wrap(m, comm.rank());
-        return orAbort(() -> withAccuracy(new RankTrainer(comm, data, model,
-            spec.optimizer().newOptimizer(spec.totalSteps(data)), spec).train(control), data, spec, classes));
+        checkJobSize(spec);
+        return orAbort(() -> Backend.onMpiRanks(comm -> {
+            Model m = spec.model().newModel(data.features(), classes);
+            Model model = failure == null ? m : failure.wrap(m, comm.rank());
+            return withAccuracy(new RankTrainer(comm, data, model,
+                spec.optimizer().newOptimizer(spec.totalSteps(data)), spec).train(control), data, spec, classes);
+        }).get(0));
     }
 
     private static Communicator world(TrainSpec spec) {
-        Communicator comm = Backend.mpiWorld();
-        if (comm.size() != spec.nodes()) {
-            throw new IllegalArgumentException("--nodes is " + spec.nodes() + " but the MPI job has " + comm.size()
-                + " processes");
+        checkJobSize(spec);
+        return Backend.mpiWorld();
+    }
+
+    private static void checkJobSize(TrainSpec spec) {
+        int ranks = Backend.mpiJobSize();
+        if (ranks != spec.nodes()) {
+            int k = Backend.mpiRanksPerProcess();
+            throw new IllegalArgumentException("--nodes is " + spec.nodes() + " but the MPI job has " + ranks
+                + (k == 1 ? " processes" : " ranks (" + ranks / k + " processes of " + k + ")"));
         }
-        return comm;
     }
 
     private static TrainingResult orAbort(java.util.function.Supplier<TrainingResult> work) {
         try {
             return work.get();
         } catch (DivergenceException e) {
+            throw e;
+        } catch (RankFailedException e) {
+            if (e.getCause() instanceof DivergenceException d) {
+                throw d;
+            }
+            Backend.abortMpiJob(e);
             throw e;
         } catch (RuntimeException | Error e) {
             Backend.abortMpiJob(e);

@@ -25,6 +25,8 @@ import org.paratrain.comm.NativeCollectives;
  * waits, and why.
  */
 public final class MpiCommunicator implements Communicator, NativeCollectives, AutoCloseable {
+    /** {@code MPI_THREAD_SERIALIZED}, the same number in Open MPI and MPICH. */
+    static final int THREAD_SERIALIZED = 2;
     private static MpiCommunicator world;
 
     private final MpiLibrary lib;
@@ -34,6 +36,8 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
     private final PolledCalls calls;
     private final Watchdog watchdog;
     private final RankRecord record;
+    /** What {@code MPI_Init_thread} granted: 0 single, 1 funneled, 2 serialized, 3 multiple. */
+    private final int threadLevel;
     /** Made once: the native allreduce asks for it on every call. */
     private final Optional<NativeCollectives> natives = Optional.of(this);
     private boolean finalized;
@@ -42,8 +46,11 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         this.lib = lib;
         this.abi = lib.abi();
         MemorySegment out = Arena.global().allocate(JAVA_INT);
-        call("MPI_Init", lib.function("MPI_Init", JAVA_INT, List.of(ADDRESS, ADDRESS), false),
-            MemorySegment.NULL, MemorySegment.NULL);
+        // SERIALIZED: ranks that are threads of one process (ThreadRanks) take turns at MPI. Neither
+        // Open MPI nor MPICH locks anything for it (only for MULTIPLE), so one rank a process pays nothing.
+        call("MPI_Init_thread", lib.function("MPI_Init_thread", JAVA_INT, List.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS),
+            false), MemorySegment.NULL, MemorySegment.NULL, THREAD_SERIALIZED, out);
+        this.threadLevel = out.get(JAVA_INT, 0);
         call("MPI_Comm_set_errhandler", lib.function("MPI_Comm_set_errhandler", JAVA_INT,
             List.of(MpiLibrary.HANDLE, MpiLibrary.HANDLE), false, abi.commWorld(), abi.errorsReturn()));
         call("MPI_Comm_rank", lib.function("MPI_Comm_rank", JAVA_INT, List.of(MpiLibrary.HANDLE, ADDRESS), false,
@@ -70,6 +77,16 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         if (world != null) {
             world.close();
         }
+    }
+
+    /** {@return the thread support {@code MPI_Init_thread} granted: at least {@value #THREAD_SERIALIZED} lets threads take turns} */
+    int threadLevel() {
+        return threadLevel;
+    }
+
+    /** {@return the communication deadline in milliseconds} */
+    long timeoutMillis() {
+        return watchdog.timeoutMillis();
     }
 
     /** {@return which MPI implementation and library file are in use} */

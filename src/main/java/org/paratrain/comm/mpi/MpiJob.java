@@ -18,7 +18,8 @@ import org.paratrain.io.ExitCleanup;
  * <p>As root Open MPI refuses to run without {@code --allow-run-as-root}; with more
  * processes than cores it needs {@code --oversubscribe}, and binding every process to a
  * core would then stack several on one, so processes are bound to cores only when each
- * can have its own. Every rank is a JVM: it gets a share of the memory as its heap
+ * can have its own and holds one rank (a process whose ranks are threads spreads them over the
+ * cores itself). Every rank is a JVM: it gets a share of the memory as its heap
  * ({@code -Xmx}), no perf-data file, and the serial collector (one GC thread, not one per
  * core, when 32 JVMs share 2 cores).
  */
@@ -178,7 +179,8 @@ public final class MpiJob {
                 cmd.add("--allow-run-as-root");
             }
             cmd.add("--oversubscribe");
-            cmd.addAll(List.of("--bind-to", launch.processes() <= cores && launch.hostfile() == null ? "core" : "none"));
+            cmd.addAll(List.of("--bind-to", launch.processes() <= cores && launch.hostfile() == null
+                && launch.ranksPerProcess() == 1 ? "core" : "none"));
             if (launch.hostfile() != null) {
                 cmd.addAll(List.of("--hostfile", launch.hostfile().toString()));
             }

@@ -44,6 +44,7 @@ final class MpiLibrary {
 
     /** Loads the library named by PARATRAIN_MPI_LIB or the first that is installed. */
     static MpiLibrary load() {
+        keepJvmSignals();
         String named = System.getenv("PARATRAIN_MPI_LIB");
         List<String> tried = new ArrayList<>();
         boolean hydra = System.getenv("PMI_RANK") != null && System.getenv("OMPI_COMM_WORLD_SIZE") == null;
@@ -59,6 +60,29 @@ final class MpiLibrary {
         }
         throw new BackendException("no MPI library found (tried " + String.join(", ", tried) + "); install Open MPI "
             + "(apt-get install openmpi-bin libopenmpi-dev) or MPICH, or set PARATRAIN_MPI_LIB to the library");
+    }
+
+    /**
+     * Keeps UCX (MPICH's transport here, and Open MPI's where built with it) from installing its
+     * handlers for SIGSEGV and SIGBUS when the library loads: the JVM raises those on purpose
+     * (a null check, a safepoint poll) and must handle them itself. With several ranks as
+     * threads, safepoints are frequent enough that UCX caught one and ended the process
+     * ("Caught signal 11 ... ReentrantLock.unlock"). Sets {@code UCX_ERROR_SIGNALS} to empty
+     * unless the user set it.
+     */
+    private static void keepJvmSignals() {
+        Linker linker = Linker.nativeLinker();
+        MemorySegment setenv = linker.defaultLookup().find("setenv").orElse(null);
+        if (setenv == null) {
+            return;
+        }
+        MethodHandle h = linker.downcallHandle(setenv,
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+        try (Arena arena = Arena.ofConfined()) {
+            int ignored = (int) h.invokeExact(arena.allocateFrom("UCX_ERROR_SIGNALS"), arena.allocateFrom(""), 0);
+        } catch (Throwable t) {
+            throw new BackendException("setenv failed: " + t);
+        }
     }
 
     private static boolean dlopenGlobal(String name) {

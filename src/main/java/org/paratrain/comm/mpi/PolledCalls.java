@@ -255,6 +255,11 @@ final class PolledCalls {
 
     /** Whether error code {@code rc} is of the class MPI_ERR_TRUNCATE (an MPICH code is more than its class). */
     private boolean isTruncation(int rc) {
+        return isTruncation(abi, rc);
+    }
+
+    /** As {@link #isTruncation(int)}, for any caller that knows the ABI. */
+    static boolean isTruncation(MpiAbi abi, int rc) {
         if (rc == 0) {
             return false;
         }

@@ -82,6 +82,11 @@ final class Watchdog {
         }
     }
 
+    /** {@return the deadline of every operation, in milliseconds} */
+    long timeoutMillis() {
+        return timeoutMillis;
+    }
+
     void timeoutMillis(long millis) {
         this.timeoutMillis = millis;
     }
