@@ -31,7 +31,7 @@ final class BenchMpiCommand implements Runnable {
     int rounds;
 
     @Option(names = "--startup", description = "Instead, time start-up (mpirun to the end of MPI_Init) at 2 and 32 "
-        + "processes, with and without the ranks' ahead-of-time cache.")
+        + "ranks, 32 also as 2 processes of 16 ranks, with and without the ranks' ahead-of-time cache.")
     boolean startup;
 
     @Override
@@ -64,17 +64,19 @@ final class BenchMpiCommand implements Runnable {
     private void startup() {
         Backend.prepareMpiStartupCache(Main.class.getName(), List.of("bench", "mpi-selftest", "--train"));
         var out = spec.commandLine().getOut();
-        out.println("| processes | ahead-of-time cache | mpirun to exit (s) | slowest rank: JVM start to end of MPI_Init (s) |");
-        out.println("|---:|---|---:|---:|");
-        for (int np : new int[] {2, 32}) {
+        out.println("| ranks | processes x ranks each | ahead-of-time cache | mpirun to exit (s) | slowest rank: JVM "
+            + "start to ready (s) |");
+        out.println("|---:|---|---|---:|---:|");
+        for (int[] layout : new int[][] {{2, 1}, {32, 1}, {2, 16}}) {
             for (boolean aot : new boolean[] {false, true}) {
-                JobLaunch launch = new JobLaunch(np, null, List.of(),
-                    aot ? List.of() : List.of("-XX:AOTMode=off"));
+                JobLaunch launch = new JobLaunch(layout[0], null, List.of(),
+                    aot ? List.of() : List.of("-XX:AOTMode=off"), JobLaunch.DEFAULT_TIMEOUT_SECONDS, layout[1]);
                 long t0 = System.nanoTime();
-                Map<String, Double> f = capture(null, launch, List.of("bench", "mpi-init"));
+                Map<String, Double> f = capture(null, launch, List.of("bench", "mpi-init", "--ranks-per-process",
+                    Integer.toString(layout[1])));
                 double wall = (System.nanoTime() - t0) / 1e9;
-                out.printf(Locale.ROOT, "| %d | %s | %.2f | %.2f |%n", np, aot ? "yes" : "no", wall,
-                    f.getOrDefault("init_ms", Double.NaN) / 1e3);
+                out.printf(Locale.ROOT, "| %d | %d x %d | %s | %.2f | %.2f |%n", layout[0] * layout[1], layout[0],
+                    layout[1], aot ? "yes" : "no", wall, f.getOrDefault("init_ms", Double.NaN) / 1e3);
             }
         }
     }
@@ -143,9 +145,19 @@ final class BenchMpiCommand implements Runnable {
      */
     @Command(name = "mpi-init", hidden = true)
     static final class InitProbe implements Runnable {
+        @Option(names = "--ranks-per-process", defaultValue = "1")
+        int ranksPerProcess;
+
         @Override
         public void run() {
             Communicator c = Backend.mpiWorld();
+            if (ranksPerProcess > 1) {   // ready means every rank's thread has started and met the others
+                Backend.mpiRanksPerProcess(ranksPerProcess);
+                Backend.onMpiRanks(rank -> {
+                    rank.barrier();
+                    return null;
+                });
+            }
             double[] ms = {java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime()};
             c.nativeCollectives().orElseThrow().allreduceMax(ms, 0, 1);
             if (c.rank() == 0) {

@@ -6,19 +6,20 @@ import org.paratrain.comm.ProcessGroup;
 
 /**
  * An allreduce in two levels, where several ranks share a process
- * ({@link Communicator#processGroup()}): the process's ranks combine their vectors in shared
- * memory, each combining one slice of all of them into the leader's (local rank 0) vector;
- * the leaders run the chosen algorithm between processes; the others copy the leader's result.
- * One vector a process crosses the network instead of one a rank, and with more ranks than
- * cores no message between two threads of a process goes through MPI.
+ * ({@link Communicator#processGroup()}): once the process's ranks have met, the last to
+ * arrive combines their vectors in shared memory (in local-rank order) into local rank 0's,
+ * runs the chosen algorithm between processes on it, and copies the result into the others';
+ * then all go on. One vector a process crosses the network instead of one a rank, and with
+ * more ranks than cores a step costs one meeting of the process's threads, not the messages
+ * of an algorithm among them.
  *
  * <p>Bits: a word sum (the fixed-point sum's) is exact, so it is the same whatever the
  * grouping. For a double sum every element is added in local-rank order, then as the
  * algorithm between processes adds: the same bits on every rank and every run, but not those
  * of a flat allreduce (the plain double sum is not reproducible across layouts anyway).
  *
- * <p>Cost: the algorithm's between processes (on {@code p / K} processes), plus one pass over
- * the K vectors in memory and four meetings of the process's threads. Where there is no
+ * <p>Cost: the algorithm's between processes (on {@code p / K} processes), plus two passes
+ * over the K vectors in memory and one meeting of the process's threads. Where there is no
  * process group it is the algorithm itself.
  */
 public final class HierarchicalAllreduce implements Allreduce {
@@ -27,7 +28,7 @@ public final class HierarchicalAllreduce implements Allreduce {
     /**
      * The two-level form of {@code between}.
      *
-     * @param between the algorithm the processes' leaders run
+     * @param between the algorithm run between processes
      */
     public HierarchicalAllreduce(Allreduce between) {
         this.between = between;
@@ -35,35 +36,26 @@ public final class HierarchicalAllreduce implements Allreduce {
 
     @Override
     public <A> void allreduce(Communicator comm, A buf, int offset, int length, Reduction<A> op) {
-        Optional<ProcessGroup> found = comm.processGroup();
-        if (found.isEmpty()) {
+        Optional<ProcessGroup> group = comm.processGroup();
+        if (group.isEmpty()) {
             between.allreduce(comm, buf, offset, length, op);
             return;
         }
-        ProcessGroup g = found.get();
-        int me = g.localRank();
-        g.publish(buf, offset);
-        g.localBarrier();
-        @SuppressWarnings("unchecked")
-        A lead = (A) g.buffer(0);
-        int leadAt = g.offset(0);
-        Chunks slices = new Chunks(length, g.localSize());
-        int from = slices.start(me);
-        int n = slices.size(me);
-        for (int t = 1; t < g.localSize(); t++) {
+        group.get().meet(buf, offset, (buffers, offsets, leaders) -> {
             @SuppressWarnings("unchecked")
-            A theirs = (A) g.buffer(t);
-            op.combine(lead, leadAt + from, theirs, g.offset(t) + from, n);
-        }
-        g.localBarrier();
-        if (me == 0) {
-            between.allreduce(g.leaders(), buf, offset, length, op);
-        }
-        g.localBarrier();
-        if (me != 0) {
-            System.arraycopy(lead, leadAt, buf, offset, length);
-        }
-        g.localBarrier();
+            A lead = (A) buffers[0];
+            for (int t = 1; t < buffers.length; t++) {
+                @SuppressWarnings("unchecked")
+                A theirs = (A) buffers[t];
+                op.combine(lead, offsets[0], theirs, offsets[t], length);
+            }
+            if (leaders.size() > 1) {
+                between.allreduce(leaders, lead, offsets[0], length, op);
+            }
+            for (int t = 1; t < buffers.length; t++) {
+                System.arraycopy(lead, offsets[0], buffers[t], offsets[t], length);
+            }
+        });
     }
 
     @Override

@@ -8,9 +8,6 @@ package org.paratrain.comm;
  *
  * <p>A job's rank {@code r} is local rank {@code r % localSize()} of process
  * {@code r / localSize()}; every process has the same number of ranks.
- *
- * <p>Every method is collective over the process's ranks: each of them calls it, in the same
- * order.
  */
 public interface ProcessGroup {
 
@@ -21,35 +18,31 @@ public interface ProcessGroup {
     int localSize();
 
     /**
-     * {@return the group of processes: one rank per process, numbered by process}
-     * Only local rank 0 (the process's leader) may use it, and only between two
-     * {@link #localBarrier()}s that the other local ranks are waiting in, so that one thread a
-     * process calls the backend at a time.
-     */
-    Communicator leaders();
-
-    /**
-     * Shows {@code buf} (from {@code offset}) to the process's other ranks until the next
-     * {@link #localBarrier()} after they have all read it: call it, then {@link #localBarrier()}, then read the
-     * others' with {@link #buffer} and {@link #offset}.
+     * Collective over the process's ranks: each passes its buffer; once all have, one of them
+     * (whichever arrived last, so that no thread is woken only to do it) runs {@code step} with
+     * every rank's buffer, and then every rank returns. While the step runs every other rank of
+     * the process waits here, so the step may call the backend between processes (one thread of
+     * the process at a time, as {@code MPI_THREAD_SERIALIZED} asks) and may write every buffer.
+     * What the step wrote is visible to every rank when it returns.
      *
-     * @param buf    {@code double[]} or {@code long[]}, the same kind on every local rank
+     * @param buf    this rank's buffer ({@code double[]} or {@code long[]}, the same kind on every local rank), or null
      * @param offset where this rank's values begin
+     * @param step   the work on all the buffers; every local rank passes the same
+     * @throws PeerFailedException if another rank of the process failed, here or before it arrived
+     * @throws CommTimeoutException if a rank of the process did not arrive within the deadline
      */
-    void publish(Object buf, int offset);
+    void meet(Object buf, int offset, Step step);
 
-    /**
-     * {@return the buffer local rank {@code localRank} published last}
-     * @param localRank a rank of this process
-     */
-    Object buffer(int localRank);
-
-    /**
-     * {@return the offset local rank {@code localRank} published last}
-     * @param localRank a rank of this process
-     */
-    int offset(int localRank);
-
-    /** Returns once every rank of this process has called it; what each wrote before is then visible to all. */
-    void localBarrier();
+    /** The work done once all of a process's ranks have met. */
+    @FunctionalInterface
+    interface Step {
+        /**
+         * Runs on one rank of the process, while the others wait.
+         *
+         * @param buffers the buffers, by local rank
+         * @param offsets where each buffer's values begin, by local rank
+         * @param leaders the processes, one rank each, numbered by process: for the step between processes
+         */
+        void run(Object[] buffers, int[] offsets, Communicator leaders);
+    }
 }

@@ -297,7 +297,11 @@ public final class RankTrainer {
     private GradientExchange exchange(int params, BlockSharding sharding) {
         ExchangeSpec e = spec.exchange();
         return switch (e.scheme()) {
-            case MASTER_WORKER -> new MasterWorkerExchange(comm, sharding, params);
+            // Ranks that share a process gather in shared memory; between processes the table
+            // goes to the first and back (star), as master-worker: the same rows, summed in block order.
+            case MASTER_WORKER -> comm.processGroup().isPresent()
+                ? new AllreduceExchange(comm, sharding, params, Allreduces.create("star", comm))
+                : new MasterWorkerExchange(comm, sharding, params);
             case ALLREDUCE -> e.sum() == ExchangeSpec.Sum.BLOCKS
                 ? new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm))
                 : new SumExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm), e.sum());

@@ -150,15 +150,17 @@ final class ThreadRank implements Communicator, ProcessGroup {
         return n;
     }
 
-    /** The process's ranks meet, the leader waits at MPI's barrier, and they meet again. */
+    /** The process's ranks meet, and the last to arrive waits at MPI's barrier for the other processes. */
     @Override
     public void barrier() {
-        local.barrier();
-        if (local.rank() == 0) {
-            leaders().barrier();
-        }
-        local.barrier();
+        meet(null, 0, BARRIER);
     }
+
+    private static final ProcessGroup.Step BARRIER = (buffers, offsets, leaders) -> {
+        if (leaders.size() > 1) {
+            leaders.barrier();
+        }
+    };
 
     @Override
     public double wtime() {
@@ -192,33 +194,8 @@ final class ThreadRank implements Communicator, ProcessGroup {
         return k;
     }
 
-    /** The processes, one rank each: MPI's own communicator, for the leader only. */
     @Override
-    public Communicator leaders() {
-        if (local.rank() != 0) {
-            throw new IllegalStateException("only a process's local rank 0 speaks for it to the other processes");
-        }
-        return process.world;
-    }
-
-    @Override
-    public void publish(Object buf, int offset) {
-        process.buffers[local.rank()] = buf;
-        process.offsets[local.rank()] = offset;
-    }
-
-    @Override
-    public void localBarrier() {
-        local.barrier();
-    }
-
-    @Override
-    public Object buffer(int localRank) {
-        return process.buffers[localRank];
-    }
-
-    @Override
-    public int offset(int localRank) {
-        return process.offsets[localRank];
+    public void meet(Object buf, int offset, ProcessGroup.Step step) {
+        process.meeting.meet(local.rank(), buf, offset, step, process.world, deadline(), processRank * k);
     }
 }

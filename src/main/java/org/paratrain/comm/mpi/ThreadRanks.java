@@ -31,14 +31,12 @@ public final class ThreadRanks {
     final MpiCommunicator world;
     final int localSize;
     final ReentrantLock lock = new ReentrantLock();
-    final Object[] buffers;
-    final int[] offsets;
+    final Meeting meeting;
 
     private ThreadRanks(MpiCommunicator world, int localSize) {
         this.world = world;
         this.localSize = localSize;
-        this.buffers = new Object[localSize];
-        this.offsets = new int[localSize];
+        this.meeting = new Meeting(localSize, lock);
     }
 
     /**
