@@ -111,22 +111,24 @@ class MultiHostNetnsTest {
 
     /**
      * Ring allreduce, the fixed-point and the block-table sum, at 2 ranks (one a host) and 4 (two a
-     * host): the bits of the local backend, and the second host's daemon and ranks took part.
+     * host), and as threads: 4 ranks as 2 processes of 2, 8 as 2 of 4 (a process a host): the bits
+     * of the local backend, and the second host's daemon and ranks took part.
      */
-    @ParameterizedTest(name = "{0} ranks, --sum {1}")
-    @CsvSource({"2, fixed", "4, fixed", "2, blocks", "4, blocks"})
-    void sameBitsAsTheLocalBackend(int ranks, String sum) throws Exception {
+    @ParameterizedTest(name = "{0} ranks, --sum {1}, {2} a process")
+    @CsvSource({"2, fixed, 1", "4, fixed, 1", "2, blocks, 1", "4, blocks, 1", "4, fixed, 2", "8, blocks, 4"})
+    void sameBitsAsTheLocalBackend(int ranks, String sum, int perProcess) throws Exception {
         List<String> train = List.of("train", "--x", dir.resolve("data/X.in").toString(), "--y",
             dir.resolve("data/y.in").toString(), "--nodes", Integer.toString(ranks), "--allreduce", "ring", "--sum",
             sum);
-        Path out = dir.resolve("netns-" + ranks + "-" + sum);
+        Path out = dir.resolve("netns-" + ranks + "-" + sum + "-" + perProcess);
         long before = bytesOnEth0(NAME + "1");
         int launches = Files.readAllLines(agentLog(hosts)).size();
         List<String> cmd = new ArrayList<>(List.of("exec", java(), "--enable-native-access=ALL-UNNAMED", "-cp",
             classPath(), Main.class.getName()));
         cmd.addAll(train);
         cmd.addAll(List.of("--backend", "mpi", "--hostfile", hosts.resolve("hostfile").toString(), "--mpirun-args",
-            "--mca plm_rsh_agent " + hosts.resolve("rsh-agent") + " --mca btl tcp,self", "--out", out.toString()));
+            "--mca plm_rsh_agent " + hosts.resolve("rsh-agent") + " --mca btl tcp,self", "--ranks-per-process",
+            Integer.toString(perProcess), "--out", out.toString()));
         Run job = script(cmd.toArray(String[]::new));
         assertEquals(0, job.status(), job.output());
 
@@ -136,7 +138,7 @@ class MultiHostNetnsTest {
         long crossed = bytesOnEth0(NAME + "1") - before;
         assertTrue(crossed > 300 * 8, "the second host's eth0 carried only " + crossed + " bytes");
 
-        Path local = dir.resolve("local-" + ranks + "-" + sum);
+        Path local = dir.resolve("local-" + ranks + "-" + sum + "-" + perProcess);
         List<String> localArgs = new ArrayList<>(train);
         localArgs.addAll(List.of("--out", local.toString()));
         StringWriter err = new StringWriter();
