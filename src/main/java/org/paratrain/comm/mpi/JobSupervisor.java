@@ -36,8 +36,10 @@ final class JobSupervisor {
     /**
      * Runs {@code command} (mpirun and its arguments); returns 0, 1 for a failed job (2 when the
      * ranks refused an option), or the JVM's status for a cancel (130, 143).
+     *
+     * @param ranksPerProcess ranks each process holds, for naming the ranks of a process that died
      */
-    static int run(List<String> command) {
+    static int run(List<String> command, int ranksPerProcess) {
         Path records = AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"), "paratrain-job"));
         LauncherOutput out = new LauncherOutput(System.out);
         LauncherOutput err = new LauncherOutput(System.err);
@@ -61,7 +63,7 @@ final class JobSupervisor {
             }
             List<RankEnd> ends = new ArrayList<>(err.ends());
             ends.addAll(out.ends());
-            System.err.println(crashLine(status, ends, records));
+            System.err.println(crashLine(status, ends, records, ranksPerProcess));
             return 1;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -86,7 +88,7 @@ final class JobSupervisor {
     }
 
     /** The line for a job that ended with {@code status} without a rank saying why. */
-    static String crashLine(int status, List<RankEnd> ends, Path records) {
+    static String crashLine(int status, List<RankEnd> ends, Path records, int ranksPerProcess) {
         if (ends.isEmpty()) {
             return "paratrain: the MPI job ended with status " + status + " and no rank said why";
         }
@@ -101,7 +103,7 @@ final class JobSupervisor {
             }
         }
         RankRecord.Snapshot s = rank >= 0 && rank < all.size() ? all.get(rank) : null;
-        return end.with(rank, s == null ? 0 : s.pid()).message(s == null ? 0 : s.epoch());
+        return end.with(rank, s == null ? 0 : s.pid()).message(s == null ? 0 : s.epoch(), ranksPerProcess);
     }
 
     /** Every rank's record in {@code dir}, by rank, with nulls for those missing. */

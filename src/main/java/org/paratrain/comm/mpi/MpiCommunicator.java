@@ -84,6 +84,11 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         return threadLevel;
     }
 
+    /** Tells the watchdog how many of the job's ranks each process holds, for its messages. */
+    void ranksPerProcess(int k) {
+        watchdog.ranksPerProcess(k);
+    }
+
     /** {@return the communication deadline in milliseconds} */
     long timeoutMillis() {
         return watchdog.timeoutMillis();

@@ -59,7 +59,7 @@ public final class MpiJob {
      * @return mpirun's exit status
      */
     public static int run(JobLaunch launch, String mainClass, List<String> args) {
-        return JobSupervisor.run(command(launch, mainClass, args));
+        return JobSupervisor.run(command(launch, mainClass, args), launch.ranksPerProcess());
     }
 
     /**

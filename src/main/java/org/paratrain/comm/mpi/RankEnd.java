@@ -36,13 +36,27 @@ record RankEnd(int rank, long pid, String host, int signal, int status) {
      * @param epoch the epoch from the rank's progress record, or 0 when not known
      */
     String message(long epoch) {
-        StringBuilder m = new StringBuilder("paratrain: ").append(rank >= 0 ? "rank " + rank : "a rank");
-        String where = (pid > 0 ? "pid " + pid : "") + (host != null ? (pid > 0 ? " on " : "on ") + host : "");
+        return message(epoch, 1);
+    }
+
+    /**
+     * As {@link #message(long)}, for a job whose processes hold {@code ranksPerProcess} ranks
+     * each: {@code paratrain: ranks 4-7 (process 1, pid 4242 on node7) were killed by SIGKILL ...}.
+     *
+     * @param epoch           the epoch from the process's progress record, or 0 when not known
+     * @param ranksPerProcess ranks each process holds
+     */
+    String message(long epoch, int ranksPerProcess) {
+        boolean several = ranksPerProcess > 1 && rank >= 0;
+        StringBuilder m = new StringBuilder("paratrain: ").append(rank < 0 ? "a rank" : several
+            ? "ranks " + rank * ranksPerProcess + "-" + (rank * ranksPerProcess + ranksPerProcess - 1) : "rank " + rank);
+        String where = (several ? "process " + rank + (pid > 0 || host != null ? ", " : "") : "")
+            + (pid > 0 ? "pid " + pid : "") + (host != null ? (pid > 0 ? " on " : "on ") + host : "");
         if (!where.isEmpty()) {
             m.append(" (").append(where).append(')');
         }
         if (signal > 0) {
-            m.append(" was killed by ").append(signalName(signal));
+            m.append(several ? " were killed by " : " was killed by ").append(signalName(signal));
         } else if (status > 128 && status <= 128 + SIGNALS.size()) {
             // A JVM ended by a signal runs its shutdown hooks and exits with 128 + the signal's number.
             m.append(" ended on ").append(signalName(status - 128)).append(" (exit status ").append(status).append(')');

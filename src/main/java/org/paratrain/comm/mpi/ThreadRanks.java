@@ -99,6 +99,7 @@ public final class ThreadRanks {
                 + world.implementation() + " granted level " + world.threadLevel());
         }
         ThreadRanks process = new ThreadRanks(world, k);
+        world.ranksPerProcess(k);
         try {
             return LocalCluster.run(k, Duration.ofMillis(world.timeoutMillis()),
                 local -> task.run(new ThreadRank(process, local)));

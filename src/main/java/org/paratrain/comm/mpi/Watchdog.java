@@ -51,6 +51,7 @@ final class Watchdog {
     private int tag;
     private volatile int epoch;
     private volatile long timeoutMillis;
+    private volatile int ranksPerProcess = 1;
     private volatile MethodHandle exit;
 
     Watchdog(int rank, int size, RankRecord record, long timeoutMillis) {
@@ -137,17 +138,32 @@ final class Watchdog {
         if (v.indirect() && waited < timeoutMillis + grace) {
             return;   // the rank that waits for the culprit directly ends the job with the better message
         }
-        StringBuilder m = new StringBuilder("paratrain: rank ").append(rank).append(" waited ")
-            .append(seconds(waited)).append(v.waitedFor() < 0 ? " for the other ranks" : " for rank " + v.waitedFor())
+        StringBuilder m = new StringBuilder("paratrain: ").append(who(rank)).append(" waited ")
+            .append(seconds(waited)).append(v.waitedFor() < 0 ? " for the other ranks" : " for " + who(v.waitedFor()))
             .append(" (").append(o.label()).append(o.collective() ? "" : ", tag " + t).append(')');
         int e = epoch;
         if (e > 0) {
             m.append(" in epoch ").append(e);
         }
         if (v.indirect()) {
-            m.append(", which waits for rank ").append(v.culprit());
+            m.append(", which waits for ").append(who(v.culprit()));
         }
         fire(m.append("; ending the job").toString());
+    }
+
+    /**
+     * Sets how many ranks of the job each process holds, so that messages name the job's ranks
+     * ({@code ranks 2-3 (process 1)}) where a process holds several.
+     */
+    void ranksPerProcess(int k) {
+        this.ranksPerProcess = k;
+    }
+
+    /** {@code rank 3}, or {@code ranks 2-3 (process 1)} where processes hold several ranks. */
+    private String who(int process) {
+        int k = ranksPerProcess;
+        return k == 1 ? "rank " + process
+            : "ranks " + process * k + "-" + (process * k + k - 1) + " (process " + process + ")";
     }
 
     private RankRecord.Snapshot[] readAll() {

@@ -71,9 +71,14 @@ class MpiFaultTest {
     }
 
     private Front start(Map<String, String> env, String... args) throws IOException {
+        return start(2, env, args);
+    }
+
+    private Front start(int nodes, Map<String, String> env, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
             "--enable-native-access=ALL-UNNAMED", "-Djava.io.tmpdir=" + dir, "-cp", System.getProperty("java.class.path"),
-            Main.class.getName(), "train", "--backend", "mpi", "--nodes", "2", "--x", data.resolve("X.in").toString(),
+            Main.class.getName(), "train", "--backend", "mpi", "--nodes", Integer.toString(nodes), "--x",
+            data.resolve("X.in").toString(),
             "--y", data.resolve("y.in").toString(), "--epochs", "10000000"));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(dir.resolve("front.out").toFile())
@@ -203,6 +208,42 @@ class MpiFaultTest {
         String err = front.stderr();
         assertEquals(1, front.process().exitValue(), err);
         assertTrue(err.contains("paratrain: rank 0 waited ") && err.contains(" for rank 1 (receive"), err);
+        noneLeft(tree, 5);
+    }
+
+    /** A process holding ranks 2 and 3 as threads, killed: the line names both ranks and the process. */
+    @Test
+    void aKilledProcessOfThreadedRanksNamesItsRanks() throws Exception {
+        Front front = start(4, Map.of(), "--ranks-per-process", "2", "--allreduce", "ring");
+        ProcessHandle victim = trainingRank(front, 1);
+        Set<ProcessHandle> tree = tree(front);
+        long t0 = System.nanoTime();
+        victim.destroyForcibly();
+        double took = awaitEnd(front, t0, 20);
+        String err = front.stderr();
+        assertEquals(1, front.process().exitValue(), err);
+        assertTrue(err.matches("(?s).*paratrain: ranks 2-3 \\(process 1, pid " + victim.pid() + " on \\S+\\) were killed "
+            + "by SIGKILL in epoch \\d+; the job was ended.*"), err);
+        assertEquals(1, count(err, "paratrain:"), "one line: " + err);
+        assertTrue(took < 5, "took " + took + " s");
+        noneLeft(tree, 5);
+    }
+
+    /** A stopped process of threaded ranks: the other process's line names the ranks it waited for. */
+    @Test
+    void aStoppedProcessOfThreadedRanksIsNamed() throws Exception {
+        Front front = start(4, Map.of(), "--ranks-per-process", "2", "--allreduce", "ring", "--comm-timeout", "3");
+        ProcessHandle victim = trainingRank(front, 1);
+        Set<ProcessHandle> tree = tree(front);
+        long t0 = System.nanoTime();
+        signal(victim, "STOP");
+        double took = awaitEnd(front, t0, 25);
+        String err = front.stderr();
+        assertEquals(1, front.process().exitValue(), err);
+        assertTrue(err.matches("(?s).*paratrain: ranks 0-1 \\(process 0\\) waited \\d+ s for ranks 2-3 \\(process 1\\) "
+            + "\\(.*\\) in epoch \\d+; ending the job.*"), err);
+        assertEquals(1, count(err, "paratrain:"), "one line: " + err);
+        assertTrue(took < 15, "took " + took + " s");
         noneLeft(tree, 5);
     }
 
