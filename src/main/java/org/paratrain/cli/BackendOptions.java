@@ -37,6 +37,7 @@ final class BackendOptions {
     /** True for the MPI backend; checks the name and the deadline. */
     boolean isMpi() {
         JobLaunch.checkTimeout(commTimeout);
+        parseRanksPerProcess(true);
         return switch (backend) {
             case "local" -> false;
             case "mpi" -> true;

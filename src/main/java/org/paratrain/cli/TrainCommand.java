@@ -138,6 +138,9 @@ final class TrainCommand implements Runnable {
         DataSpec dataSpec = dataSpec();
         boolean autoNodes = spec.run().nodes() instanceof RunSpec.Nodes.Auto;
         noAutoInsideJob(child, autoNodes || spec.exchange().isAuto());
+        if (mpi && !child && !autoNodes) {
+            backendOptions.ranksPerProcess(spec.nodes());   // a layout that does not divide is refused before any work
+        }
         List<String> args = List.of(command.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
         checkpoints.commTimeoutSeconds = backendOptions.commTimeout;

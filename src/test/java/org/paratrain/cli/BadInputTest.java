@@ -152,6 +152,17 @@ class BadInputTest {
             "--hostfile", "@sub")));
         c.add(bad("hostfile missing", 2, "--hostfile|no such file", "scale", "--samples", "10", "--features", "1",
             "--backend", "mpi", "--hostfile", "@nohosts", "--out", "@scale"));
+        c.add(bad("ranks per process with local", 2, "--ranks-per-process", train("--ranks-per-process", "2")));
+        c.add(bad("ranks per process not a number", 2, "--ranks-per-process|whole number", train("--backend", "mpi",
+            "--nodes", "2", "--ranks-per-process", "two")));
+        c.add(bad("ranks per process zero", 2, "--ranks-per-process|1 to 64", train("--backend", "mpi", "--nodes", "2",
+            "--ranks-per-process", "0")));
+        c.add(bad("ranks per process too many", 2, "--ranks-per-process|1 to 64", train("--backend", "mpi", "--nodes",
+            "130", "--ranks-per-process", "65")));
+        c.add(bad("nodes not a multiple of ranks per process", 2, "--nodes 6|--ranks-per-process 4", train("--backend",
+            "mpi", "--nodes", "6", "--ranks-per-process", "4")));
+        c.add(bad("ranks per process on paper", 2, "--ranks-per-process|whole number", "paper", "--backend", "mpi",
+            "--ranks-per-process", "x", "--out", "@paper"));
         c.add(bad("label column with paper", 2, "--label", train("--label", "y")));
         c.add(bad("labels file with csv", 2, "--labels", "train", "--format", "csv", "--x", "@d.csv",
             "--labels", "@y.in"));
