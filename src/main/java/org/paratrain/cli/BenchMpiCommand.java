@@ -106,6 +106,43 @@ final class BenchMpiCommand implements Runnable {
         return figures;
     }
 
+    /**
+     * Trains the paper's model with master-worker and with every allreduce and the fixed-point
+     * sum on this job's ranks, and on rank 0 checks each against the local backend at the same
+     * node count (MPI's own allreduce against star): parameters, final loss and every epoch's
+     * loss, bit for bit.
+     */
+    static void trainEveryExchange(boolean rankZero) {
+        var data = org.paratrain.experiment.PaperSetup.data();
+        var base = org.paratrain.experiment.PaperSetup.config().withNodes(Backend.mpiJobSize());
+        List<org.paratrain.train.spec.ExchangeSpec> exchanges = new java.util.ArrayList<>();
+        exchanges.add(org.paratrain.train.spec.ExchangeSpec.MASTER_WORKER);
+        for (String name : org.paratrain.collective.Allreduces.names()) {
+            exchanges.add(org.paratrain.train.spec.ExchangeSpec.parse(name,
+                org.paratrain.train.spec.ExchangeSpec.Sum.DEFAULT_FIXED));
+        }
+        for (var e : exchanges) {
+            var r = org.paratrain.train.Training.mpi(data, base.withExchange(e),
+                org.paratrain.train.TrainingControl.none());
+            if (rankZero) {
+                var local = e.algorithm().equals("native")
+                    ? org.paratrain.train.spec.ExchangeSpec.parse("star", e.sum()) : e;
+                sameBits(e + "", org.paratrain.train.Training.local(data, base.withExchange(local)), r);
+            }
+        }
+    }
+
+    private static void sameBits(String what, org.paratrain.train.TrainingResult local,
+                                 org.paratrain.train.TrainingResult mpi) {
+        boolean same = java.util.Arrays.equals(local.params(), mpi.params())
+            && Double.doubleToRawLongBits(local.finalLoss()) == Double.doubleToRawLongBits(mpi.finalLoss())
+            && java.util.Arrays.equals(local.history().loss(), mpi.history().loss());
+        if (!same) {
+            throw new BackendException("training with " + what + " on MPI gave other bits than the local backend: "
+                + java.util.Arrays.toString(mpi.params()) + " against " + java.util.Arrays.toString(local.params()));
+        }
+    }
+
     /** Runs one allreduce algorithm on integer-valued vectors and checks the exact sums. */
     static void checkAllreduce(Communicator c, org.paratrain.collective.Allreduce a) {
         String name = a.name();
@@ -200,9 +237,7 @@ final class BenchMpiCommand implements Runnable {
                 });
             }
             if (train) {
-                org.paratrain.train.Training.mpi(org.paratrain.experiment.PaperSetup.data(),
-                    org.paratrain.experiment.PaperSetup.config().withNodes(Backend.mpiJobSize()),
-                    org.paratrain.train.TrainingControl.none());
+                trainEveryExchange(c.rank() == 0);
             }
             if (c.rank() == 0) {
                 System.out.println("mpi self-test passed on " + Backend.mpiJobSize() + " ranks ("

@@ -190,6 +190,35 @@ class MpiTrainingTest {
         assertEquals(3, r.get("nodes").asInt());
     }
 
+    /**
+     * Master-worker and every allreduce (MPI's own too) with the fixed-point sum, on 1 to 4 Open
+     * MPI processes: each run's parameters, final loss and every epoch's loss are checked on rank 0
+     * against the local backend at the same node count.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4})
+    void everyExchangeGivesTheLocalBitsOnOpenMpi(int p) throws Exception {
+        Job job = mpirun(p, "bench", "mpi-selftest", "--train");
+        assertEquals(0, job.status(), job.output());
+        assertTrue(job.output().contains("mpi self-test passed on " + p + " ranks (Open MPI"), job.output());
+    }
+
+    /** As {@link #everyExchangeGivesTheLocalBitsOnOpenMpi}, on MPICH. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4})
+    void everyExchangeGivesTheLocalBitsOnMpich(int p) throws Exception {
+        Path mpiexec = Path.of("/usr/bin/mpiexec.mpich");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(mpiexec), "MPICH is not installed");
+        Process proc = new ProcessBuilder(mpiexec.toString(), "-n", Integer.toString(p), "env",
+            "PARATRAIN_MPI_LIB=libmpich.so.12", ProcessHandle.current().info().command().orElseThrow(),
+            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+            "bench", "mpi-selftest", "--train").redirectErrorStream(true).start();
+        String output = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(proc.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, proc.exitValue(), output);
+        assertTrue(output.contains("mpi self-test passed on " + p + " ranks (MPICH"), output);
+    }
+
     /** MPICH's ABI through every path of the communicator, small and large, and its error codes. */
     @Test
     void mpichPassesTheSelfTest() throws Exception {
