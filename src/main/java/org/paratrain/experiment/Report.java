@@ -145,7 +145,7 @@ public final class Report {
         TrainSpec c = in.spec().base();
         int params = in.data().features() + (c.model().intercept() ? 1 : 0);
         ExchangeSpec exchange = c.exchange().isAuto() ? ExchangeSpec.MASTER_WORKER : c.exchange();
-        return c.epochs() * model.epochSeconds(exchange.label(), p,
+        return c.epochs() * model.epochSeconds(exchange, p,
             Plan.sharding(in.data().samples(), c.run().blockSize()), params);
     }
 

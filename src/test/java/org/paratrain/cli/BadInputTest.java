@@ -177,6 +177,9 @@ class BadInputTest {
         c.add(bad("scale hostfile with local", 2, "--hostfile", "scale", "--samples", "10", "--features", "1",
             "--hostfile", "@X.in", "--out", "@scale"));
         c.add(bad("paper repeats 0", 2, "--repeats", "paper", "--repeats", "0", "--out", "@paper"));
+        c.add(bad("train sum unknown", 2, "--sum|fixed:3", train("--allreduce", "ring", "--sum", "fixed:3")));
+        c.add(bad("plan sum unknown", 2, "--sum|fixed:0", "plan", "--samples", "10", "--features", "1", "--sum",
+            "fixed:0", "--out", "@plan"));
         c.add(bad("bench collectives rounds 0", 2, "--rounds", "bench", "collectives", "--rounds", "0", "--out",
             "@bench"));
         c.add(bad("bench kernels shape", 2, "--shapes", "bench", "kernels", "--shapes", "3x0"));

@@ -175,6 +175,19 @@ class CliTest {
         assertEquals("", r.err());
     }
 
+    /** {@code --allreduce auto} with a sum chooses among exchanges of that sum, and says which it took. */
+    @Test
+    void autoKeepsTheSumAskedFor() throws IOException {
+        PaperFormat.write(new MakeRegression(2000, 3, 3, 0, 1, true).generate(new NumpyRandomState(5)).data(), dir);
+        Path out = dir.resolve("auto");
+        Run r = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(), "--nodes",
+            "2", "--allreduce", "auto", "--sum", "float", "--epochs", "5", "--lr", "1e-5", "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().matches("(?s).*auto: 2 nodes, [a-z-]+/float .*"), r.out());
+        JsonNode config = new ObjectMapper().readTree(out.resolve("result.json").toFile()).get("config");
+        assertEquals("float", config.get("sum").asText());
+    }
+
     @Test
     void scaleRunsOnGeneratedDataOrFilesButNotBoth() throws IOException {
         Path out = dir.resolve("scale");
