@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.paratrain.data.BlockSharding;
 import org.paratrain.data.Dataset;
 import org.paratrain.experiment.Calibration;
 import org.paratrain.experiment.Plan;
@@ -20,33 +21,19 @@ final class AutoChoice {
 
     static TrainSpec resolve(TrainSpec spec, boolean autoNodes, Dataset data, boolean mpi, PrintWriter out) {
         int params = data.features() + (spec.model().intercept() ? 1 : 0);
-        int blockSize = spec.run().blockSize();
+        BlockSharding sharding = Plan.sharding(data.samples(), spec.run().blockSize());
         TrainSpec config = autoNodes ? spec.withNodes(1) : spec;
         EpochModel model = Calibration.forWorkload(data, config);
-        List<String> exchanges = spec.exchange().isAuto() ? EpochModel.candidates(mpi, spec.exchange().sum())
-            : List.of(spec.exchange().label());
-        int maxNodes = autoNodes ? Integer.highestOneBit(model.cores()) : config.nodes();
-        List<Plan.Row> rows = Plan.rows(model, data.samples(), blockSize, params, exchanges, maxNodes);
-        Plan.Row chosen = autoNodes ? Plan.fastest(rows) : rows.stream()
-            .filter(r -> r.nodes() == config.nodes()).findFirst()
-            .orElseGet(() -> Plan.rows(model, data.samples(), blockSize, params, exchanges,
-                config.nodes()).getLast());
-        if (!autoNodes && chosen.nodes() != config.nodes()) {
-            // Node counts that are not powers of two: rank the exchanges at exactly that count.
-            chosen = single(model, data, config, params, exchanges);
-        }
+        // Each candidate carries its sum: auto with --sum float is costed as float, not as the default.
+        List<ExchangeSpec> exchanges = spec.exchange().isAuto()
+            ? Plan.candidates(mpi, spec.exchange().sum(), false) : List.of(spec.exchange());
+        Plan.Row chosen = autoNodes
+            ? Plan.fastest(Plan.rows(model, data.samples(), spec.run().blockSize(), params, exchanges,
+                Integer.highestOneBit(model.cores())))
+            : Plan.row(model, sharding, params, exchanges, config.nodes());
         out.printf(Locale.ROOT, "auto: %s, %s (predicted %s per epoch)%n", Formats.count(chosen.nodes(), "node"),
-            chosen.best(), Formats.duration(chosen.bestSeconds()));
-        return spec.withNodes(chosen.nodes()).withExchange(spec.exchange().chosen(chosen.best()));
-    }
-
-    private static Plan.Row single(EpochModel model, Dataset data, TrainSpec config, int params, List<String> ex) {
-        int blockSize = config.run().blockSize();
-        var sharding = blockSize == 0 ? org.paratrain.data.BlockSharding.byDefault(data.samples())
-            : new org.paratrain.data.BlockSharding(data.samples(), blockSize);
-        String best = model.fastestExchange(ex, config.nodes(), sharding, params);
-        return new Plan.Row(config.nodes(), new double[0], best,
-            model.epochSeconds(best, config.nodes(), sharding, params), 0);
+            Plan.label(chosen.best()), Formats.duration(chosen.bestSeconds()));
+        return spec.withNodes(chosen.nodes()).withExchange(chosen.best());
     }
 
     /** The command line with the chosen values in place of auto, for the ranks of an MPI job. */

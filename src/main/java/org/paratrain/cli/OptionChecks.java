@@ -30,10 +30,7 @@ final class OptionChecks {
     static void train(TrainCommand c) {
         ParseResult given = c.command.commandLine().getParseResult();
         boolean mpi = c.backendOptions.isMpi();
-        if (!mpi && c.allreduce.equals("native")) {
-            throw new IllegalArgumentException("--allreduce native is MPI's own allreduce and needs --backend mpi; on "
-                + "the local backend use star, tree, recursive-doubling, ring, rabenseifner or auto");
-        }
+        nativeNeedsMpi(c.allreduce, mpi, true);
         if (c.testX != null && c.testFraction != 0) {
             throw new IllegalArgumentException("give either --test-data or --test-fraction, not both");
         }
@@ -54,6 +51,15 @@ final class OptionChecks {
         }
         if (mpi && !child) {
             InputFiles.mpiLibrary(System.getenv("PARATRAIN_MPI_LIB"));
+        }
+    }
+
+    /** {@code --allreduce native} is refused on the local backend, which has no MPI ({@code auto}: may auto be named). */
+    static void nativeNeedsMpi(String allreduce, boolean mpi, boolean auto) {
+        if (!mpi && allreduce.equals("native")) {
+            throw new IllegalArgumentException("--allreduce native is MPI's own allreduce and needs --backend mpi; on "
+                + "the local backend use star, tree, recursive-doubling, ring" + (auto ? ", rabenseifner or auto"
+                : " or rabenseifner"));
         }
     }
 

@@ -1,5 +1,6 @@
 package org.paratrain.cli;
 
+import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.TrainSpec;
 import java.nio.file.Path;
 import org.paratrain.comm.JobLaunch;
@@ -26,6 +27,16 @@ final class SweepOptions {
     @Option(names = "--block-size", defaultValue = "0", description = "Samples per shard block (0: default).")
     int blockSize;
 
+    @Option(names = "--allreduce", defaultValue = "master-worker",
+        description = "How gradients are combined, as train's: master-worker (the paper's; default), star, tree, "
+            + "recursive-doubling, ring, rabenseifner or native (MPI's own, with --backend mpi).")
+    String allreduce;
+
+    @Option(names = "--sum",
+        description = "How the gradients are added up, as train's: fixed, fixed:1, fixed:2 or float with an "
+            + "allreduce (default fixed), blocks (the only sum of master-worker, and its default).")
+    String sum;
+
     @picocli.CommandLine.Mixin
     BackendOptions backend;
 
@@ -37,8 +48,9 @@ final class SweepOptions {
 
     /** The sweep, with the command's defaults where an option was not given. */
     SweepSpec spec(TrainSpec defaults, int[] defaultNodes, int defaultRepeats, int defaultWarmup) {
-        backend.isMpi();   // checks the name before any work
-        TrainSpec base = defaults.withRun(defaults.run().withBlockSize(blockSize));
+        boolean mpi = backend.isMpi();   // checks the name before any work
+        OptionChecks.nativeNeedsMpi(allreduce, mpi, false);
+        TrainSpec base = defaults.withRun(defaults.run().withBlockSize(blockSize)).withExchange(exchange());
         if (epochs != null) {
             base = base.withEpochs(epochs);
         }
@@ -47,6 +59,11 @@ final class SweepOptions {
         }
         return new SweepSpec(nodes == null ? defaultNodes : nodes, repeats == null ? defaultRepeats : repeats,
             warmup == null ? defaultWarmup : warmup, base);
+    }
+
+    /** The exchange {@code --allreduce} and {@code --sum} name. */
+    private ExchangeSpec exchange() {
+        return ExchangeSpec.parse(allreduce, sum == null ? null : ExchangeSpec.Sum.parse(sum));
     }
 
     /** How to start the MPI jobs of a sweep over {@code nodeCounts}, or null for the local backend. */

@@ -5,18 +5,23 @@ import org.paratrain.train.spec.TrainSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.SplittableRandom;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.collective.CostModel;
+import org.paratrain.collective.sum.FixedFormat;
+import org.paratrain.collective.sum.FixedSum;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.local.LocalCluster;
 import org.paratrain.data.Dataset;
 import org.paratrain.model.LinearRegression;
+import org.paratrain.train.cost.ConversionRates;
 
 /**
  * Measures this machine for the cost model: allreduce times of every algorithm over message
- * sizes and rank counts, the gradient's cost per sample and parameter, and the memory copy
- * bandwidth that allreduce bandwidth is judged against.
+ * sizes and rank counts, the gradient's cost per sample and parameter, the fixed-point sums'
+ * conversions per value, and the memory copy bandwidth that allreduce bandwidth is judged
+ * against.
  */
 public final class Calibration {
     private Calibration() { }
@@ -146,8 +151,8 @@ public final class Calibration {
     }
 
     /**
-     * The cost model for a workload: the quick machine fit, and the workload's own gradient
-     * cost and fixed per-epoch cost measured by training it at one rank for a few epochs
+     * The cost model for a workload: the quick machine fit, the fixed-point conversion rates
+     * ({@link #conversion()}), and the workload's own gradient cost and fixed per-epoch cost measured by training it at one rank for a few epochs
      * (after half a second of warm-up runs, best of three). For large data sets a prefix of at most
      * 20,000,000 values (160 MB, more than any cache) stands in, so that the gradient streams
      * from memory as the full data set's does.
@@ -178,13 +183,61 @@ public final class Calibration {
             other = Math.min(other, res.trainSeconds() / res.epochs() - res.computeSeconds() / res.epochs());
         }
         org.paratrain.train.EpochModel partial = new org.paratrain.train.EpochModel(machine,
-            compute / ((double) probe.samples() * params), Runtime.getRuntime().availableProcessors(), 0);
-        double exchange1 = partial.exchangeSeconds(ExchangeSpec.MASTER_WORKER.label(), 1, sharding, params);
+            compute / ((double) probe.samples() * params), Runtime.getRuntime().availableProcessors(), 0, conversion());
+        // The probe ran master-worker at one rank: its block sum is in the time measured, and in the model's exchange.
+        double exchange1 = partial.exchangeSeconds(ExchangeSpec.MASTER_WORKER, 1, sharding, params);
         return new org.paratrain.train.EpochModel(machine, partial.secondsPerSampleParam(), partial.cores(),
-            Math.max(0, other - exchange1));
+            Math.max(0, other - exchange1), partial.conversion());
     }
 
     private static final int PROBE_VALUES = 20_000_000;
+
+    /** Values of the vector whose conversions are timed: 256 KB of doubles, as a mid-sized model's gradient. */
+    private static final int CONVERSION_VALUES = 1 << 15;
+    /** Rounds run untimed first: about 3,000,000 values, after which the JIT has compiled the loops. */
+    private static final int CONVERSION_WARMUP = 100;
+
+    /**
+     * {@return this machine's seconds per value of each fixed-point format's conversions, timed on
+     * {@link FixedSum}: a few milliseconds of timing after the JIT's compilation (0.1 to 0.2 s on
+     * 2 busy cores)}
+     */
+    public static ConversionRates conversion() {
+        return new ConversionRates(conversion(FixedFormat.ONE_WORD), conversion(FixedFormat.TWO_WORDS));
+    }
+
+    /**
+     * Times one step's conversions of a vector (magnitudes over 20 binades, loss and gradient
+     * segments as a trainer declares them) on one thread: begin, observe, fix the grid and
+     * deposit, against the conversion back; the best of 20 rounds, after rounds that let the
+     * JIT compile the loops (a step of training runs compiled code, not the interpreter's).
+     */
+    static ConversionRates.Conversion conversion(FixedFormat format) {
+        SplittableRandom rnd = new SplittableRandom(11);
+        double[] values = new double[CONVERSION_VALUES];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = rnd.nextGaussian() * Math.scalb(1.0, rnd.nextInt(-15, 5));
+        }
+        FixedSum sum = new FixedSum(format, 1, values.length - 1);
+        double[] out = new double[values.length];
+        long[] best = {Long.MAX_VALUE, Long.MAX_VALUE};
+        for (int r = 0; r < CONVERSION_WARMUP + 20; r++) {
+            long t0 = System.nanoTime();
+            sum.begin(64);
+            sum.observe(0, values, 0, values.length);
+            sum.fixGrid();
+            sum.deposit(0, values, 0, values.length);
+            sum.endBlock();
+            long t1 = System.nanoTime();
+            sum.get(0, out, 0, out.length);
+            long t2 = System.nanoTime();
+            if (r >= CONVERSION_WARMUP) {
+                best[0] = Math.min(best[0], t1 - t0);
+                best[1] = Math.min(best[1], t2 - t1);
+            }
+        }
+        return new ConversionRates.Conversion(best[0] * 1e-9 / values.length, best[1] * 1e-9 / values.length);
+    }
 
     /**
      * A learning rate at which gradient descent on {@code d} (mean squared error) cannot diverge.

@@ -2,12 +2,16 @@ package org.paratrain.experiment;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.paratrain.collective.Allreduces;
 import org.paratrain.data.BlockSharding;
 import org.paratrain.train.EpochModel;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ExchangeSpec.Sum;
 
 /**
  * Predicted time per epoch for every node count and exchange, the best choice, and the
- * break-even: the least work at which more than one rank pays.
+ * break-even: the least work at which more than one rank pays. Each exchange is a whole
+ * {@link ExchangeSpec}, its sum included, and is costed by its scheme's own class.
  */
 public final class Plan {
     private Plan() { }
@@ -21,7 +25,47 @@ public final class Plan {
      * @param bestSeconds its time
      * @param compute     the compute part of it
      */
-    public record Row(int nodes, double[] seconds, String best, double bestSeconds, double compute) { }
+    public record Row(int nodes, double[] seconds, ExchangeSpec best, double bestSeconds, double compute) { }
+
+    /**
+     * {@return the exchanges to choose among: master-worker (whose sum is the block table, so only
+     * when {@code sum} allows it), every allreduce with {@code sum}, and, if asked, the sharded
+     * optimizer's ring (a one-vector sum only)}
+     * @param mpi     whether MPI's own allreduce ({@code native}) is available
+     * @param sum     the sum, or null for each scheme's default (blocks for master-worker, fixed for the others)
+     * @param sharded whether to add {@code --shard-optimizer}'s exchange
+     */
+    public static List<ExchangeSpec> candidates(boolean mpi, Sum sum, boolean sharded) {
+        List<ExchangeSpec> c = new ArrayList<>();
+        if (sum == null || sum == Sum.BLOCKS) {
+            c.add(ExchangeSpec.MASTER_WORKER);
+        }
+        for (String name : mpi ? Allreduces.names() : Allreduces.portableNames()) {
+            c.add(ExchangeSpec.parse(name, sum));
+        }
+        if (sharded && sum != Sum.BLOCKS) {
+            c.add(ExchangeSpec.parse("ring", sum).sharded());
+        }
+        return c;
+    }
+
+    /**
+     * {@return how a plan names an exchange: its name, {@code +shard} when the optimizer is
+     * sharded, and the sum it assumes ({@code ring/fixed:1}, {@code master-worker/blocks})}
+     * @param e a resolved exchange
+     */
+    public static String label(ExchangeSpec e) {
+        return e.label() + (e.scheme() == ExchangeSpec.Scheme.SHARDED ? "+shard" : "") + "/" + e.sum().label();
+    }
+
+    /**
+     * {@return the options of {@code train} that run {@code e}}
+     * @param e a resolved exchange
+     */
+    public static String options(ExchangeSpec e) {
+        return "--allreduce " + e.label() + (e.scheme() == ExchangeSpec.Scheme.MASTER_WORKER ? ""
+            : " --sum " + e.sum().label()) + (e.scheme() == ExchangeSpec.Scheme.SHARDED ? " --shard-optimizer" : "");
+    }
 
     /**
      * Predicts the time per epoch for p = 1, 2, 4, ... up to {@code maxNodes}.
@@ -30,26 +74,39 @@ public final class Plan {
      * @param samples   samples in the data set
      * @param blockSize samples per block (0: the default)
      * @param params    the model's parameters
-     * @param exchanges the exchanges to predict, by name
+     * @param exchanges the exchanges to predict (see {@link #candidates}), at least one
      * @param maxNodes  the largest node count
      * @return one row per node count, with every exchange's time and the fastest
      */
-    public static List<Row> rows(EpochModel model, int samples, int blockSize, int params, List<String> exchanges,
-                                 int maxNodes) {
+    public static List<Row> rows(EpochModel model, int samples, int blockSize, int params,
+                                 List<ExchangeSpec> exchanges, int maxNodes) {
         BlockSharding sharding = sharding(samples, blockSize);
         List<Row> rows = new ArrayList<>();
         for (int p = 1; p <= maxNodes; p *= 2) {
-            double[] t = new double[exchanges.size()];
-            int best = 0;
-            for (int i = 0; i < t.length; i++) {
-                t[i] = model.epochSeconds(exchanges.get(i), p, sharding, params);
-                if (t[i] < t[best]) {
-                    best = i;
-                }
-            }
-            rows.add(new Row(p, t, exchanges.get(best), t[best], model.computeSeconds(sharding, params, p)));
+            rows.add(row(model, sharding, params, exchanges, p));
         }
         return rows;
+    }
+
+    /**
+     * {@return the prediction at exactly {@code p} nodes: every exchange's time and the fastest
+     * (the first on a tie)}
+     * @param model     the machine's and workload's fitted epoch model
+     * @param sharding  the data's blocks
+     * @param params    the model's parameters
+     * @param exchanges the exchanges to predict, at least one
+     * @param p         ranks
+     */
+    public static Row row(EpochModel model, BlockSharding sharding, int params, List<ExchangeSpec> exchanges, int p) {
+        double[] t = new double[exchanges.size()];
+        int best = 0;
+        for (int i = 0; i < t.length; i++) {
+            t[i] = model.epochSeconds(exchanges.get(i), p, sharding, params);
+            if (t[i] < t[best]) {
+                best = i;
+            }
+        }
+        return new Row(p, t, exchanges.get(best), t[best], model.computeSeconds(sharding, params, p));
     }
 
     /**
@@ -82,7 +139,7 @@ public final class Plan {
      * @param maxNodes  the largest node count
      * @return the break-even sample count, or -1
      */
-    public static long breakEven(EpochModel model, int params, List<String> exchanges, int maxNodes) {
+    public static long breakEven(EpochModel model, int params, List<ExchangeSpec> exchanges, int maxNodes) {
         for (int k = 6; k <= 30; k++) {
             for (long n : new long[] {1L << k, 3L << (k - 1)}) {
                 List<Row> rows = rows(model, (int) n, 0, params, exchanges, maxNodes);
@@ -94,7 +151,12 @@ public final class Plan {
         return -1;
     }
 
-    static BlockSharding sharding(int samples, int blockSize) {
+    /**
+     * {@return the blocks of a full-batch step of {@code samples}}
+     * @param samples   samples in the data set
+     * @param blockSize samples per block, or 0 for the default
+     */
+    public static BlockSharding sharding(int samples, int blockSize) {
         return blockSize == 0 ? BlockSharding.byDefault(samples) : new BlockSharding(samples, blockSize);
     }
 }

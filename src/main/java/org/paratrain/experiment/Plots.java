@@ -196,7 +196,7 @@ public final class Plots {
      * easily (the Tableau 10 palette), and the best choice marked with a large square.
      *
      * @param rows      the plan's prediction at each node count
-     * @param exchanges names of the exchanges, in the order of each row's times
+     * @param exchanges labels of the exchanges ({@link Plan#label}), in the order of each row's times
      * @param samples   samples of the planned workload, for the title
      * @param features  features of the planned workload, for the title
      * @return the chart, for {@link #save}
@@ -217,7 +217,7 @@ public final class Plots {
         }
         Plan.Row best = Plan.fastest(rows);
         XYSeries b = c.addSeries(String.format(Locale.ROOT, "best: %d %s, %s", best.nodes(),
-            best.nodes() == 1 ? "node" : "nodes", best.best()), new double[] {log2(best.nodes())},
+            best.nodes() == 1 ? "node" : "nodes", Plan.label(best.best())), new double[] {log2(best.nodes())},
             new double[] {best.bestSeconds() * 1e3});
         b.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
         b.setMarker(SeriesMarkers.SQUARE);

@@ -76,9 +76,10 @@ public final class Report {
         List<Sweep.Point> points = in.mpi() == null ? Sweep.run(in.data(), spec, sweepProgress)
             : Sweep.runMpi(in.data(), spec, in.mpi(), sweepProgress);
         EpochModel model = in.mpi() != null ? null : Calibration.forWorkload(in.data(), spec.base());
-        ScalingTable table = ScalingTable.of(points, spec.warmup(), p -> predictedRun(model, in, p));
+        ScalingTable table = ScalingTable.of(points, spec.warmup(), spec.base().exchange(),
+            p -> predictedRun(model, in, p));
         List<BreakEven.Point> breakEven = in.breakEven() == null ? null
-            : BreakEven.measure(in.breakEven(), spec.base().withNodes(1),
+            : BreakEven.measure(in.breakEven(), local(spec.base()).withNodes(1),
                 done -> progress.update("break-even", done, in.breakEven().length));
         List<String> files = new ArrayList<>();
         table.write(out, "table1");
@@ -120,7 +121,7 @@ public final class Report {
                 "figure1_data", files);
             List<Plots.Line> lines = new ArrayList<>();
             for (int e : fitEpochs(base.epochs())) {
-                double[] w = Training.local(d, base.withNodes(1).withEpochs(e)).params();
+                double[] w = Training.local(d, local(base).withNodes(1).withEpochs(e)).params();
                 String quality = e == base.epochs() ? "well fitted" : e <= 1 ? "under-trained" : "badly fitted";
                 lines.add(line(String.format(Locale.ROOT, "after %d epoch%s (%s): w = %.4g", e, e == 1 ? "" : "s",
                     quality, w[0]), w));
@@ -144,9 +145,19 @@ public final class Report {
         }
         TrainSpec c = in.spec().base();
         int params = in.data().features() + (c.model().intercept() ? 1 : 0);
-        ExchangeSpec exchange = c.exchange().isAuto() ? ExchangeSpec.MASTER_WORKER : c.exchange();
-        return c.epochs() * model.epochSeconds(exchange.label(), p,
+        return c.epochs() * model.epochSeconds(c.exchange(), p,
             Plan.sharding(in.data().samples(), c.run().blockSize()), params);
+    }
+
+    /**
+     * The settings for the runs made on the local backend (the fits of the figures, the
+     * break-even): MPI's own allreduce has none there, so recursive doubling, which MPI takes
+     * for short vectors, stands in with the same sum. At one rank that gives the same bits.
+     */
+    static TrainSpec local(TrainSpec s) {
+        ExchangeSpec e = s.exchange();
+        return e.scheme() == ExchangeSpec.Scheme.ALLREDUCE && e.algorithm().equals("native")
+            ? s.withExchange(ExchangeSpec.parse("recursive-doubling", e.sum())) : s;
     }
 
     /** Epochs at which to show fits: the first, an early one, and the last. */
@@ -172,10 +183,11 @@ public final class Report {
         SweepSpec s = in.spec();
         TrainSpec c = s.base();
         return String.format(Locale.ROOT, "Setup: %s. %d samples x %d features; linear regression%s, %s of squared "
-                + "errors, full-batch gradient descent (lr %s) from zero weights, %d epochs; node counts %s; %d timed "
-                + "runs per count after %d warm-up runs; %s.",
+                + "errors, full-batch gradient descent (lr %s) from zero weights, %d epochs; gradients combined by %s, "
+                + "summed by %s; node counts %s; %d timed runs per count after %d warm-up runs; %s.",
             in.title(), in.data().samples(), in.data().features(), c.model().intercept() ? " with intercept" : "",
             c.run().lossReduction().name().toLowerCase(Locale.ROOT), c.optimizer().learningRate(), c.epochs(),
+            c.exchange().label(), c.exchange().sum().label(),
             java.util.Arrays.toString(s.nodes()), s.repeats(), s.warmup(), in.mpi() == null
                 ? "local backend (ranks are threads of one JVM)"
                 : "MPI backend (ranks are processes started by mpirun, one job per node count)");

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.train.TrainingResult;
+import org.paratrain.train.spec.ExchangeSpec;
 
 /**
  * The paper's Table 1, extended: per node count the mean and sample variance of run time,
@@ -47,19 +48,23 @@ final class ScalingTable {
     private final List<Row> rows;
     private final int warmup;
     private final int repeats;
+    private final ExchangeSpec exchange;
 
-    private ScalingTable(List<Row> rows, int warmup, int repeats) {
+    private ScalingTable(List<Row> rows, int warmup, int repeats, ExchangeSpec exchange) {
         this.rows = List.copyOf(rows);
         this.warmup = warmup;
         this.repeats = repeats;
+        this.exchange = exchange;
     }
 
     /**
      * Summarises a sweep; the base for speedup is the smallest node count run.
      *
+     * @param exchange  the exchange every run used, its sum included
      * @param predicted the predicted run time in seconds at a node count (NaN for none)
      */
-    public static ScalingTable of(List<Sweep.Point> points, int warmup, java.util.function.IntToDoubleFunction predicted) {
+    public static ScalingTable of(List<Sweep.Point> points, int warmup, ExchangeSpec exchange,
+                                  java.util.function.IntToDoubleFunction predicted) {
         Sweep.Point base = points.stream().min((a, b) -> Integer.compare(a.nodes(), b.nodes())).orElseThrow();
         double baseTime = Statistics.of(seconds(base.runs())).mean() * base.nodes();
         TrainingResult reference = base.runs().get(0);
@@ -76,7 +81,7 @@ final class ScalingTable {
             rows.add(new Row(p.nodes(), t, Statistics.of(w), Statistics.of(l), speedup, speedup / p.nodes(),
                 compute * 1e6, comm * 1e6, same, predicted.applyAsDouble(p.nodes()), Statistics.median(seconds(runs))));
         }
-        return new ScalingTable(rows, warmup, base.runs().size());
+        return new ScalingTable(rows, warmup, base.runs().size(), exchange);
     }
 
     private static double[] seconds(List<TrainingResult> runs) {
@@ -100,7 +105,7 @@ final class ScalingTable {
             + "on rank 0, data loading excluded. Speedup is against the smallest node count; efficiency is speedup "
             + "over node count. The model error compares the cost model's prediction with the median run. "
             + "'same bits' says whether every run gave bit-identical weights and loss to the first run at the "
-            + "smallest node count.";
+            + "smallest node count. Exchange: " + exchange.label() + ", sum " + exchange.sum().label() + ".";
     }
 
     /** Writes {@code name.md}, {@code name.csv} and {@code name.json} into {@code dir}. */
@@ -133,7 +138,8 @@ final class ScalingTable {
 
     String csv() {
         StringBuilder sb = new StringBuilder("nodes,runs,time_mean_s,time_var_s2,time_median_s,weight_mean,weight_var,"
-            + "loss_mean,loss_var,speedup,efficiency,compute_us_per_epoch,comm_us_per_epoch,same_bits,predicted_s\n");
+            + "loss_mean,loss_var,speedup,efficiency,compute_us_per_epoch,comm_us_per_epoch,same_bits,predicted_s,exchange,"
+            + "sum\n");
         for (Row r : rows) {
             sb.append(r.nodes()).append(',').append(r.seconds().count()).append(',').append(r.seconds().mean())
                 .append(',').append(variance(r.seconds())).append(',').append(r.medianSeconds()).append(',')
@@ -141,7 +147,8 @@ final class ScalingTable {
                 .append(r.loss().mean()).append(',').append(variance(r.loss())).append(',').append(r.speedup())
                 .append(',').append(r.efficiency()).append(',').append(r.computeUs()).append(',').append(r.commUs())
                 .append(',').append(r.identicalBits()).append(',')
-                .append(Double.isNaN(r.predictedSeconds()) ? "" : Double.toString(r.predictedSeconds())).append('\n');
+                .append(Double.isNaN(r.predictedSeconds()) ? "" : Double.toString(r.predictedSeconds())).append(',')
+                .append(exchange.label()).append(',').append(exchange.sum().label()).append('\n');
         }
         return sb.toString();
     }
@@ -151,6 +158,8 @@ final class ScalingTable {
         root.put("notes", notes());
         root.put("variance", "sample (n - 1)");
         root.put("warmup_runs_per_count", warmup);
+        root.put("exchange", exchange.label());
+        root.put("sum", exchange.sum().label());
         ArrayNode arr = root.putArray("rows");
         for (Row r : rows) {
             ObjectNode o = arr.addObject();

@@ -1,6 +1,7 @@
 package org.paratrain.experiment;
 
 import java.util.Arrays;
+import org.paratrain.train.spec.SpecException;
 import org.paratrain.train.spec.TrainSpec;
 
 /**
@@ -10,7 +11,8 @@ import org.paratrain.train.spec.TrainSpec;
  * @param repeats timed runs per node count, 1..1000
  * @param warmup  untimed runs per node count before timing, 0..1000 (so JIT compilation
  *                does not land on the first count measured)
- * @param base    training settings; its node count is replaced by each of {@code nodes}
+ * @param base    training settings; its node count is replaced by each of {@code nodes}; its exchange
+ *                (scheme, algorithm and sum) is every run's, and must be named, not auto
  */
 public record SweepSpec(int[] nodes, int repeats, int warmup, TrainSpec base) {
 
@@ -22,6 +24,10 @@ public record SweepSpec(int[] nodes, int repeats, int warmup, TrainSpec base) {
         nodes = nodes.clone();
         for (int p : nodes) {
             base.withNodes(p);
+        }
+        if (base.exchange().isAuto()) {
+            throw new SpecException("exchange", "auto is not for a sweep, which compares node counts with one "
+                + "exchange: name it (plan predicts which is fastest)");
         }
         if (Arrays.stream(nodes).distinct().count() != nodes.length) {
             throw new IllegalArgumentException("--nodes lists a node count twice: " + Arrays.toString(nodes));

@@ -188,6 +188,21 @@ class BadInputTest {
         c.add(bad("scale hostfile with local", 2, "--hostfile", "scale", "--samples", "10", "--features", "1",
             "--hostfile", "@X.in", "--out", "@scale"));
         c.add(bad("paper repeats 0", 2, "--repeats", "paper", "--repeats", "0", "--out", "@paper"));
+        c.add(bad("train sum unknown", 2, "--sum|fixed:3", train("--allreduce", "ring", "--sum", "fixed:3")));
+        c.add(bad("paper sum unknown", 2, "--sum|fixed:3", "paper", "--allreduce", "ring", "--sum", "fixed:3",
+            "--out", "@paper"));
+        c.add(bad("paper one-vector sum with master-worker", 2, "--sum|master-worker", "paper", "--sum", "fixed",
+            "--out", "@paper"));
+        c.add(bad("paper allreduce native on local", 2, "--allreduce native|--backend mpi", "paper", "--allreduce",
+            "native", "--out", "@paper"));
+        c.add(bad("scale sum unknown", 2, "--sum|kahan", "scale", "--samples", "10", "--features", "1", "--sum",
+            "kahan", "--out", "@scale"));
+        c.add(bad("scale allreduce auto", 2, "--allreduce auto", "scale", "--samples", "10", "--features", "1",
+            "--allreduce", "auto", "--out", "@scale"));
+        c.add(bad("scale allreduce unknown", 2, "--allreduce|butterfly", "scale", "--samples", "10", "--features", "1",
+            "--allreduce", "butterfly", "--out", "@scale"));
+        c.add(bad("plan sum unknown", 2, "--sum|fixed:0", "plan", "--samples", "10", "--features", "1", "--sum",
+            "fixed:0", "--out", "@plan"));
         c.add(bad("bench collectives rounds 0", 2, "--rounds", "bench", "collectives", "--rounds", "0", "--out",
             "@bench"));
         c.add(bad("bench kernels shape", 2, "--shapes", "bench", "kernels", "--shapes", "3x0"));

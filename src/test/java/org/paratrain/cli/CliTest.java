@@ -21,6 +21,7 @@ import org.paratrain.data.Dataset;
 import org.paratrain.data.MakeRegression;
 import org.paratrain.data.NumpyRandomState;
 import org.paratrain.data.PaperFormat;
+import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
@@ -173,6 +174,65 @@ class CliTest {
             assertTrue(r.out().contains(f), "the summary names " + f);
         }
         assertEquals("", r.err());
+    }
+
+    /**
+     * {@code paper} with a one-vector fixed-point sum: the sweep, its table and run.json say which
+     * sum ran, and the final weight is the same bits at 1 and 2 nodes (and those of the API's run).
+     */
+    @Test
+    void paperWithTheFixedSumRecordsItAndKeepsTheBits() throws IOException {
+        Path out = dir.resolve("paper-fixed");
+        Run r = run("paper", "--sum", "fixed", "--allreduce", "ring", "--nodes", "1,2", "--repeats", "1", "--warmup",
+            "0", "--epochs", "20", "--no-break-even", "--quiet", "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        ObjectMapper json = new ObjectMapper();
+        JsonNode table = json.readTree(out.resolve("table1.json").toFile());
+        assertEquals("fixed:1", table.get("sum").asText());
+        assertEquals("ring", table.get("exchange").asText());
+        JsonNode training = json.readTree(out.resolve("run.json").toFile()).get("sweep").get("training");
+        assertEquals("fixed:1", training.get("sum").asText());
+        assertEquals("ring", training.get("exchange").asText());
+        JsonNode rows = table.get("rows");
+        assertTrue(rows.get(1).get("same_bits").asBoolean(), "2 nodes gave other bits than 1");
+        TrainingResult api = Training.local(org.paratrain.experiment.PaperSetup.data(), TrainSpec.paper()
+            .withEpochs(20).withExchange(ExchangeSpec.parse("ring", ExchangeSpec.Sum.FIXED_1)).withNodes(2));
+        for (JsonNode row : rows) {
+            assertEquals(Double.doubleToRawLongBits(api.params()[0]),
+                Double.doubleToRawLongBits(row.get("weight_mean").asDouble()), row.toString());
+        }
+        assertTrue(Files.readString(out.resolve("analysis.md")).contains("summed by fixed:1"));
+    }
+
+    /** {@code scale} takes the sum and exchange too, here two words by the tree at 1 and 3 nodes. */
+    @Test
+    void scaleTakesTheSum() throws IOException {
+        Path out = dir.resolve("scale-fixed2");
+        Run r = run("scale", "--samples", "2000", "--features", "2", "--nodes", "1,3", "--repeats", "1", "--warmup",
+            "0", "--allreduce", "tree", "--sum", "fixed:2", "--quiet", "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        List<String> csv = Files.readAllLines(out.resolve("table1.csv"));
+        List<String> header = List.of(csv.get(0).split(","));
+        assertEquals(3, csv.size());
+        for (String line : csv.subList(1, csv.size())) {
+            List<String> row = List.of(line.split(",", -1));
+            assertEquals("true", row.get(header.indexOf("same_bits")), line);
+            assertEquals("tree", row.get(header.indexOf("exchange")), line);
+            assertEquals("fixed:2", row.get(header.indexOf("sum")), line);
+        }
+    }
+
+    /** {@code --allreduce auto} with a sum chooses among exchanges of that sum, and says which it took. */
+    @Test
+    void autoKeepsTheSumAskedFor() throws IOException {
+        PaperFormat.write(new MakeRegression(2000, 3, 3, 0, 1, true).generate(new NumpyRandomState(5)).data(), dir);
+        Path out = dir.resolve("auto");
+        Run r = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(), "--nodes",
+            "2", "--allreduce", "auto", "--sum", "float", "--epochs", "5", "--lr", "1e-5", "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().matches("(?s).*auto: 2 nodes, [a-z-]+/float .*"), r.out());
+        JsonNode config = new ObjectMapper().readTree(out.resolve("result.json").toFile()).get("config");
+        assertEquals("float", config.get("sum").asText());
     }
 
     @Test

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Test;
 import org.paratrain.data.BlockSharding;
 import org.paratrain.experiment.Plan;
 import org.paratrain.train.EpochModel;
+import org.paratrain.train.cost.ConversionRates;
+import org.paratrain.train.spec.ExchangeSpec;
 
 class CostModelTest {
     static final Allreduce.Machine KNOWN = new Allreduce.Machine(2e-6, 1e-10, 3e-11);
@@ -58,8 +60,8 @@ class CostModelTest {
     /** The planner: no speedup for the paper's 500 x 1, a near-ideal one for 1,000,000 x 100. */
     @Test
     void planFindsWhereParallelismPays() {
-        EpochModel m = new EpochModel(new Allreduce.Machine(4e-7, 1e-10, 1e-10), 1e-9, 2, 1e-7);
-        List<String> ex = EpochModel.candidates(false);
+        EpochModel m = new EpochModel(new Allreduce.Machine(4e-7, 1e-10, 1e-10), 1e-9, 2, 1e-7, ConversionRates.NONE);
+        List<ExchangeSpec> ex = Plan.candidates(false, null, false);
         Plan.Row paper = Plan.fastest(Plan.rows(m, 500, 0, 1, ex, 1024));
         assertEquals(1, paper.nodes());
         List<Plan.Row> big = Plan.rows(m, 1_000_000, 0, 100, ex, 1024);
@@ -68,8 +70,9 @@ class CostModelTest {
         assertTrue(big.get(0).bestSeconds() / best.bestSeconds() > 1.9);
         int even = (int) Plan.breakEven(m, 1, ex, 1024);
         assertTrue(even > 500 && even < 1_000_000, "break-even " + even);
-        double t2 = m.epochSeconds("master-worker", 2, BlockSharding.byDefault(even), 1);
-        double t1 = m.epochSeconds("master-worker", 1, BlockSharding.byDefault(even), 1);
-        assertTrue(Math.min(t2, m.epochSeconds("recursive-doubling", 2, BlockSharding.byDefault(even), 1)) < t1);
+        double t2 = m.epochSeconds(ExchangeSpec.MASTER_WORKER, 2, BlockSharding.byDefault(even), 1);
+        double t1 = m.epochSeconds(ExchangeSpec.MASTER_WORKER, 1, BlockSharding.byDefault(even), 1);
+        assertTrue(Math.min(t2, m.epochSeconds(ExchangeSpec.parse("recursive-doubling"), 2,
+            BlockSharding.byDefault(even), 1)) < t1);
     }
 }

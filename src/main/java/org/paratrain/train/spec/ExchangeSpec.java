@@ -154,14 +154,6 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
         };
     }
 
-    /**
-     * {@return the exchange the cost model chose, with this spec's sum where the scheme allows it}
-     * @param name the chosen exchange's name ({@code master-worker} or an algorithm)
-     */
-    public ExchangeSpec chosen(String name) {
-        return name.equals("master-worker") ? MASTER_WORKER : parse(name, sum);
-    }
-
     /** {@return the name, as the command line and the records write it ({@code ring}, {@code master-worker})} */
     public String label() {
         return switch (scheme) {

@@ -136,6 +136,33 @@ class MpiTrainingTest {
         assertEquals(algorithm, r.get("algorithm").asText());
     }
 
+    /**
+     * A sweep on MPI ({@code paper --backend mpi}) hands the exchange and the sum to every rank
+     * through the job file: the table and run.json record them, and each node count's weight is
+     * the bits of one local rank with that sum.
+     */
+    @Test
+    void aSweepOnMpiRunsTheSumAskedFor() throws Exception {
+        Path out = dir.resolve("paper-mpi");
+        java.io.StringWriter err = new java.io.StringWriter();
+        int status = Main.execute(new java.io.PrintWriter(new java.io.StringWriter(), true),
+            new java.io.PrintWriter(err, true), "paper", "--backend", "mpi", "--nodes", "1,3", "--repeats", "1",
+            "--warmup", "0", "--epochs", "30", "--allreduce", "native", "--sum", "fixed:2", "--no-break-even",
+            "--quiet", "--out", out.toString());
+        assertEquals(0, status, err.toString());
+        ObjectMapper json = new ObjectMapper();
+        JsonNode table = json.readTree(out.resolve("table1.json").toFile());
+        assertEquals("fixed:2", table.get("sum").asText());
+        assertEquals("native", table.get("exchange").asText());
+        assertEquals("fixed:2", json.readTree(out.resolve("run.json").toFile()).at("/sweep/training/sum").asText());
+        TrainingResult one = Training.local(PaperSetup.data(), TrainSpec.paper().withEpochs(30).withExchange(
+            org.paratrain.train.spec.ExchangeSpec.parse("star", org.paratrain.train.spec.ExchangeSpec.Sum.FIXED_2)));
+        for (JsonNode row : table.get("rows")) {
+            assertEquals(Double.doubleToRawLongBits(one.params()[0]),
+                Double.doubleToRawLongBits(row.get("weight_mean").asDouble()), row.toString());
+        }
+    }
+
     /** More ranks than blocks: three of eight ranks own nothing and hold a placeholder shard. */
     @Test
     void ranksWithoutBlocksStillTakePart() throws Exception {

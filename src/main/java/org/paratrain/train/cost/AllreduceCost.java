@@ -1,0 +1,35 @@
+package org.paratrain.train.cost;
+
+import org.paratrain.collective.Allreduce;
+
+/**
+ * An allreduce of the sum's vector after which every rank updates its own copy (see
+ * {@code AllreduceExchange} and {@code SumExchange}): the algorithm's own formula
+ * {@code A(p, w)} on the sum's {@code w} words, with what the sum adds around it
+ * ({@link SumCost}):
+ * <pre>
+ *   blocks:  A(p, B n) + 8 B n gamma
+ *   float:   8 r n gamma + A(p, n)
+ *   fixed:k  r n deposit + A(p, 2) + A(p, k n + 1) + n readout
+ * </pre>
+ *
+ * @param algorithm the allreduce, whose {@link Allreduce#cost} is read (and which agrees the grid)
+ * @param sum       the sum
+ */
+public record AllreduceCost(Allreduce algorithm, SumCost sum) implements ExchangeCost {
+
+    /** Checks that both are given. */
+    public AllreduceCost {
+        if (algorithm == null || sum == null) {
+            throw new IllegalArgumentException("an allreduce's cost needs the algorithm and the sum");
+        }
+    }
+
+    @Override
+    public double stepSeconds(int p, int params, int blocks, Allreduce.Machine m) {
+        Shapes.check(p, params, blocks);
+        long n = params + 1L;
+        return sum.prepareSeconds(Shapes.busiest(blocks, p), n, m) + sum.agreementSeconds(p, algorithm::cost, m)
+            + algorithm.cost(p, sum.words(n, blocks), m) + sum.finishSeconds(blocks, n, n, m);
+    }
+}

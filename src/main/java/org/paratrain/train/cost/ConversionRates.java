@@ -1,0 +1,56 @@
+package org.paratrain.train.cost;
+
+import org.paratrain.train.spec.ExchangeSpec.Sum;
+
+/**
+ * Seconds per value of a fixed-point sum's own arithmetic, measured on this machine (see
+ * {@code Calibration.conversion}): what a rank spends turning its block partials into words
+ * and the summed words back into doubles, which no Hockney parameter describes.
+ *
+ * @param oneWord  the rates of {@link Sum#FIXED_1}
+ * @param twoWords the rates of {@link Sum#FIXED_2}
+ */
+public record ConversionRates(Conversion oneWord, Conversion twoWords) {
+
+    /** No conversion cost: for sums without conversions, and for tests of the traffic alone. */
+    public static final ConversionRates NONE = new ConversionRates(Conversion.FREE, Conversion.FREE);
+
+    /** Checks that both are given. */
+    public ConversionRates {
+        if (oneWord == null || twoWords == null) {
+            throw new IllegalArgumentException("both formats' conversion rates are needed");
+        }
+    }
+
+    /**
+     * One format's rates.
+     *
+     * @param depositSeconds seconds per value to observe its magnitude and deposit it into the words
+     * @param readoutSeconds seconds per value to convert its summed words back to a double
+     */
+    public record Conversion(double depositSeconds, double readoutSeconds) {
+        /** Costs nothing. */
+        public static final Conversion FREE = new Conversion(0, 0);
+
+        /** Checks that both rates are finite and not negative. */
+        public Conversion {
+            if (!(depositSeconds >= 0 && readoutSeconds >= 0 && Double.isFinite(depositSeconds + readoutSeconds))) {
+                throw new IllegalArgumentException("conversion rates must be finite and not negative, got "
+                    + depositSeconds + " and " + readoutSeconds);
+            }
+        }
+    }
+
+    /**
+     * {@return the rates of {@code sum}: {@link Conversion#FREE} for the block table and the float
+     * sum, which convert nothing}
+     * @param sum any sum
+     */
+    public Conversion of(Sum sum) {
+        return switch (sum) {
+            case FIXED_1 -> oneWord;
+            case FIXED_2 -> twoWords;
+            case BLOCKS, FLOAT -> Conversion.FREE;
+        };
+    }
+}

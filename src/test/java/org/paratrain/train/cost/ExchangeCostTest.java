@@ -1,0 +1,178 @@
+package org.paratrain.train.cost;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.paratrain.collective.Allreduce;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ExchangeSpec.Sum;
+
+/**
+ * Each scheme's cost against the formula worked out by hand (bytes counted on paper for a few
+ * p, parameter and block counts), and the properties any such formula must have: more ranks
+ * never make master-worker cheaper, the block table grows with the blocks and a one-vector sum
+ * does not, two words cost twice one word's traffic in the limit, one rank sends nothing.
+ */
+class ExchangeCostTest {
+    static final double A = 1e-6;
+    static final double B = 1e-9;
+    static final double G = 1e-10;
+    static final Allreduce.Machine M = new Allreduce.Machine(A, B, G);
+    static final ConversionRates RATES = new ConversionRates(new ConversionRates.Conversion(2e-9, 1e-9),
+        new ConversionRates.Conversion(5e-9, 4e-9));
+
+    static double cost(String exchange, Sum sum, int p, int params, int blocks) {
+        return ExchangeCost.of(ExchangeSpec.parse(exchange, sum), RATES).stepSeconds(p, params, blocks, M);
+    }
+
+    static double sharded(Sum sum, int p, int params, int blocks) {
+        return ExchangeCost.of(ExchangeSpec.parse("ring", sum).sharded(), RATES).stepSeconds(p, params, blocks, M);
+    }
+
+    /** 9 parameters (10 values), by hand: rank 0 takes the rows it does not own and sends 10 doubles to each worker. */
+    @Test
+    void masterWorkerByHand() {
+        // p 4, 8 blocks: 6 rows in + 3 weight messages = 9 x 80 bytes; 3 x 3 messages; 80 rows of 8 bytes added.
+        assertEquals(9 * A + 720 * B + 640 * G, cost("master-worker", null, 4, 9, 8), 1e-18);
+        // p 3, 7 blocks: rank 0 owns floor(7/3) = 2, so 5 rows in + 2 out = 560 bytes.
+        assertEquals(6 * A + 560 * B + 560 * G, cost("master-worker", null, 3, 9, 7), 1e-18);
+        assertEquals(640 * G, cost("master-worker", null, 1, 9, 8), 1e-20, "one rank: only the block sum");
+    }
+
+    /** The ring at p 4 moves 2 x 3/4 of the bytes and adds 3/4 of them: 6 alpha + 1.5 bytes beta + 0.75 bytes gamma. */
+    @Test
+    void ringAllreduceOfEachSumByHand() {
+        // blocks: 80 doubles (640 bytes) reduced, then 80 added in block order.
+        assertEquals(6 * A + 960 * B + (480 + 640) * G, cost("ring", Sum.BLOCKS, 4, 9, 8), 1e-18);
+        // float: 2 own rows of 10 added (160 bytes), 10 doubles reduced.
+        assertEquals(6 * A + 120 * B + (160 + 60) * G, cost("ring", Sum.FLOAT, 4, 9, 8), 1e-18);
+        // fixed:1: 20 deposits at 2 ns, 2 words agreed (16 bytes), 11 words reduced (88 bytes), 10 read at 1 ns.
+        assertEquals(12 * A + (24 + 132) * B + (12 + 66) * G + 40e-9 + 10e-9, cost("ring", Sum.FIXED_1, 4, 9, 8),
+            1e-18);
+        // fixed:2: 20 deposits at 5 ns, 21 words reduced (168 bytes), 10 read at 4 ns.
+        assertEquals(12 * A + (24 + 252) * B + (12 + 126) * G + 100e-9 + 40e-9, cost("ring", Sum.FIXED_2, 4, 9, 8),
+            1e-18);
+        // p 3, 7 blocks: the busiest rank deposits 3 rows; ring factors 2(p-1) = 4 and (p-1)/p = 2/3.
+        double fixed3 = 8 * A + 2 * (2.0 / 3) * (16 + 88) * B + (2.0 / 3) * (16 + 88) * G + 60e-9 + 10e-9;
+        assertEquals(fixed3, cost("ring", Sum.FIXED_1, 3, 9, 7), 1e-18);
+    }
+
+    /** Sharded: reduce-scatter (p-1) alpha + 3/4 bytes (beta + gamma), allgather (p-1) alpha + 3/4 bytes beta. */
+    @Test
+    void shardedRingByHand() {
+        // fixed:1: agreement as above, RS of 11 words, 3 values read (the largest chunk of 10 over 4), AG of 10.
+        assertEquals((6 + 3 + 3) * A + (24 + 66 + 60) * B + (12 + 66) * G + 40e-9 + 3e-9,
+            sharded(Sum.FIXED_1, 4, 9, 8), 1e-18);
+        assertEquals((6 + 3 + 3) * A + (24 + 126 + 60) * B + (12 + 126) * G + 100e-9 + 12e-9,
+            sharded(Sum.FIXED_2, 4, 9, 8), 1e-18);
+        // float: a ring allreduce is its reduce-scatter and allgather, so the two schemes cost the same.
+        assertEquals(cost("ring", Sum.FLOAT, 4, 9, 8), sharded(Sum.FLOAT, 4, 9, 8), 1e-18);
+        // Two words travel only one way, and each rank reads back a quarter: cheaper than the allreduce.
+        assertTrue(sharded(Sum.FIXED_2, 4, 9, 8) < cost("ring", Sum.FIXED_2, 4, 9, 8));
+    }
+
+    /** Another reduce-scatter and allgather plug in as formulas, without their classes. */
+    @Test
+    void shardedTakesAnyReduceScatterAndAllgather() {
+        ShardedCost c = new ShardedCost((p, n, m) -> n * 1e-3, (p, n, m) -> n * 1e-6, (p, n, m) -> 7.0,
+            new SumCost(Sum.FLOAT, ConversionRates.Conversion.FREE));
+        assertEquals(10e-3 + 10e-6, c.stepSeconds(4, 9, 8, new Allreduce.Machine(0, 0, 0)), 1e-15);
+        ShardedCost fixed = new ShardedCost((p, n, m) -> n * 1e-3, (p, n, m) -> n * 1e-6, (p, n, m) -> 7.0,
+            new SumCost(Sum.FIXED_2, ConversionRates.Conversion.FREE));
+        assertEquals(7.0 + 21e-3 + 10e-6, fixed.stepSeconds(4, 9, 8, new Allreduce.Machine(0, 0, 0)), 1e-12);
+    }
+
+    @Test
+    void wordsOfEachSum() {
+        assertEquals(8 * 10, SumCost.of(Sum.BLOCKS, RATES).words(10, 8));
+        assertEquals(10, SumCost.of(Sum.FLOAT, RATES).words(10, 8));
+        assertEquals(11, SumCost.of(Sum.FIXED_1, RATES).words(10, 8));
+        assertEquals(21, SumCost.of(Sum.FIXED_2, RATES).words(10, 8));
+        assertEquals(RATES.twoWords(), SumCost.of(Sum.FIXED_2, RATES).conversion());
+        assertEquals(ConversionRates.Conversion.FREE, SumCost.of(Sum.FLOAT, RATES).conversion());
+    }
+
+    @Test
+    void masterWorkerNeverGetsCheaperWithMoreRanks() {
+        double last = 0;
+        for (int p = 1; p <= 512; p++) {
+            double t = cost("master-worker", null, p, 100, 256);
+            assertTrue(t >= last, "p " + p);
+            last = t;
+        }
+        Allreduce.Machine latency = new Allreduce.Machine(A, 0, 0);
+        assertEquals(3 * 7 * A, new MasterWorkerCost().stepSeconds(8, 100, 256, latency), 1e-18);
+    }
+
+    /** The table's cost is linear in the blocks; a one-vector sum's traffic does not see them. */
+    @ParameterizedTest
+    @ValueSource(strings = {"star", "tree", "recursive-doubling", "ring", "rabenseifner"})
+    void blocksGrowTheTableOnly(String algorithm) {
+        double t1 = cost(algorithm, Sum.BLOCKS, 8, 50, 64);
+        double t2 = cost(algorithm, Sum.BLOCKS, 8, 50, 128);
+        double t3 = cost(algorithm, Sum.BLOCKS, 8, 50, 192);
+        assertEquals(t2 - t1, t3 - t2, 1e-9 * t3);
+        assertTrue(t2 > t1);
+        Allreduce.Machine wire = new Allreduce.Machine(A, B, 0);     // no adding, no conversion: traffic alone
+        for (Sum s : new Sum[] {Sum.FLOAT, Sum.FIXED_1, Sum.FIXED_2}) {
+            ExchangeCost c = ExchangeCost.of(ExchangeSpec.parse(algorithm, s), ConversionRates.NONE);
+            assertEquals(c.stepSeconds(8, 50, 64, wire), c.stepSeconds(8, 50, 4096, wire), 0.0, s.label());
+        }
+    }
+
+    /** Without latency or adding, long vectors: one word costs what a double costs, two words twice as much. */
+    @ParameterizedTest
+    @ValueSource(strings = {"star", "tree", "recursive-doubling", "ring", "rabenseifner", "native"})
+    void wordsSetTheBandwidthInTheLimit(String algorithm) {
+        Allreduce.Machine wire = new Allreduce.Machine(0, B, 0);
+        double f = ExchangeCost.of(ExchangeSpec.parse(algorithm, Sum.FLOAT), ConversionRates.NONE)
+            .stepSeconds(6, 10_000_000, 6, wire);
+        double one = ExchangeCost.of(ExchangeSpec.parse(algorithm, Sum.FIXED_1), ConversionRates.NONE)
+            .stepSeconds(6, 10_000_000, 6, wire);
+        double two = ExchangeCost.of(ExchangeSpec.parse(algorithm, Sum.FIXED_2), ConversionRates.NONE)
+            .stepSeconds(6, 10_000_000, 6, wire);
+        assertTrue(f < one && one < two);
+        assertEquals(1.0, one / f, 1e-6);
+        assertEquals(2.0, two / one, 1e-6);
+    }
+
+    /** One rank sends nothing: what is left is the sum's own arithmetic, whatever the algorithm. */
+    @ParameterizedTest
+    @ValueSource(strings = {"star", "tree", "recursive-doubling", "ring", "rabenseifner", "native"})
+    void oneRankPaysOnlyItsArithmetic(String algorithm) {
+        // 8 rows of 10 deposited at 2 ns, 10 values read back at 1 ns.
+        assertEquals(160e-9 + 10e-9, cost(algorithm, Sum.FIXED_1, 1, 9, 8), 1e-18);
+        // 80 doubles added: the table in block order, or the one rank's rows.
+        assertEquals(640 * G, cost(algorithm, Sum.BLOCKS, 1, 9, 8), 1e-20);
+        assertEquals(640 * G, cost(algorithm, Sum.FLOAT, 1, 9, 8), 1e-20);
+    }
+
+    @ParameterizedTest
+    @EnumSource(ExchangeSpec.Scheme.class)
+    void eachSchemeHasItsClass(ExchangeSpec.Scheme scheme) {
+        switch (scheme) {
+            case MASTER_WORKER -> assertInstanceOf(MasterWorkerCost.class,
+                ExchangeCost.of(ExchangeSpec.MASTER_WORKER, RATES));
+            case ALLREDUCE -> assertInstanceOf(AllreduceCost.class, ExchangeCost.of(ExchangeSpec.parse("tree"), RATES));
+            case SHARDED -> assertInstanceOf(ShardedCost.class,
+                ExchangeCost.of(ExchangeSpec.parse("ring").sharded(), RATES));
+            case AUTO -> assertThrows(IllegalArgumentException.class, () -> ExchangeCost.of(ExchangeSpec.AUTO, RATES));
+        }
+    }
+
+    @Test
+    void impossibleShapesAndSumsAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> cost("ring", Sum.FIXED_1, 0, 9, 8));
+        assertThrows(IllegalArgumentException.class, () -> cost("ring", Sum.FIXED_1, 2, -1, 8));
+        assertThrows(IllegalArgumentException.class, () -> cost("master-worker", null, 2, 9, 0));
+        assertThrows(IllegalArgumentException.class, () -> ShardedCost.of("ring", SumCost.of(Sum.BLOCKS, RATES)));
+        assertThrows(IllegalArgumentException.class, () -> new ConversionRates.Conversion(-1, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ConversionRates.Conversion(0, Double.NaN));
+    }
+}
