@@ -95,10 +95,6 @@ final class MpiCalls {
             true, Lib.ABI.commWorld());
     }
 
-    static final class Wtime {
-        static final MethodHandle H = Lib.LIB.function("MPI_Wtime", JAVA_DOUBLE, List.of(), false);
-    }
-
     static final class AllreduceSum {
         static final MethodHandle H = allreduce("MPI_Allreduce", Lib.ABI.doubleType(), Lib.ABI.sumOp(), false);
     }
