@@ -17,14 +17,24 @@ final class Predictions {
 
     /** One line a sample: the predicted class (by name when the model has class names) or value. */
     static void values(Writer w, Model model, ModelFile m, Dataset data) throws IOException {
-        for (int i = 0; i < data.samples(); i++) {
-            if (model instanceof Classifier c && c.classifies()) {
-                w.write(m.className(c.predict(data, i, m.params())) + "\n");
-            } else {
-                w.write(model.output(data, i, m.params()) + "\n");
+        if (model instanceof Classifier c && c.classifies()) {
+            int[] classes = new int[CHUNK];
+            for (int from = 0; from < data.samples(); from += CHUNK) {
+                int n = Math.min(CHUNK, data.samples() - from);
+                c.predict(data, from, n, m.params(), classes, null);
+                for (int i = 0; i < n; i++) {
+                    w.write(m.className(classes[i]) + "\n");
+                }
             }
+            return;
+        }
+        for (int i = 0; i < data.samples(); i++) {
+            w.write(model.output(data, i, m.params()) + "\n");
         }
     }
+
+    /** Samples predicted at once: a network runs them through each layer as one matrix product. */
+    private static final int CHUNK = 1024;
 
     /**
      * A CSV: a header naming the classes (quoted where a name needs it), then one row a
@@ -39,13 +49,16 @@ final class Predictions {
         CSVPrinter csv = new CSVPrinter(w, CSVFormat.DEFAULT.builder().setRecordSeparator('\n').get());
         csv.printRecord(header);
         csv.flush();
-        double[] p = new double[k];
+        double[] p = new double[CHUNK * k];
+        int[] classes = new int[CHUNK];
         StringBuilder row = new StringBuilder();
         for (int i = 0; i < data.samples(); i++) {
-            model.probabilities(data, i, m.params(), p);
+            if (i % CHUNK == 0) {
+                model.predict(data, i, Math.min(CHUNK, data.samples() - i), m.params(), classes, p);
+            }
             row.setLength(0);
             for (int c = 0; c < k; c++) {
-                row.append(c == 0 ? "" : ",").append(p[c]);
+                row.append(c == 0 ? "" : ",").append(p[i % CHUNK * k + c]);
             }
             w.write(row.append('\n').toString());
         }

@@ -28,6 +28,30 @@ public interface Classifier extends Model {
      */
     void probabilities(Dataset data, int i, double[] params, double[] out);
 
+    /**
+     * Predicts samples {@code [from, from + n)} at once: their classes and, if asked, their
+     * probabilities, as {@link #predict} and {@link #probabilities} give them one at a time. A
+     * network overrides it to run the samples through each layer as one matrix product.
+     *
+     * @param data          the samples
+     * @param from          the first sample
+     * @param n             how many
+     * @param params        the parameters
+     * @param classes       room for n classes, from index 0
+     * @param probabilities room for n rows of K probabilities, from index 0, or null for none
+     */
+    default void predict(Dataset data, int from, int n, double[] params, int[] classes, double[] probabilities) {
+        int k = classes();
+        double[] p = probabilities == null ? null : new double[k];
+        for (int i = 0; i < n; i++) {
+            classes[i] = predict(data, from + i, params);
+            if (p != null) {
+                probabilities(data, from + i, params, p);
+                System.arraycopy(p, 0, probabilities, i * k, k);
+            }
+        }
+    }
+
     /** {@return whether the model predicts classes (false for a network built with a regression head)} */
     default boolean classifies() {
         return true;

@@ -67,13 +67,12 @@ public final class Metrics {
         int[] truth = new int[n];
         int[] predicted = new int[n];
         double[] positive = new double[n];
-        double[] p = new double[k];
+        double[] p = k == 2 ? new double[2 * n] : null;
+        c.predict(data, 0, n, params, predicted, p);
         for (int i = 0; i < n; i++) {
             truth[i] = (int) data.y()[i];
-            predicted[i] = c.predict(data, i, params);
-            if (k == 2) {
-                c.probabilities(data, i, params, p);
-                positive[i] = p[1];
+            if (p != null) {
+                positive[i] = p[2 * i + 1];
             }
         }
         List<String> classNames = names != null ? names : indices(k);

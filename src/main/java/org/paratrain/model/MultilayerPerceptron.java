@@ -234,6 +234,34 @@ public final class MultilayerPerceptron implements Classifier {
         return (double) right / data.samples();
     }
 
+    /**
+     * Runs the samples forward a chunk at a time; each class is the largest logit (as
+     * {@link #predict(Dataset, int, double[])}), each probability the softmax by the log-sum-exp
+     * (as {@link #probabilities(Dataset, int, double[], double[])}).
+     */
+    @Override
+    public void predict(Dataset data, int from, int n, double[] params, int[] classes, double[] probabilities) {
+        int k = widths[widths.length - 1];
+        for (int at = 0; at < n; at += CHUNK) {
+            int m = Math.min(CHUNK, n - at);
+            forward(data, from + at, m, params);
+            double[] z = acts[widths.length - 1];
+            for (int i = 0; i < m; i++) {
+                int best = 0;
+                for (int c = 1; c < k; c++) {
+                    best = z[i * k + c] > z[i * k + best] ? c : best;
+                }
+                classes[at + i] = best;
+                if (probabilities != null) {
+                    double lse = logSumExp(z, i * k, k);
+                    for (int c = 0; c < k; c++) {
+                        probabilities[(at + i) * k + c] = Math.exp(z[i * k + c] - lse);
+                    }
+                }
+            }
+        }
+    }
+
     /** Samples a batched evaluation runs forward at once: large enough for dgemm, small enough for the cache. */
     private static final int CHUNK = 256;
 

@@ -31,4 +31,46 @@ class BatchedAccuracyTest {
         }
         assertEquals((double) right / samples, m.accuracy(d, p), 0.0);
     }
+
+    /**
+     * Batched predictions (classes and probabilities, as evaluate and predict use them) against
+     * one sample at a time: the same classes, and probabilities within a few rounding errors.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 255, 256, 257, 1000})
+    void batchedPredictionsEqualOneSampleAtATime(int samples) {
+        SplittableRandom r = new SplittableRandom(samples + 7);
+        double[] x = new double[samples * 5];
+        double[] y = new double[samples];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = r.nextGaussian();
+        }
+        Dataset d = new Dataset(x, y, samples, 5);
+        MultilayerPerceptron mlp = new MultilayerPerceptron(5, new int[] {7, 6}, 3, MultilayerPerceptron.Activation.RELU);
+        double[] w = new double[mlp.parameterCount()];
+        mlp.initialize(w, 11);
+        SoftmaxRegression soft = new SoftmaxRegression(5, 3, true);
+        double[] v = new double[soft.parameterCount()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = r.nextGaussian();
+        }
+        check(mlp, w, d);
+        check(soft, v, d);
+    }
+
+    private static void check(Classifier c, double[] params, Dataset d) {
+        int n = d.samples();
+        int k = c.classes();
+        int[] classes = new int[n];
+        double[] p = new double[n * k];
+        c.predict(d, 0, n, params, classes, p);
+        double[] one = new double[k];
+        for (int i = 0; i < n; i++) {
+            assertEquals(c.predict(d, i, params), classes[i], "sample " + i);
+            c.probabilities(d, i, params, one);
+            for (int j = 0; j < k; j++) {
+                assertEquals(one[j], p[i * k + j], 1e-14, "sample " + i + ", class " + j);
+            }
+        }
+    }
 }
