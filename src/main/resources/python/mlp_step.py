@@ -1,6 +1,8 @@
 """Reference for `paratrain bench mlp`: one training step of a 784-256-10 ReLU MLP with a softmax
 cross-entropy head and Adam, batch 256, in numpy (whatever BLAS numpy links, OpenBLAS on Debian).
-Prints the best time of a step in milliseconds over the repetitions as `step_ms <t>`."""
+Prints the best time of a step in milliseconds over the repetitions as `step_ms <t>`, then the
+OpenBLAS kernel numpy's products run (`corename <name>`) and numpy's version."""
+import ctypes
 import sys
 import time
 
@@ -45,3 +47,19 @@ for t in range(1, reps + 1):
     step(t)
     best = min(best, time.perf_counter() - t0)
 print("step_ms %.4f" % (best * 1e3))
+
+
+def corename():
+    """The kernel of the BLAS numpy loaded (Debian's OpenBLAS or a wheel's scipy_openblas)."""
+    for path in sorted({l.split()[-1] for l in open("/proc/self/maps") if "blas" in l.lower() and ".so" in l}):
+        lib = ctypes.CDLL(path)
+        for name in ("openblas_get_corename", "scipy_openblas_get_corename64_", "openblas_get_corename64_"):
+            f = getattr(lib, name, None)
+            if f is not None:
+                f.restype = ctypes.c_char_p
+                return f().decode()
+    return "unknown"
+
+
+print("corename %s" % corename())
+print("numpy %s" % np.__version__)

@@ -22,8 +22,17 @@ final class Gemm {
     private static final int NO_TRANS = 111;
     private static final int TRANS = 112;
     private static final MethodHandle DGEMM = load();
+    private static volatile String coreName = "none (products in Java)";
 
     private Gemm() { }
+
+    /**
+     * {@return the OpenBLAS kernel the products run ({@code openblas_get_corename}: e.g.
+     * {@code SkylakeX}, or what {@code OPENBLAS_CORETYPE} forced), or a note that they run in Java}
+     */
+    static String coreName() {
+        return coreName;
+    }
 
     private static MethodHandle load() {
         if ("java".equals(System.getenv("PARATRAIN_BLAS"))) {
@@ -44,6 +53,7 @@ final class Gemm {
                         // Leave OpenBLAS's own threading; products stay correct.
                     }
                 });
+                coreName = l.find("openblas_get_corename").map(f -> corename(linker, f)).orElse("OpenBLAS (" + lib + ")");
                 ValueLayout i = ValueLayout.JAVA_INT;
                 ValueLayout d = ValueLayout.JAVA_DOUBLE;
                 ValueLayout p = ValueLayout.ADDRESS;
@@ -54,6 +64,16 @@ final class Gemm {
             }
         }
         return null;
+    }
+
+    private static String corename(Linker linker, MemorySegment f) {
+        try {
+            MemorySegment name = (MemorySegment) linker.downcallHandle(f, FunctionDescriptor.of(ValueLayout.ADDRESS))
+                .invokeExact();
+            return name.reinterpret(64).getString(0);
+        } catch (Throwable t) {
+            return "OpenBLAS";
+        }
     }
 
     /**

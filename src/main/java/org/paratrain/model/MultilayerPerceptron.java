@@ -262,6 +262,11 @@ public final class MultilayerPerceptron implements Classifier {
         }
     }
 
+    /** {@return the OpenBLAS kernel the matrix products run (e.g. {@code SkylakeX}), or a note that they run in Java} */
+    public static String blasKernel() {
+        return Gemm.coreName();
+    }
+
     /** Samples a batched evaluation runs forward at once: large enough for dgemm, small enough for the cache. */
     private static final int CHUNK = 256;
 
