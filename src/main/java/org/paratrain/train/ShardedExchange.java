@@ -54,7 +54,7 @@ final class ShardedExchange extends OwnRowsExchange {
         int p = comm.size();
         this.valueChunks = new Chunks(w, p);
         this.wordChunks = fixed == null ? valueChunks : new Chunks(w, format(sum).words(), p, fixed.words().length);
-        int mine = valueChunks.owned(comm.rank());
+        int mine = comm.rank();
         this.from = valueChunks.start(mine);
         this.to = valueChunks.start(mine + 1);
     }
