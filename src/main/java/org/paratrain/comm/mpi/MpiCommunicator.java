@@ -24,7 +24,7 @@ import org.paratrain.comm.NativeCollectives;
  * a rank that waits long does not hold a core: {@link PolledCalls} says how each operation
  * waits, and why.
  */
-public final class MpiCommunicator implements Communicator, NativeCollectives, AutoCloseable {
+public final class MpiCommunicator implements Communicator, AutoCloseable {
     private static MpiCommunicator world;
 
     private final MpiLibrary lib;
@@ -35,7 +35,7 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
     private final Watchdog watchdog;
     private final RankRecord record;
     /** Made once: the native allreduce asks for it on every call. */
-    private final Optional<NativeCollectives> natives = Optional.of(this);
+    private final Optional<NativeCollectives> natives;
     private boolean finalized;
 
     private MpiCommunicator(MpiLibrary lib) {
@@ -55,6 +55,7 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         this.calls = new PolledCalls(abi, new Poller(abi));
         this.record = RankRecord.create(rank);
         this.watchdog = new Watchdog(rank, size, record, (long) (JobLaunch.DEFAULT_TIMEOUT_SECONDS * 1000));
+        this.natives = Optional.of(new MpiCollectives(calls, watchdog));
     }
 
     /** {@return this process's rank of MPI_COMM_WORLD, initialising MPI on first use} */
@@ -200,81 +201,10 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         return "mpi";
     }
 
-    /** {@return this communicator: MPI's own allreduce and broadcast} */
+    /** {@return MPI's own collectives on this communicator's ranks ({@link MpiCollectives})} */
     @Override
     public Optional<NativeCollectives> nativeCollectives() {
         return natives;
-    }
-
-    /** MPI's own allreduce: {@code buf[offset, offset + length)} becomes the sum over all ranks. */
-    @Override
-    public void allreduceSum(double[] buf, int offset, int length) {
-        watchdog.begin(Op.ALLREDUCE, -1, 0);
-        try {
-            calls.allreduce(buf, offset, length, true);
-        } finally {
-            watchdog.end();
-        }
-    }
-
-    /** MPI's own allreduce with {@code MPI_MAX}: every element becomes its maximum over all ranks. */
-    @Override
-    public void allreduceMax(double[] buf, int offset, int length) {
-        watchdog.begin(Op.ALLREDUCE, -1, 0);
-        try {
-            calls.allreduce(buf, offset, length, false);
-        } finally {
-            watchdog.end();
-        }
-    }
-
-    /**
-     * MPI's own allreduce of 64-bit words ({@code MPI_INT64_T}, {@code MPI_SUM}): every word of
-     * {@code buf[offset, offset + length)} becomes its sum over all ranks, modulo 2^64 as Java's
-     * {@code long} addition. Integer addition is associative, so whatever algorithm MPI picks,
-     * every rank gets the words of any other order of addition.
-     *
-     * @param buf    this rank's words in, the sums out
-     * @param offset index of the first word
-     * @param length number of words, the same on every rank
-     */
-    @Override
-    public void allreduceSum(long[] buf, int offset, int length) {
-        watchdog.begin(Op.ALLREDUCE, -1, 0);
-        try {
-            calls.allreduce(buf, offset, length, true);
-        } finally {
-            watchdog.end();
-        }
-    }
-
-    /**
-     * MPI's own allreduce of 64-bit words with {@code MPI_MAX}: every word becomes its maximum
-     * over all ranks (signed).
-     *
-     * @param buf    this rank's words in, the maxima out
-     * @param offset index of the first word
-     * @param length number of words, the same on every rank
-     */
-    @Override
-    public void allreduceMax(long[] buf, int offset, int length) {
-        watchdog.begin(Op.ALLREDUCE, -1, 0);
-        try {
-            calls.allreduce(buf, offset, length, false);
-        } finally {
-            watchdog.end();
-        }
-    }
-
-    /** MPI's own broadcast of {@code buf[offset, offset + length)} from {@code root}. */
-    @Override
-    public void broadcast(double[] buf, int offset, int length, int root) {
-        watchdog.begin(Op.BROADCAST, root, 0);
-        try {
-            calls.broadcast(buf, offset, length, root);
-        } finally {
-            watchdog.end();
-        }
     }
 
     /**
