@@ -5,26 +5,27 @@ import java.util.List;
 /**
  * An allreduce cut in its two halves, a reduce-scatter and an allgather over the same chunks,
  * for a sharded optimizer to update its slice in between; named after the allreduce whose
- * halves they are: {@code ring} ({@link RingReduceScatter}, {@link RingAllgather}) and
+ * halves they are: {@code ring} ({@link RingReduceScatter}, {@link RingAllgather}),
  * {@code rabenseifner} ({@link RecursiveHalvingReduceScatter},
- * {@link RecursiveDoublingAllgather}). The other allreduces have no such halves: the star,
- * the tree and recursive doubling reduce whole vectors.
+ * {@link RecursiveDoublingAllgather}) and {@code native}, MPI's own ({@link NativeReduceScatter},
+ * {@link NativeAllgather}). The other allreduces have no such halves: the star, the tree and
+ * recursive doubling reduce whole vectors.
  *
  * @param reduceScatter the first half
  * @param allgather     the second half
  */
 public record AllreduceHalves(ReduceScatter reduceScatter, Allgather allgather) {
 
-    private static final List<String> NAMES = List.of("ring", "rabenseifner");
+    private static final List<String> NAMES = List.of("ring", "rabenseifner", "native");
 
     /** {@return the names of the allreduces that come in halves, as {@code --allreduce} takes them} */
     public static List<String> names() {
         return NAMES;
     }
 
-    /** {@return the names of those that run on every backend} */
+    /** {@return the names of those that run on every backend: all but MPI's own ({@code native}, last)} */
     public static List<String> portableNames() {
-        return NAMES;
+        return NAMES.subList(0, NAMES.size() - 1);
     }
 
     /**
@@ -37,6 +38,7 @@ public record AllreduceHalves(ReduceScatter reduceScatter, Allgather allgather) 
             case "ring" -> new AllreduceHalves(new RingReduceScatter(), new RingAllgather());
             case "rabenseifner" -> new AllreduceHalves(new RecursiveHalvingReduceScatter(),
                 new RecursiveDoublingAllgather());
+            case "native" -> new AllreduceHalves(new NativeReduceScatter(), new NativeAllgather());
             default -> throw new IllegalArgumentException("an allreduce in halves must be one of "
                 + String.join(", ", NAMES) + ", got '" + name + "'");
         };

@@ -58,6 +58,15 @@ public record Chunks(int values, int unit, int p, int length) {
         return most;
     }
 
+    /** {@return the chunks' sizes, in {@code reuse} if it has room for p of them} */
+    int[] sizes(int[] reuse) {
+        int[] out = reuse.length == p ? reuse : new int[p];
+        for (int c = 0; c < p; c++) {
+            out[c] = size(c);
+        }
+        return out;
+    }
+
     /** Refuses chunks cut for another number of ranks than the group's, before anything is sent. */
     void requireRanks(int size) {
         if (size != p) {

@@ -10,10 +10,12 @@ import org.paratrain.comm.NativeCollectives;
  */
 final class MpiCollectives implements NativeCollectives {
     private final PolledCalls calls;
+    private final PolledBlockCalls blocks;
     private final Watchdog watchdog;
 
-    MpiCollectives(PolledCalls calls, Watchdog watchdog) {
+    MpiCollectives(PolledCalls calls, PolledBlockCalls blocks, Watchdog watchdog) {
         this.calls = calls;
+        this.blocks = blocks;
         this.watchdog = watchdog;
     }
 
@@ -83,6 +85,56 @@ final class MpiCollectives implements NativeCollectives {
         watchdog.begin(Op.BROADCAST, root, 0);
         try {
             calls.broadcast(buf, offset, length, root);
+        } finally {
+            watchdog.end();
+        }
+    }
+
+    /**
+     * MPI's own reduce-scatter ({@code MPI_SUM}): this rank's block of {@code buf} becomes its sum
+     * over all ranks, left at its own place.
+     */
+    @Override
+    public void reduceScatterSum(double[] buf, int offset, int[] counts) {
+        watchdog.begin(Op.REDUCE_SCATTER, -1, 0);
+        try {
+            blocks.reduceScatter(buf, offset, counts);
+        } finally {
+            watchdog.end();
+        }
+    }
+
+    /**
+     * MPI's own reduce-scatter of 64-bit words ({@code MPI_INT64_T}, {@code MPI_SUM}), modulo 2^64
+     * as Java's {@code long} addition: the words of any order of addition.
+     */
+    @Override
+    public void reduceScatterSum(long[] buf, int offset, int[] counts) {
+        watchdog.begin(Op.REDUCE_SCATTER, -1, 0);
+        try {
+            blocks.reduceScatter(buf, offset, counts);
+        } finally {
+            watchdog.end();
+        }
+    }
+
+    /** MPI's own allgather ({@code MPI_Allgatherv}, in place): every rank's block of {@code buf} to every rank. */
+    @Override
+    public void allgather(double[] buf, int offset, int[] counts) {
+        watchdog.begin(Op.ALLGATHER, -1, 0);
+        try {
+            blocks.allgather(buf, offset, counts);
+        } finally {
+            watchdog.end();
+        }
+    }
+
+    /** As {@link #allgather(double[], int, int[])} on 64-bit words. */
+    @Override
+    public void allgather(long[] buf, int offset, int[] counts) {
+        watchdog.begin(Op.ALLGATHER, -1, 0);
+        try {
+            blocks.allgather(buf, offset, counts);
         } finally {
             watchdog.end();
         }

@@ -52,10 +52,11 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         call("MPI_Comm_size", lib.function("MPI_Comm_size", JAVA_INT, List.of(MpiLibrary.HANDLE, ADDRESS), false,
             abi.commWorld()), out);
         this.size = out.get(JAVA_INT, 0);
-        this.calls = new PolledCalls(abi, new Poller(abi));
+        Poller poller = new Poller(abi);
+        this.calls = new PolledCalls(abi, poller);
         this.record = RankRecord.create(rank);
         this.watchdog = new Watchdog(rank, size, record, (long) (JobLaunch.DEFAULT_TIMEOUT_SECONDS * 1000));
-        this.natives = Optional.of(new MpiCollectives(calls, watchdog));
+        this.natives = Optional.of(new MpiCollectives(calls, new PolledBlockCalls(abi, poller, rank, size), watchdog));
     }
 
     /** {@return this process's rank of MPI_COMM_WORLD, initialising MPI on first use} */
