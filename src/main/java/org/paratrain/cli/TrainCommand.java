@@ -108,7 +108,8 @@ final class TrainCommand implements Runnable {
     @Option(names = "--shard-optimizer",
         description = "Shard the optimizer over the ranks (as ZeRO stage 1): reduce-scatter the gradient, each rank "
             + "updates its slice of the parameters with its slice of the optimizer state, allgather the parameters. "
-            + "Same bits as unsharded, checkpoints included; needs --allreduce ring and a one-vector --sum.")
+            + "Same bits as unsharded, checkpoints included; needs --allreduce ring (the ring's halves), rabenseifner "
+            + "(recursive halving and doubling) or native (MPI's own) and a one-vector --sum.")
     boolean shardOptimizer;
 
     @picocli.CommandLine.Mixin
