@@ -7,7 +7,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.paratrain.comm.Communicator;
 import org.paratrain.comm.local.LocalCluster;
 
 /**
@@ -87,90 +86,15 @@ class ReduceScatterCostTest {
     /** Messages and words each rank received in one reduce-scatter or allgather of n words. */
     private static long[][] counted(int p, int n, boolean reduceScatter, String name) {
         List<long[]> out = LocalCluster.run(p, comm -> {
-            Counting c = new Counting(comm);
+            MeteredCommunicator c = new MeteredCommunicator(comm);
             AllreduceHalves h = AllreduceHalves.create(name);
             if (reduceScatter) {
                 h.reduceScatter().reduceScatter(c, new long[n], 0, new Chunks(n, p), Reduction.WORD_SUM);
             } else {
                 h.allgather().allgather(c, new long[n], 0, new Chunks(n, p), Reduction.WORD_SUM);
             }
-            return new long[] {c.messages, c.words};
+            return new long[] {c.messages(), c.words()};
         });
         return out.toArray(long[][]::new);
-    }
-
-    /** A communicator of words that counts what this rank receives. */
-    private static final class Counting implements Communicator {
-        private final Communicator inner;
-        long messages;
-        long words;
-
-        Counting(Communicator inner) {
-            this.inner = inner;
-        }
-
-        private int count(int received) {
-            messages++;
-            words += received;
-            return received;
-        }
-
-        @Override
-        public int rank() {
-            return inner.rank();
-        }
-
-        @Override
-        public int size() {
-            return inner.size();
-        }
-
-        @Override
-        public void send(double[] buf, int offset, int length, int dest, int tag) {
-            throw new AssertionError("words only");
-        }
-
-        @Override
-        public int recv(double[] buf, int offset, int length, int source, int tag) {
-            throw new AssertionError("words only");
-        }
-
-        @Override
-        public int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
-                            double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
-            throw new AssertionError("words only");
-        }
-
-        @Override
-        public void send(long[] buf, int offset, int length, int dest, int tag) {
-            inner.send(buf, offset, length, dest, tag);
-        }
-
-        @Override
-        public int recv(long[] buf, int offset, int length, int source, int tag) {
-            return count(inner.recv(buf, offset, length, source, tag));
-        }
-
-        @Override
-        public int sendRecv(long[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
-                            long[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
-            return count(inner.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset,
-                recvLength, source, recvTag));
-        }
-
-        @Override
-        public void barrier() {
-            inner.barrier();
-        }
-
-        @Override
-        public double wtime() {
-            return inner.wtime();
-        }
-
-        @Override
-        public String backend() {
-            return "counting";
-        }
     }
 }

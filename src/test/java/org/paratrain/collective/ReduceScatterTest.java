@@ -148,4 +148,41 @@ class ReduceScatterTest {
         }));
         assertEquals(IllegalArgumentException.class, e.getCause().getClass());
     }
+
+    /**
+     * After the first call sizes their scratch space, the halves allocate nothing of their own
+     * (what the local backend allocates inside its calls is metered apart and not counted), at
+     * 1 and 2 ranks: ranks run as platform threads only where each has a core, and the JVM
+     * meters the allocation of platform threads only.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2})
+    void nothingIsAllocatedAfterTheFirstCall(int p) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Runtime.getRuntime().availableProcessors() >= p,
+            "fewer cores than ranks: the ranks are virtual threads");
+        Chunks words = new Chunks(1001, 2, p, 2003);
+        Chunks doubles = new Chunks(1001, p);
+        for (String name : AllreduceHalves.portableNames()) {
+            List<Long> allocated = LocalCluster.run(p, comm -> {
+                MeteredCommunicator c = new MeteredCommunicator(comm);
+                AllreduceHalves h = AllreduceHalves.create(name);
+                long[] w = new long[words.length()];
+                double[] d = new double[doubles.length()];
+                long before = 0;
+                long backend = 0;
+                for (int round = 0; round < 21; round++) {
+                    if (round == 1) {
+                        before = MeteredCommunicator.allocated();
+                        backend = c.backendBytes();
+                    }
+                    h.reduceScatter().reduceScatter(c, w, 0, words, Reduction.WORD_SUM);
+                    h.allgather().allgather(c, w, 0, words, Reduction.WORD_SUM);
+                    h.reduceScatter().reduceScatter(c, d, 0, doubles, Reduction.DOUBLE_SUM);
+                    h.allgather().allgather(c, d, 0, doubles, Reduction.DOUBLE_SUM);
+                }
+                return MeteredCommunicator.allocated() - before - (c.backendBytes() - backend);
+            });
+            assertEquals(java.util.Collections.nCopies(p, 0L), allocated, name + ": bytes each rank allocated in 20 calls");
+        }
+    }
 }
