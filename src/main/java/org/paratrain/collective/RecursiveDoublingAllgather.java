@@ -10,7 +10,7 @@ import org.paratrain.comm.Communicator;
  * which then stands for both among the {@code pof2} ranks, and at the end sends the even rank
  * the whole vector ({@link Fold}).
  *
- * <p>Cost (Thakur et al. 2005, section 4.1), for a power of two:
+ * <p>Cost (Thakur et al. 2005), for a power of two:
  * {@code log2 p alpha + ((p-1)/p) n beta}: the ring's bandwidth in log2 p messages. Otherwise,
  * with {@code pof2 = 2^floor(log2 p)} and {@code rem = p - pof2}:
  * {@code log2 pof2 alpha + S (n/p) beta}, with

@@ -10,7 +10,7 @@ import org.paratrain.comm.Communicator;
  * {@code 2 rem} sends its whole vector to the odd rank after it, which then reduces both
  * ranks' chunks among the {@code pof2} ranks, and at the end hands the even rank its chunk.
  *
- * <p>Cost (Thakur et al. 2005, section 4.2), for a power of two:
+ * <p>Cost (Thakur et al. 2005), for a power of two:
  * {@code log2 p alpha + ((p-1)/p) n (beta + gamma)}: the ring's bandwidth in log2 p messages.
  * Otherwise, with {@code pof2 = 2^floor(log2 p)} and {@code rem = p - pof2}:
  * {@code log2 pof2 alpha + S (n/p) (beta + gamma)}, where
