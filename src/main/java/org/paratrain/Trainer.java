@@ -266,7 +266,8 @@ public final class Trainer {
     /**
      * {@return this trainer, with the optimizer sharded over the ranks: each updates its own
      * slice of the parameters with its own slice of the optimizer state (needs
-     * {@code allreduce("ring")}; checkpoints hold the whole state)}
+     * {@code allreduce("ring")}, {@code "rabenseifner"} or {@code "native"}, whose halves it runs;
+     * checkpoints hold the whole state)}
      */
     public Trainer shardOptimizer() {
         shard = true;

@@ -5,6 +5,7 @@ import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.spec.RunSpec;
 import org.paratrain.train.spec.OptimizerSpec;
 import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.collective.AllreduceHalves;
 import org.paratrain.train.spec.ExchangeSpec;
 import java.io.IOException;
 import java.io.InputStream;
@@ -75,8 +76,9 @@ final class BenchMlpCommand implements Runnable {
             Files.isDirectory(FASHION) ? "Fashion-MNIST" : "random images", data.samples(), batch, allreduce);
         for (String name : sums) {
             ExchangeSpec.Sum sum = ExchangeSpec.Sum.parse(name);
-            for (boolean shard : sum == ExchangeSpec.Sum.BLOCKS || !allreduce.equals("ring") ? new boolean[] {false}
-                : new boolean[] {false, true}) {
+            // Sharded too where the allreduce comes in halves that run here, and the sum is one vector.
+            boolean shardable = sum != ExchangeSpec.Sum.BLOCKS && AllreduceHalves.portableNames().contains(allreduce);
+            for (boolean shard : shardable ? new boolean[] {false, true} : new boolean[] {false}) {
                 double one = throughput(data, 1, sum, shard);
                 double two = throughput(data, 2, sum, shard);
                 out.printf(Locale.ROOT, "  sum %-8s %-9s 1 rank %7.0f, 2 ranks %7.0f, ratio %.2f%n", name + ",",

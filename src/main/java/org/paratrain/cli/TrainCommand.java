@@ -108,7 +108,8 @@ final class TrainCommand implements Runnable {
     @Option(names = "--shard-optimizer",
         description = "Shard the optimizer over the ranks (as ZeRO stage 1): reduce-scatter the gradient, each rank "
             + "updates its slice of the parameters with its slice of the optimizer state, allgather the parameters. "
-            + "Same bits as unsharded, checkpoints included; needs --allreduce ring and a one-vector --sum.")
+            + "Same bits as unsharded, checkpoints included; needs --allreduce ring (the ring's halves), rabenseifner "
+            + "(recursive halving and doubling) or native (MPI's own) and a one-vector --sum.")
     boolean shardOptimizer;
 
     @picocli.CommandLine.Mixin
@@ -138,8 +139,10 @@ final class TrainCommand implements Runnable {
         DataSpec dataSpec = dataSpec();
         boolean autoNodes = spec.run().nodes() instanceof RunSpec.Nodes.Auto;
         noAutoInsideJob(child, autoNodes || spec.exchange().isAuto());
-        if (mpi && !child && !autoNodes) {
-            backendOptions.ranksPerProcess(spec.nodes());   // a layout that does not divide is refused before any work
+        if (mpi && !child && !autoNodes && backendOptions.ranksPerProcess(spec.nodes()) > 1    // checks the layout
+            && spec.exchange().scheme() == ExchangeSpec.Scheme.SHARDED && spec.exchange().algorithm().equals("native")) {
+            throw new IllegalArgumentException("--shard-optimizer with --allreduce native cannot run with "
+                + "--ranks-per-process above 1: MPI's own reduce-scatter is between processes; use ring or rabenseifner");
         }
         List<String> args = List.of(command.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);

@@ -4,7 +4,9 @@ package org.paratrain.collective;
  * How a vector is cut among p ranks for a reduce-scatter and an allgather: p chunks of whole
  * units (a unit is one value's words: 1, or 2 for a two-word fixed-point sum), as equal as
  * the units allow; the last chunk also takes any words beyond the last whole unit (a
- * fixed-point sum's trailing count word).
+ * fixed-point sum's trailing count word). Chunk r belongs to rank r: a {@link ReduceScatter}
+ * leaves it reduced there, and an {@link Allgather} sends it from there, as
+ * {@code MPI_Reduce_scatter} and {@code MPI_Allgatherv} do with these chunks' sizes as counts.
  *
  * @param values whole values in the vector
  * @param unit   words a value, at least 1
@@ -56,12 +58,19 @@ public record Chunks(int values, int unit, int p, int length) {
         return most;
     }
 
-    /**
-     * {@return the chunk {@code rank} holds reduced after a ring reduce-scatter, and sends first
-     * in a ring allgather}
-     * @param rank a rank, 0..p-1
-     */
-    public int owned(int rank) {
-        return (rank + 1) % p;
+    /** {@return the chunks' sizes, in {@code reuse} if it has room for p of them} */
+    int[] sizes(int[] reuse) {
+        int[] out = reuse.length == p ? reuse : new int[p];
+        for (int c = 0; c < p; c++) {
+            out[c] = size(c);
+        }
+        return out;
+    }
+
+    /** Refuses chunks cut for another number of ranks than the group's, before anything is sent. */
+    void requireRanks(int size) {
+        if (size != p) {
+            throw new IllegalArgumentException("chunks cut for " + p + " ranks used by a group of " + size);
+        }
     }
 }

@@ -4,7 +4,7 @@ import org.paratrain.comm.Communicator;
 
 /**
  * Folds a non-power-of-two group onto a power of two and back, for the algorithms that need
- * one (recursive doubling, Rabenseifner). With {@code pof2} the largest power of two not
+ * one (recursive doubling, Rabenseifner, recursive halving and doubling on chunks). With {@code pof2} the largest power of two not
  * above p and {@code rem = p - pof2}: among the first {@code 2 rem} ranks, each even rank
  * sends its vector to the odd rank after it and sits out; the odd rank combines it with its
  * own. The remaining {@code pof2} ranks are renumbered {@code 0..pof2-1}; afterwards each odd
@@ -42,6 +42,32 @@ final class Fold {
     static int real(int v, int p) {
         int rem = p - pof2(p);
         return v < rem ? 2 * v + 1 : v + rem;
+    }
+
+    /**
+     * The first of the p chunks (one a real rank, {@link Chunks}) that power-of-two rank
+     * {@code v} stands for: two for a rank that took in its even neighbour, one for the others,
+     * so that the chunks of ranks {@code v..w-1} are those from {@code firstChunk(v)} to
+     * {@code firstChunk(w)}; {@code firstChunk(pof2)} is p.
+     */
+    static int firstChunk(int v, int p) {
+        int rem = p - pof2(p);
+        return v <= rem ? 2 * v : v + rem;
+    }
+
+    /**
+     * The chunks power-of-two rank 0 receives over the rounds of a recursive halving or doubling
+     * on the chunks of {@link #firstChunk}, the most of any rank: in the round of ranks {@code m}
+     * apart, ranks {@code 0..m-1}, of which {@code min(m, rem)} stand for two. {@code p - 1}
+     * for a power of two.
+     */
+    static long busiestChunks(int p) {
+        int rem = p - pof2(p);
+        long chunks = 0;
+        for (int m = 1; m < pof2(p); m <<= 1) {
+            chunks += m + Math.min(m, rem);
+        }
+        return chunks;
     }
 
     /** Folds out: the ranks that sat out get the result. */

@@ -5,7 +5,7 @@ import org.paratrain.comm.Communicator;
 /**
  * The ring: the vector is cut into p chunks; in p-1 steps of a reduce-scatter each rank
  * passes one chunk to the next rank, which adds it to its own, until rank r holds the full
- * sum of chunk r+1; in p-1 steps of an allgather the finished chunks travel round the ring.
+ * sum of chunk r; in p-1 steps of an allgather the finished chunks travel round the ring.
  *
  * <p>Cost: {@code 2(p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma}: bandwidth-optimal,
  * but 2(p-1) messages, so best for long vectors on few ranks. Each chunk is summed in one
@@ -25,7 +25,7 @@ public final class RingAllreduce implements Allreduce {
             chunks = new Chunks(length, comm.size());   // once per shape: no allocation a step
         }
         reduceScatter.reduceScatter(comm, buf, offset, chunks, op);
-        allgather.allgather(comm, buf, offset, chunks, op, RingReduceScatter.TAG);
+        allgather.allgather(comm, buf, offset, chunks, op);
     }
 
     @Override
@@ -35,8 +35,6 @@ public final class RingAllreduce implements Allreduce {
 
     @Override
     public double cost(int p, long n, Machine m) {
-        double bytes = 8.0 * n;
-        double part = (p - 1.0) / p;
-        return 2.0 * (p - 1) * m.alpha() + 2.0 * part * bytes * m.beta() + part * bytes * m.gamma();
+        return reduceScatter.cost(p, n, m) + allgather.cost(p, n, m);
     }
 }

@@ -305,7 +305,7 @@ public final class RankTrainer {
             case ALLREDUCE -> e.sum() == ExchangeSpec.Sum.BLOCKS
                 ? new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm))
                 : new SumExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm), e.sum());
-            case SHARDED -> new ShardedExchange(comm, sharding, params, e.sum());
+            case SHARDED -> new ShardedExchange(comm, sharding, params, e.algorithm(), e.sum());
             case AUTO -> throw new IllegalStateException("the exchange is still auto: resolve it before training");
         };
     }

@@ -1,12 +1,13 @@
 package org.paratrain.train;
 
 import java.util.Arrays;
+import org.paratrain.collective.Allgather;
 import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.AllreduceHalves;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.collective.Chunks;
+import org.paratrain.collective.ReduceScatter;
 import org.paratrain.collective.Reduction;
-import org.paratrain.collective.RingAllgather;
-import org.paratrain.collective.RingReduceScatter;
 import org.paratrain.collective.sum.NonFiniteValueException;
 import org.paratrain.comm.Communicator;
 import org.paratrain.data.BlockSharding;
@@ -17,7 +18,9 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
 /**
  * A sharded optimizer, as ZeRO stage 1: the vector (loss, then gradient) is reduce-scattered,
  * each rank converts and updates only its own chunk of the parameters with only its own
- * slice of the optimizer state, and the parameters (with the loss in front) are allgathered.
+ * slice of the optimizer state, and the parameters (with the loss in front) are allgathered,
+ * by the halves of the allreduce named ({@link AllreduceHalves}: the ring's, recursive halving
+ * and doubling for {@code rabenseifner}, or MPI's own for {@code native}).
  * Optimizer memory per rank is divided by the node count; the conversion of a fixed-point sum
  * is done on one chunk, not on the whole vector; the words travel once, the parameters back
  * as doubles.
@@ -41,12 +44,18 @@ final class ShardedExchange extends OwnRowsExchange {
     private final Chunks valueChunks;
     private final int from;
     private final int to;
-    private final Allreduce agreement = Allreduces.create("ring");
-    private final RingReduceScatter reduceScatter = new RingReduceScatter();
-    private final RingAllgather allgather = new RingAllgather();
+    private final String algorithm;
+    private final Allreduce agreement;
+    private final ReduceScatter reduceScatter;
+    private final Allgather allgather;
 
-    ShardedExchange(Communicator comm, BlockSharding sharding, int params, Sum sum) {
-        super(comm, sharding, params, Allreduces.create("ring"), sum);
+    ShardedExchange(Communicator comm, BlockSharding sharding, int params, String algorithm, Sum sum) {
+        super(comm, sharding, params, Allreduces.create(algorithm), sum);
+        AllreduceHalves halves = AllreduceHalves.create(algorithm);
+        this.algorithm = algorithm;
+        this.agreement = Allreduces.create(algorithm);
+        this.reduceScatter = halves.reduceScatter();
+        this.allgather = halves.allgather();
         int w = params + 1;
         this.total = sum == Sum.FLOAT ? new double[w] : null;
         this.gathered = new double[w];
@@ -54,7 +63,7 @@ final class ShardedExchange extends OwnRowsExchange {
         int p = comm.size();
         this.valueChunks = new Chunks(w, p);
         this.wordChunks = fixed == null ? valueChunks : new Chunks(w, format(sum).words(), p, fixed.words().length);
-        int mine = valueChunks.owned(comm.rank());
+        int mine = comm.rank();
         this.from = valueChunks.start(mine);
         this.to = valueChunks.start(mine + 1);
     }
@@ -135,6 +144,6 @@ final class ShardedExchange extends OwnRowsExchange {
 
     @Override
     public String name() {
-        return "ring";
+        return algorithm;
     }
 }

@@ -161,6 +161,8 @@ class BadInputTest {
             "130", "--ranks-per-process", "65")));
         c.add(bad("nodes not a multiple of ranks per process", 2, "--nodes 6|--ranks-per-process 4", train("--backend",
             "mpi", "--nodes", "6", "--ranks-per-process", "4")));
+        c.add(bad("native sharded with ranks as threads", 2, "--shard-optimizer|--ranks-per-process", train("--backend",
+            "mpi", "--nodes", "4", "--ranks-per-process", "2", "--allreduce", "native", "--shard-optimizer")));
         c.add(bad("ranks per process on paper", 2, "--ranks-per-process|whole number", "paper", "--backend", "mpi",
             "--ranks-per-process", "x", "--out", "@paper"));
         c.add(bad("label column with paper", 2, "--label", train("--label", "y")));

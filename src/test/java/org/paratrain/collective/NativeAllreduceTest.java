@@ -80,6 +80,26 @@ class NativeAllreduceTest {
         }
 
         @Override
+        public void reduceScatterSum(double[] buf, int offset, int[] counts) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public void reduceScatterSum(long[] buf, int offset, int[] counts) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public void allgather(double[] buf, int offset, int[] counts) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
+        public void allgather(long[] buf, int offset, int[] counts) {
+            throw new AssertionError("not used");
+        }
+
+        @Override
         public void send(long[] buf, int offset, int length, int dest, int tag) {
             throw new AssertionError("the native allreduce must not send by itself");
         }

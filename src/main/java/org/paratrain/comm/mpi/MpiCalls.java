@@ -137,6 +137,63 @@ final class MpiCalls {
             MpiLibrary.HANDLE, JAVA_INT, MpiLibrary.HANDLE, ADDRESS), true, Lib.ABI.doubleType(), Lib.ABI.commWorld());
     }
 
+    /** {@code MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, MPI_DOUBLE, MPI_SUM, comm)}. */
+    static final class ReduceScatterSum {
+        static final MethodHandle H = reduceScatter("MPI_Reduce_scatter", Lib.ABI.doubleType(), false);
+    }
+
+    static final class IreduceScatterSum {
+        static final MethodHandle H = reduceScatter("MPI_Ireduce_scatter", Lib.ABI.doubleType(), true);
+    }
+
+    /** As {@link ReduceScatterSum} on {@code MPI_INT64_T}: exact, so any order gives the same words. */
+    static final class ReduceScatterSumWords {
+        static final MethodHandle H = reduceScatter("MPI_Reduce_scatter", Lib.ABI.int64Type(), false);
+    }
+
+    static final class IreduceScatterSumWords {
+        static final MethodHandle H = reduceScatter("MPI_Ireduce_scatter", Lib.ABI.int64Type(), true);
+    }
+
+    /** {@code MPI_Allgatherv(sendbuf, sendcount, MPI_DOUBLE, recvbuf, recvcounts, displs, MPI_DOUBLE, comm)}. */
+    static final class Allgatherv {
+        static final MethodHandle H = allgatherv("MPI_Allgatherv", Lib.ABI.doubleType(), false);
+    }
+
+    static final class Iallgatherv {
+        static final MethodHandle H = allgatherv("MPI_Iallgatherv", Lib.ABI.doubleType(), true);
+    }
+
+    /** As {@link Allgatherv} on {@code MPI_INT64_T}. */
+    static final class AllgathervWords {
+        static final MethodHandle H = allgatherv("MPI_Allgatherv", Lib.ABI.int64Type(), false);
+    }
+
+    static final class IallgathervWords {
+        static final MethodHandle H = allgatherv("MPI_Iallgatherv", Lib.ABI.int64Type(), true);
+    }
+
+    /** {@code (sendbuf, recvbuf, recvcounts[, &request])} with {@code type}, {@code MPI_SUM} and the world bound. */
+    private static MethodHandle reduceScatter(String name, Object type, boolean nonblocking) {
+        List<Object> args = nonblocking
+            ? List.of(ADDRESS, ADDRESS, ADDRESS, MpiLibrary.HANDLE, MpiLibrary.HANDLE, MpiLibrary.HANDLE, ADDRESS)
+            : List.of(ADDRESS, ADDRESS, ADDRESS, MpiLibrary.HANDLE, MpiLibrary.HANDLE, MpiLibrary.HANDLE);
+        return Lib.LIB.function(name, JAVA_INT, args, true, type, Lib.ABI.sumOp(), Lib.ABI.commWorld());
+    }
+
+    /**
+     * {@code (sendbuf, sendcount, recvbuf, recvcounts, displs[, &request])} with {@code type} sent and
+     * received and the world bound.
+     */
+    private static MethodHandle allgatherv(String name, Object type, boolean nonblocking) {
+        List<Object> args = nonblocking
+            ? List.of(ADDRESS, JAVA_INT, MpiLibrary.HANDLE, ADDRESS, ADDRESS, ADDRESS, MpiLibrary.HANDLE,
+                MpiLibrary.HANDLE, ADDRESS)
+            : List.of(ADDRESS, JAVA_INT, MpiLibrary.HANDLE, ADDRESS, ADDRESS, ADDRESS, MpiLibrary.HANDLE,
+                MpiLibrary.HANDLE);
+        return Lib.LIB.function(name, JAVA_INT, args, true, type, type, Lib.ABI.commWorld());
+    }
+
     /** {@code (sendbuf, recvbuf, count[, &request])} with {@code type}, {@code op} and the world bound. */
     private static MethodHandle allreduce(String name, Object type, Object op, boolean nonblocking) {
         List<Object> args = nonblocking

@@ -24,7 +24,7 @@ import org.paratrain.comm.NativeCollectives;
  * a rank that waits long does not hold a core: {@link PolledCalls} says how each operation
  * waits, and why.
  */
-public final class MpiCommunicator implements Communicator, NativeCollectives, AutoCloseable {
+public final class MpiCommunicator implements Communicator, AutoCloseable {
     /** {@code MPI_THREAD_SERIALIZED}, the same number in Open MPI and MPICH. */
     static final int THREAD_SERIALIZED = 2;
     private static MpiCommunicator world;
@@ -39,7 +39,7 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
     /** What {@code MPI_Init_thread} granted: 0 single, 1 funneled, 2 serialized, 3 multiple. */
     private final int threadLevel;
     /** Made once: the native allreduce asks for it on every call. */
-    private final Optional<NativeCollectives> natives = Optional.of(this);
+    private final Optional<NativeCollectives> natives;
     private boolean finalized;
 
     private MpiCommunicator(MpiLibrary lib) {
@@ -59,9 +59,11 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         call("MPI_Comm_size", lib.function("MPI_Comm_size", JAVA_INT, List.of(MpiLibrary.HANDLE, ADDRESS), false,
             abi.commWorld()), out);
         this.size = out.get(JAVA_INT, 0);
-        this.calls = new PolledCalls(abi, new Poller(abi));
+        Poller poller = new Poller(abi);
+        this.calls = new PolledCalls(abi, poller);
         this.record = RankRecord.create(rank);
         this.watchdog = new Watchdog(rank, size, record, (long) (JobLaunch.DEFAULT_TIMEOUT_SECONDS * 1000));
+        this.natives = Optional.of(new MpiCollectives(calls, new PolledBlockCalls(abi, poller, rank, size), watchdog));
     }
 
     /** {@return this process's rank of MPI_COMM_WORLD, initialising MPI on first use} */
@@ -223,81 +225,10 @@ public final class MpiCommunicator implements Communicator, NativeCollectives, A
         return "mpi";
     }
 
-    /** {@return this communicator: MPI's own allreduce and broadcast} */
+    /** {@return MPI's own collectives on this communicator's ranks ({@link MpiCollectives})} */
     @Override
     public Optional<NativeCollectives> nativeCollectives() {
         return natives;
-    }
-
-    /** MPI's own allreduce: {@code buf[offset, offset + length)} becomes the sum over all ranks. */
-    @Override
-    public void allreduceSum(double[] buf, int offset, int length) {
-        watchdog.begin(Op.ALLREDUCE, -1, 0);
-        try {
-            calls.allreduce(buf, offset, length, true);
-        } finally {
-            watchdog.end();
-        }
-    }
-
-    /** MPI's own allreduce with {@code MPI_MAX}: every element becomes its maximum over all ranks. */
-    @Override
-    public void allreduceMax(double[] buf, int offset, int length) {
-        watchdog.begin(Op.ALLREDUCE, -1, 0);
-        try {
-            calls.allreduce(buf, offset, length, false);
-        } finally {
-            watchdog.end();
-        }
-    }
-
-    /**
-     * MPI's own allreduce of 64-bit words ({@code MPI_INT64_T}, {@code MPI_SUM}): every word of
-     * {@code buf[offset, offset + length)} becomes its sum over all ranks, modulo 2^64 as Java's
-     * {@code long} addition. Integer addition is associative, so whatever algorithm MPI picks,
-     * every rank gets the words of any other order of addition.
-     *
-     * @param buf    this rank's words in, the sums out
-     * @param offset index of the first word
-     * @param length number of words, the same on every rank
-     */
-    @Override
-    public void allreduceSum(long[] buf, int offset, int length) {
-        watchdog.begin(Op.ALLREDUCE, -1, 0);
-        try {
-            calls.allreduce(buf, offset, length, true);
-        } finally {
-            watchdog.end();
-        }
-    }
-
-    /**
-     * MPI's own allreduce of 64-bit words with {@code MPI_MAX}: every word becomes its maximum
-     * over all ranks (signed).
-     *
-     * @param buf    this rank's words in, the maxima out
-     * @param offset index of the first word
-     * @param length number of words, the same on every rank
-     */
-    @Override
-    public void allreduceMax(long[] buf, int offset, int length) {
-        watchdog.begin(Op.ALLREDUCE, -1, 0);
-        try {
-            calls.allreduce(buf, offset, length, false);
-        } finally {
-            watchdog.end();
-        }
-    }
-
-    /** MPI's own broadcast of {@code buf[offset, offset + length)} from {@code root}. */
-    @Override
-    public void broadcast(double[] buf, int offset, int length, int root) {
-        watchdog.begin(Op.BROADCAST, root, 0);
-        try {
-            calls.broadcast(buf, offset, length, root);
-        } finally {
-            watchdog.end();
-        }
     }
 
     /**

@@ -9,6 +9,8 @@ enum Op {
     BARRIER("barrier", true),
     ALLREDUCE("allreduce", true),
     BROADCAST("broadcast", true),
+    REDUCE_SCATTER("reduce-scatter", true),
+    ALLGATHER("allgather", true),
     FINALIZE("MPI_Finalize", true);
 
     private final String label;

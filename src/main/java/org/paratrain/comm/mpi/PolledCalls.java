@@ -229,7 +229,7 @@ final class PolledCalls {
         return n;
     }
 
-    private static ValueLayout layout(boolean words) {
+    static ValueLayout layout(boolean words) {
         return words ? JAVA_LONG : JAVA_DOUBLE;
     }
 
@@ -238,7 +238,7 @@ final class PolledCalls {
         return (int) (abi.receivedBytes(poller.status) / Double.BYTES);
     }
 
-    private static boolean small(int doubles) {
+    static boolean small(int doubles) {
         return doubles * (long) Double.BYTES <= SMALL_BYTES;
     }
 
@@ -272,7 +272,7 @@ final class PolledCalls {
         }
     }
 
-    private static MemorySegment slice(Object buf, int offset, int length) {
+    static MemorySegment slice(Object buf, int offset, int length) {
         MemorySegment whole = buf instanceof long[] words ? MemorySegment.ofArray(words)
             : MemorySegment.ofArray((double[]) buf);
         return whole.asSlice(offset * 8L, length * 8L);

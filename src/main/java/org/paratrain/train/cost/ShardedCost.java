@@ -1,9 +1,8 @@
 package org.paratrain.train.cost;
 
 import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.AllreduceHalves;
 import org.paratrain.collective.Allreduces;
-import org.paratrain.collective.RingAllgather;
-import org.paratrain.collective.RingReduceScatter;
 import org.paratrain.train.spec.ExchangeSpec.Sum;
 
 /**
@@ -38,16 +37,18 @@ public record ShardedCost(CollectiveCost reduceScatter, CollectiveCost allgather
 
     /**
      * {@return the cost of the sharded exchange by {@code algorithm}'s reduce-scatter and allgather}
-     * @param algorithm the exchange's algorithm: {@code ring} (its reduce-scatter, allgather, and
-     *                  allreduce for the grid, as {@code ShardedExchange} runs them)
+     * @param algorithm the exchange's algorithm, one of {@link AllreduceHalves#names()} (its
+     *                  reduce-scatter, allgather, and allreduce for the grid, as {@code ShardedExchange} runs them)
      * @param sum       a one-vector sum
      * @throws IllegalArgumentException for an algorithm without a sharded cost
      */
     public static ShardedCost of(String algorithm, SumCost sum) {
-        if (algorithm.equals("ring")) {
-            return new ShardedCost(RingReduceScatter::cost, RingAllgather::cost, Allreduces.create("ring")::cost, sum);
+        if (!AllreduceHalves.names().contains(algorithm)) {
+            throw new IllegalArgumentException("no sharded cost for the algorithm '" + algorithm + "'");
         }
-        throw new IllegalArgumentException("no sharded cost for the algorithm '" + algorithm + "'");
+        AllreduceHalves halves = AllreduceHalves.create(algorithm);
+        return new ShardedCost(halves.reduceScatter()::cost, halves.allgather()::cost,
+            Allreduces.create(algorithm)::cost, sum);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.paratrain.train.spec;
 
 import java.util.Locale;
+import org.paratrain.collective.AllreduceHalves;
 import org.paratrain.collective.Allreduces;
 
 /**
@@ -9,8 +10,9 @@ import org.paratrain.collective.Allreduces;
  * {@link Scheme#AUTO} for the fastest by the cost model, decided before training starts.
  *
  * @param scheme    how the ranks cooperate
- * @param algorithm the allreduce algorithm ({@link Allreduces#names()}), for {@link Scheme#ALLREDUCE}
- *                  only; empty otherwise
+ * @param algorithm the allreduce algorithm ({@link Allreduces#names()}) for {@link Scheme#ALLREDUCE}, the
+ *                  allreduce whose halves shard the optimizer ({@link AllreduceHalves#names()}) for
+ *                  {@link Scheme#SHARDED}; empty otherwise
  * @param sum       how the partial gradients are added up; null for the scheme's default
  *                  ({@link Sum#BLOCKS} for master-worker, {@link Sum#DEFAULT_FIXED} for an allreduce),
  *                  which {@link Scheme#AUTO} keeps until the scheme is chosen
@@ -26,7 +28,8 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
         /**
          * A sharded optimizer (as ZeRO stage 1): a reduce-scatter of the gradient, each rank
          * updating its own slice of the parameters with its own slice of the optimizer state,
-         * and an allgather of the parameters. The ring only, for now; a one-vector sum only.
+         * and an allgather of the parameters: the halves of the ring, of Rabenseifner's allreduce
+         * (recursive halving and doubling) or of MPI's own; a one-vector sum only.
          */
         SHARDED,
         /** Not chosen yet: the cost model picks among the others before training. */
@@ -112,8 +115,7 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
                 + "block's partial, as in the paper), got " + sum.label() + "; choose an allreduce to sum one vector");
         }
         if (scheme == Scheme.SHARDED) {
-            SpecException.check(algorithm.equals("ring"), "exchange", "of a sharded optimizer must be ring (its "
-                + "reduce-scatter and allgather), got '" + algorithm + "'");
+            SpecException.check(AllreduceHalves.names().contains(algorithm), "exchange", shardedMessage(algorithm));
             if (sum == Sum.BLOCKS) {
                 throw new SpecException("sum", "must be fixed, fixed:1, fixed:2 or float with a sharded optimizer "
                     + "(it reduce-scatters one vector), got blocks");
@@ -165,12 +167,17 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
 
     /**
      * {@return this exchange with the optimizer sharded over the ranks (see {@link Scheme#SHARDED})}
-     * @throws SpecException unless this is the ring allreduce with a one-vector sum
+     * @throws SpecException unless this is an allreduce that comes in halves
+     *                       ({@link AllreduceHalves#names()}) with a one-vector sum
      */
     public ExchangeSpec sharded() {
-        SpecException.check(scheme == Scheme.ALLREDUCE, "exchange", "of a sharded optimizer must be ring, got "
-            + label());
+        SpecException.check(scheme == Scheme.ALLREDUCE, "exchange", shardedMessage(label()));
         return new ExchangeSpec(Scheme.SHARDED, algorithm, sum);
+    }
+
+    private static String shardedMessage(String got) {
+        return "of a sharded optimizer must be " + String.join(", ", AllreduceHalves.names()) + " (an allreduce that "
+            + "is a reduce-scatter and an allgather), got '" + got + "'";
     }
 
     /** {@return whether the cost model still has to choose} */

@@ -93,13 +93,17 @@ class MpiTrainingTest {
         assertEquals(500, r.get("data").get("samples").asInt());
     }
 
-    /** The sharded optimizer on MPI processes (words reduce-scattered, parameters allgathered) keeps the bits. */
-    @org.junit.jupiter.api.Test
-    void aShardedOptimizerOnMpiGivesTheBitsOfOneLocalRank() throws Exception {
-        Path out = dir.resolve("sharded");
+    /**
+     * The sharded optimizer on MPI processes (words reduce-scattered, parameters allgathered) keeps
+     * the bits, with the ring's halves, recursive halving and doubling, and MPI's own.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"ring", "rabenseifner", "native"})
+    void aShardedOptimizerOnMpiGivesTheBitsOfOneLocalRank(String algorithm) throws Exception {
+        Path out = dir.resolve("sharded-" + algorithm);
         Job job = mpirun(3, "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y",
-            dir.resolve("y.in").toString(), "--nodes", "3", "--allreduce", "ring", "--shard-optimizer", "--optimizer",
-            "adam", "--lr", "0.05", "--out", out.toString());
+            dir.resolve("y.in").toString(), "--nodes", "3", "--allreduce", algorithm, "--shard-optimizer",
+            "--optimizer", "adam", "--lr", "0.05", "--out", out.toString());
         assertEquals(0, job.status(), job.output());
         JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         TrainingResult one = Training.local(PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")),
@@ -107,7 +111,10 @@ class MpiTrainingTest {
                 .withExchange(org.paratrain.train.spec.ExchangeSpec.parse("ring")));
         assertEquals(Double.doubleToRawLongBits(one.params()[0]),
             Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
+        assertEquals(Double.doubleToRawLongBits(one.finalLoss()),
+            Double.doubleToRawLongBits(r.get("final_loss").asDouble()));
         assertTrue(r.at("/config/shard_optimizer").asBoolean());
+        assertEquals(algorithm, r.get("algorithm").asText());
     }
 
     /**

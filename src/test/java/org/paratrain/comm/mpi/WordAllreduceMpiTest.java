@@ -49,15 +49,21 @@ class WordAllreduceMpiTest {
         Path mpiexec = Path.of("/usr/bin/mpiexec.mpich");
         requireOrSkip(Files.isExecutable(mpiexec) && Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libmpich.so.12")),
             "MPICH is not installed");
-        List<String> cmd = new ArrayList<>(List.of(mpiexec.toString(), "-n", Integer.toString(p), "env",
-            "PARATRAIN_MPI_LIB=libmpich.so.12", ProcessHandle.current().info().command().orElseThrow(),
-            "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-            WordAllreduceRank.class.getName()));
-        cmd.addAll(ALGORITHMS);
-        check(p, run(cmd), "MPICH");
+        check(p, run(mpichCommand(p, WordAllreduceRank.class.getName(), ALGORITHMS)), "MPICH");
     }
 
-    private static void requireOrSkip(boolean have, String why) {
+    /** {@return MPICH's launcher running {@code mainClass} with {@code args} on p processes of this JVM} */
+    static List<String> mpichCommand(int p, String mainClass, List<String> args) {
+        List<String> cmd = new ArrayList<>(List.of("/usr/bin/mpiexec.mpich", "-n", Integer.toString(p), "env",
+            "PARATRAIN_MPI_LIB=libmpich.so.12", ProcessHandle.current().info().command().orElseThrow(),
+            "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+            mainClass));
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    /** Skips a test where {@code have} is false, unless PARATRAIN_REQUIRE_MPI is set, which fails it. */
+    static void requireOrSkip(boolean have, String why) {
         if (!have && System.getenv("PARATRAIN_REQUIRE_MPI") != null) {
             fail("PARATRAIN_REQUIRE_MPI is set but " + why);
         }
@@ -76,7 +82,8 @@ class WordAllreduceMpiTest {
         }
     }
 
-    private static String run(List<String> cmd) throws Exception {
+    /** {@return the output of the job {@code cmd}, which must end within 120 s with status 0} */
+    static String run(List<String> cmd) throws Exception {
         Path log = Files.createTempFile("words", ".log");
         try {
             Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
