@@ -16,8 +16,8 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
  * with {@code RS} and {@code AG} the reduce-scatter's and the allgather's own formulas and
  * {@code G} the allreduce that agrees the grid. The block table cannot be sharded.
  *
- * @param reduceScatter the reduce-scatter's formula ({@link RingReduceScatter#cost} for the ring)
- * @param allgather     the allgather's formula ({@link RingAllgather#cost} for the ring)
+ * @param reduceScatter the reduce-scatter's formula ({@link org.paratrain.collective.ReduceScatter#cost} of the algorithm)
+ * @param allgather     the allgather's formula ({@link org.paratrain.collective.Allgather#cost} of the algorithm)
  * @param agreement     the formula of the allreduce that agrees a fixed sum's grid
  * @param sum           a one-vector sum
  */
