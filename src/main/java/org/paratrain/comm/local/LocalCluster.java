@@ -65,13 +65,34 @@ public final class LocalCluster {
      * @throws RankFailedException naming the first rank that threw, or that timed out
      */
     public static <T> List<T> run(int size, java.time.Duration timeout, RankTask<T> task) {
+        return run(size, timeout, Runtime.getRuntime().availableProcessors(), task);
+    }
+
+    /**
+     * As {@link #run(int, java.time.Duration, RankTask)}, for ranks that may use only
+     * {@code cores} of this process's CPUs (other processes of the same job share the machine):
+     * platform threads when every rank can have one of those, virtual threads otherwise; ranks
+     * are bound to CPUs only when {@code cores} is every CPU this process may use.
+     *
+     * @param <T>     what each rank returns
+     * @param size    ranks, at least 1
+     * @param timeout the longest any rank may wait in one communication call
+     * @param cores   the cores these ranks may use, at least 1
+     * @param task    the program every rank runs
+     * @return each rank's result, by rank
+     * @throws RankFailedException naming the first rank that threw, or that timed out
+     */
+    public static <T> List<T> run(int size, java.time.Duration timeout, int cores, RankTask<T> task) {
         if (size < 1) {
             throw new IllegalArgumentException("number of ranks must be at least 1, got " + size);
         }
         LocalFabric fabric = new LocalFabric(size, timeout);
         List<T> results = new ArrayList<>(Collections.nCopies(size, null));
-        boolean coreEach = size <= Runtime.getRuntime().availableProcessors();
-        if (coreEach) {
+        boolean coreEach = size <= cores;
+        boolean bind = cores >= Runtime.getRuntime().availableProcessors();
+        if (coreEach && !bind) {
+            joinAll(fabric, start(fabric, task, results, 0, () -> Thread.ofPlatform().daemon()));
+        } else if (coreEach) {
             // Rank 0 runs on the caller's thread, each rank bound to its own CPU (CpuAffinity says
             // why); the caller's own binding is restored afterwards.
             long[] allowed = CpuAffinity.current();

@@ -196,9 +196,6 @@ final class ThreadRank implements Communicator, ProcessGroup {
 
     @Override
     public void meet(Object buf, int offset, ProcessGroup.Step step) {
-        // Longer than the watchdog's deadline: a wait between processes is its to report, with a better line.
-        long deadline = deadline();
-        process.meeting.meet(local.rank(), buf, offset, step, process.world, deadline + Math.min(deadline, 10_000),
-            processRank * k);
+        process.meeting.meet(local.rank(), buf, offset, step, process.world);
     }
 }

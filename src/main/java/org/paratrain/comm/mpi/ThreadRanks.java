@@ -68,6 +68,17 @@ public final class ThreadRanks {
         }
     }
 
+    /** The job's processes on this machine, as the launcher tells them (Open MPI, MPICH), else all of them. */
+    private static int processesOnThisHost(MpiCommunicator world) {
+        for (String name : new String[] {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
+            String v = System.getenv(name);
+            if (v != null && v.matches("[1-9][0-9]*")) {
+                return Integer.parseInt(v);
+            }
+        }
+        return world.size();
+    }
+
     /** {@return the number of ranks of this job: processes times ranks per process} */
     public static int jobSize() {
         return MpiCommunicator.world().size() * perProcess;
@@ -101,8 +112,16 @@ public final class ThreadRanks {
         ThreadRanks process = new ThreadRanks(world, k);
         world.ranksPerProcess(k);
         try {
-            return LocalCluster.run(k, Duration.ofMillis(world.timeoutMillis()),
-                local -> task.run(new ThreadRank(process, local)));
+            int cores = Math.max(1, Runtime.getRuntime().availableProcessors() / processesOnThisHost(world));
+            // Longer than the watchdog's deadline: a wait between processes is its to report, with a better line.
+            long deadline = world.timeoutMillis() + Math.min(world.timeoutMillis(), 10_000);
+            Thread watch = process.meeting.watch(deadline, world.rank() * k);
+            try {
+                return LocalCluster.run(k, Duration.ofMillis(world.timeoutMillis()), cores,
+                    local -> task.run(new ThreadRank(process, local)));
+            } finally {
+                watch.interrupt();
+            }
         } catch (RankFailedException e) {
             throw new RankFailedException(world.rank() * k + e.rank(), e.getCause());
         }
