@@ -21,8 +21,9 @@ final class Gemm {
     private static final int ROW_MAJOR = 101;
     private static final int NO_TRANS = 111;
     private static final int TRANS = 112;
-    private static final MethodHandle DGEMM = load();
+    /** Set by {@link #load()}, so declared before {@link #DGEMM}: static fields are initialised in order. */
     private static volatile String coreName = "none (products in Java)";
+    private static final MethodHandle DGEMM = load();
 
     private Gemm() { }
 
