@@ -117,6 +117,8 @@ final class BenchMpiCommand implements Runnable {
         var base = org.paratrain.experiment.PaperSetup.config().withNodes(Backend.mpiJobSize());
         List<org.paratrain.train.spec.ExchangeSpec> exchanges = new java.util.ArrayList<>();
         exchanges.add(org.paratrain.train.spec.ExchangeSpec.MASTER_WORKER);
+        exchanges.add(org.paratrain.train.spec.ExchangeSpec.parse("master-worker",
+            org.paratrain.train.spec.ExchangeSpec.Sum.DEFAULT_FIXED));
         for (String name : org.paratrain.collective.Allreduces.names()) {
             exchanges.add(org.paratrain.train.spec.ExchangeSpec.parse(name,
                 org.paratrain.train.spec.ExchangeSpec.Sum.DEFAULT_FIXED));

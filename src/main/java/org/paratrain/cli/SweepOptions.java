@@ -33,8 +33,8 @@ final class SweepOptions {
     String allreduce;
 
     @Option(names = "--sum",
-        description = "How the gradients are added up, as train's: fixed, fixed:1, fixed:2 or float with an "
-            + "allreduce (default fixed), blocks (the only sum of master-worker, and its default).")
+        description = "How the gradients are added up, as train's: fixed, fixed:1, fixed:2 or float (default fixed "
+            + "with an allreduce), blocks (master-worker's default).")
     String sum;
 
     @picocli.CommandLine.Mixin

@@ -99,10 +99,10 @@ final class TrainCommand implements Runnable {
     String allreduce;
 
     @Option(names = "--sum",
-        description = "How the ranks' gradients are added up with an allreduce: fixed (default: fixed-point words, "
+        description = "How the ranks' gradients are added up: fixed (default with an allreduce: fixed-point words, "
             + "the same bits at any node count at the traffic of one vector; fixed:1 or fixed:2 words a value), blocks "
-            + "(every block's partial kept apart, summed in block order; the only sum of master-worker) or float "
-            + "(a plain double allreduce, not reproducible across node counts).")
+            + "(every block's partial kept apart, summed in block order; master-worker's default) or float "
+            + "(a plain double sum of the ranks' vectors, not reproducible across node counts).")
     String sum;
 
     @Option(names = "--shard-optimizer",

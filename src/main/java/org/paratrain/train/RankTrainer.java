@@ -1,7 +1,9 @@
 package org.paratrain.train;
 
 import java.util.List;
+import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.Allreduces;
+import org.paratrain.collective.Reduction;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.PeerFailedException;
 import org.paratrain.data.BlockSharding;
@@ -299,8 +301,11 @@ public final class RankTrainer {
         return switch (e.scheme()) {
             // Ranks that share a process gather in shared memory; between processes the table
             // goes to the first and back (star), as master-worker: the same rows, summed in block order.
-            case MASTER_WORKER -> comm.processGroup().isPresent()
-                ? new AllreduceExchange(comm, sharding, params, Allreduces.create("star", comm))
+            // A one-vector sum goes to rank 0 and back as star does (rank 0 adds the ranks' sums). Ranks
+            // that share a process gather in shared memory and run star between processes.
+            case MASTER_WORKER -> e.sum() != ExchangeSpec.Sum.BLOCKS
+                ? new SumExchange(comm, sharding, params, masterWorker(), e.sum())
+                : comm.processGroup().isPresent() ? new AllreduceExchange(comm, sharding, params, masterWorker())
                 : new MasterWorkerExchange(comm, sharding, params);
             case ALLREDUCE -> e.sum() == ExchangeSpec.Sum.BLOCKS
                 ? new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm))
@@ -308,6 +313,24 @@ public final class RankTrainer {
             case SHARDED -> new ShardedExchange(comm, sharding, params, e.algorithm(), e.sum());
             case AUTO -> throw new IllegalStateException("the exchange is still auto: resolve it before training");
         };
+    }
+
+    /** Star (gather to rank 0, which adds, and back), recorded under the scheme's name. */
+    private Allreduce masterWorker() {
+        return new Labelled(Allreduces.create("star", comm), ExchangeSpec.MASTER_WORKER.label());
+    }
+
+    /** An algorithm recorded under another name. */
+    private record Labelled(Allreduce inner, String name) implements Allreduce {
+        @Override
+        public <A> void allreduce(Communicator c, A buf, int offset, int length, Reduction<A> op) {
+            inner.allreduce(c, buf, offset, length, op);
+        }
+
+        @Override
+        public double cost(int p, long n, Machine m) {
+            return inner.cost(p, n, m);
+        }
     }
 
     private static double sum(double[] a) {

@@ -193,8 +193,6 @@ class BadInputTest {
         c.add(bad("train sum unknown", 2, "--sum|fixed:3", train("--allreduce", "ring", "--sum", "fixed:3")));
         c.add(bad("paper sum unknown", 2, "--sum|fixed:3", "paper", "--allreduce", "ring", "--sum", "fixed:3",
             "--out", "@paper"));
-        c.add(bad("paper one-vector sum with master-worker", 2, "--sum|master-worker", "paper", "--sum", "fixed",
-            "--out", "@paper"));
         c.add(bad("paper allreduce native on local", 2, "--allreduce native|--backend mpi", "paper", "--allreduce",
             "native", "--out", "@paper"));
         c.add(bad("scale sum unknown", 2, "--sum|kahan", "scale", "--samples", "10", "--features", "1", "--sum",

@@ -88,13 +88,24 @@ class SumTrainingTest {
         assertEquals(blocks.finalLoss(), r.finalLoss(), 1e-9 * blocks.finalLoss());
     }
 
+    /**
+     * Master-worker with a one-vector sum: each rank sends its vector to rank 0, which adds and
+     * sends back. The fixed sums give the bits of any other algorithm with them, at any node
+     * count; the float sum adds the ranks' vectors in rank order (star's bits). Blocks stays
+     * master-worker's default; results name the scheme.
+     */
     @ParameterizedTest
-    @ValueSource(strings = {"fixed", "fixed:1", "fixed:2", "float"})
-    void masterWorkerSumsByBlockOnly(String sum) {
-        SpecException e = assertThrows(SpecException.class,
-            () -> ExchangeSpec.parse("master-worker", Sum.parse(sum)));
-        assertEquals("sum", e.setting());
-        assertTrue(e.getMessage().contains("master-worker"), e.getMessage());
+    @ValueSource(strings = {"fixed:1", "fixed:2", "float"})
+    void masterWorkerTakesEverySum(String name) {
+        Sum sum = Sum.parse(name);
+        for (int p : new int[] {1, 2, 3, 4, 5, 9}) {
+            TrainingResult mw = Training.local(DATA, linear(sum, "master-worker").withNodes(p));
+            TrainingResult reference = Training.local(DATA, linear(sum, sum == Sum.FLOAT ? "star" : "ring")
+                .withNodes(sum == Sum.FLOAT ? p : 1));
+            assertArrayEquals(reference.params(), mw.params(), 0.0, name + " at " + p);
+            assertArrayEquals(reference.history().loss(), mw.history().loss(), 0.0, name + " at " + p);
+            assertEquals("master-worker", mw.algorithm());
+        }
         assertEquals(Sum.BLOCKS, ExchangeSpec.parse("master-worker").sum());
         assertEquals(Sum.DEFAULT_FIXED, ExchangeSpec.parse("ring").sum());
     }

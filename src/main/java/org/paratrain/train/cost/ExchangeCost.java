@@ -31,7 +31,8 @@ public interface ExchangeCost {
      */
     static ExchangeCost of(ExchangeSpec spec, ConversionRates rates) {
         return switch (spec.scheme()) {
-            case MASTER_WORKER -> new MasterWorkerCost();
+            case MASTER_WORKER -> spec.sum() == ExchangeSpec.Sum.BLOCKS ? new MasterWorkerCost()
+                : new AllreduceCost(Allreduces.create("star"), SumCost.of(spec.sum(), rates));
             case ALLREDUCE -> new AllreduceCost(Allreduces.create(spec.algorithm()), SumCost.of(spec.sum(), rates));
             case SHARDED -> ShardedCost.of(spec.algorithm(), SumCost.of(spec.sum(), rates));
             case AUTO -> throw new IllegalArgumentException("auto has no cost of its own: it is the cheapest of "

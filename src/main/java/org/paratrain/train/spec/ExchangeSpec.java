@@ -101,18 +101,14 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
     public static final ExchangeSpec AUTO = new ExchangeSpec(Scheme.AUTO, "", null);
 
     /**
-     * Checks that an allreduce names a known algorithm, that the other schemes name none, and
-     * that master-worker, which gathers every block's partial to rank 0, sums them by block.
+     * Checks that an allreduce names a known algorithm and that the other schemes name none.
+     * Master-worker sums by block unless told otherwise (rank 0 then receives each rank's sum).
      */
     public ExchangeSpec {
         SpecException.check(scheme != null, "exchange", "must be given");
         algorithm = algorithm == null ? "" : algorithm;
         if (sum == null && scheme != Scheme.AUTO) {
             sum = scheme == Scheme.MASTER_WORKER ? Sum.BLOCKS : Sum.DEFAULT_FIXED;
-        }
-        if (scheme == Scheme.MASTER_WORKER && sum != Sum.BLOCKS) {
-            throw new SpecException("sum", "must be blocks with the master-worker exchange (rank 0 receives every "
-                + "block's partial, as in the paper), got " + sum.label() + "; choose an allreduce to sum one vector");
         }
         if (scheme == Scheme.SHARDED) {
             SpecException.check(AllreduceHalves.names().contains(algorithm), "exchange", shardedMessage(algorithm));
