@@ -12,12 +12,16 @@ import java.util.Optional;
  * Binds the calling thread to one CPU (Linux {@code sched_setaffinity}, through the FFM API),
  * as {@code mpirun --bind-to core} binds MPI processes.
  *
- * <p>Why: when every rank has a core, ranks poll for messages, and a poll only works if
- * the peer runs at the same time. Left alone, the kernel sometimes puts a new rank thread
- * on the core of the rank it talks to and keeps it there for milliseconds; every exchange
- * then waits for a context switch (measured: one 2-rank run in four took 8 times longer).
- * Where the call is not available (not Linux, no C library found) binding does nothing;
- * {@code -Dparatrain.bind=false} turns it off.
+ * <p>Off unless {@code -Dparatrain.bind=true}. It was on by default: when every rank has a
+ * core, ranks poll for messages, and a poll only works if the peer runs at the same time;
+ * unbound, the kernel once kept both ranks of a 2-rank run on one core (one run in four took
+ * 8 times longer). Measured again with today's waits (poll 50 us, yielding, then park), on
+ * 20,000 x 10, 3,000 epochs, 2 ranks: bound 169-198 us an epoch, unbound 137-157 over ten
+ * runs with no outlier (1 rank: 130-141); over 20,000 epochs the same (72-75 and 70-72). A
+ * bound rank cannot leave a core the JIT's compiler threads or another process take, so its
+ * peer waits a whole time slice at each exchange: with another process busy on one core,
+ * 2 bound ranks took 6.7-7.2 ms an epoch and 2 unbound ranks 0.28-0.29 ms (1 rank: 0.16-0.18).
+ * Where the call is not available (not Linux, no C library found) binding does nothing.
  */
 final class CpuAffinity {
     private static final int SET_BYTES = 128;      // cpu_set_t: 1024 CPUs
@@ -65,7 +69,7 @@ final class CpuAffinity {
 
     /** Restricts the calling thread to the CPUs in {@code cpus}; returns whether it worked. */
     static boolean set(long[] cpus) {
-        if (SET == null || cpus == null || "false".equals(System.getProperty("paratrain.bind"))) {
+        if (SET == null || cpus == null || !"true".equals(System.getProperty("paratrain.bind"))) {
             return false;
         }
         try (Arena arena = Arena.ofConfined()) {
