@@ -59,11 +59,14 @@ final class Meeting {
         if (order == size) {
             arrived.set(0);
             openedAt = 0;
-            run(step, leaders);
-            generation = gen + 1;
-            for (int t = 0; t < size; t++) {
-                if (t != me) {
-                    LockSupport.unpark(waiting[t]);
+            try {
+                run(step, leaders);
+            } finally {   // also when the step failed: the others then see its failure, instead of waiting
+                generation = gen + 1;
+                for (int t = 0; t < size; t++) {
+                    if (t != me) {
+                        LockSupport.unpark(waiting[t]);
+                    }
                 }
             }
         } else {

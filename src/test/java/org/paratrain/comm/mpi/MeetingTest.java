@@ -1,0 +1,119 @@
+package org.paratrain.comm.mpi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.ReentrantLock;
+import org.junit.jupiter.api.Test;
+import org.paratrain.comm.CommTimeoutException;
+import org.paratrain.comm.PeerFailedException;
+
+/** Where the ranks of one process meet: real threads, real parks, a real deadline. */
+class MeetingTest {
+
+    /** Runs {@code task(localRank)} on {@code n} virtual threads and returns what each threw (or null). */
+    private static List<Throwable> onThreads(int n, java.util.function.IntConsumer task) throws InterruptedException {
+        AtomicReferenceArray<Throwable> thrown = new AtomicReferenceArray<>(n);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < n; t++) {
+            int me = t;
+            threads.add(Thread.ofVirtual().start(() -> {
+                try {
+                    task.accept(me);
+                } catch (Throwable e) {
+                    thrown.set(me, e);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join(10_000);
+            assertTrue(!t.isAlive(), "a rank did not come back from the meeting");
+        }
+        List<Throwable> out = new ArrayList<>();
+        for (int t = 0; t < n; t++) {
+            out.add(thrown.get(t));
+        }
+        return out;
+    }
+
+    /**
+     * Many meetings in a row: the step runs once each time, sees every rank's buffer of that
+     * meeting, and what it wrote is what each rank reads after: a sum against the closed form.
+     */
+    @Test
+    void theStepRunsOnceAMeetingOnEveryBufferAndEveryRankSeesItsResult() throws InterruptedException {
+        int k = 7;
+        int rounds = 2000;
+        Meeting m = new Meeting(k, new ReentrantLock());
+        AtomicInteger steps = new AtomicInteger();
+        List<Throwable> thrown = onThreads(k, me -> {
+            long[] mine = new long[1];
+            for (int r = 0; r < rounds; r++) {
+                mine[0] = (long) r * 100 + me;
+                m.meet(me, mine, 0, (buffers, offsets, leaders) -> {
+                    steps.incrementAndGet();
+                    long total = 0;
+                    for (Object b : buffers) {
+                        total += ((long[]) b)[0];
+                    }
+                    for (Object b : buffers) {
+                        ((long[]) b)[0] = total;
+                    }
+                }, null);
+                long expected = (long) r * 100 * k + (long) k * (k - 1) / 2;
+                if (mine[0] != expected) {
+                    throw new AssertionError("round " + r + ": rank " + me + " read " + mine[0] + ", expected " + expected);
+                }
+            }
+        });
+        for (Throwable t : thrown) {
+            assertEquals(null, t);
+        }
+        assertEquals(rounds, steps.get());
+    }
+
+    /** A rank that never arrives: the others end with a timeout soon after the deadline, not never. */
+    @Test
+    void aRankThatNeverArrivesEndsTheOthersAtTheDeadline() throws InterruptedException {
+        Meeting m = new Meeting(3, new ReentrantLock());
+        Thread watch = m.watch(300, 8);
+        long t0 = System.nanoTime();
+        try {
+            List<Throwable> thrown = onThreads(2, me -> m.meet(me, null, 0, (b, o, l) -> { }, null));
+            double took = (System.nanoTime() - t0) / 1e9;
+            for (Throwable t : thrown) {
+                CommTimeoutException e = assertInstanceOf(CommTimeoutException.class, t);
+                assertEquals(8, e.peer());
+            }
+            assertTrue(took >= 0.3 && took < 3, "took " + took + " s");
+        } finally {
+            watch.interrupt();
+        }
+    }
+
+    /** A step that throws: its rank gets the error, the others a PeerFailedException, and none hangs. */
+    @Test
+    void aFailingStepEndsEveryRank() throws InterruptedException {
+        Meeting m = new Meeting(4, new ReentrantLock());
+        List<Throwable> thrown = onThreads(4, me -> m.meet(me, null, 0, (b, o, l) -> {
+            throw new IllegalStateException("the step failed");
+        }, null));
+        int failed = 0;
+        int told = 0;
+        for (Throwable t : thrown) {
+            if (t instanceof IllegalStateException) {
+                failed++;
+            } else {
+                assertInstanceOf(PeerFailedException.class, t);
+                told++;
+            }
+        }
+        assertEquals(1, failed);
+        assertEquals(3, told);
+    }
+}
