@@ -215,18 +215,7 @@ class MpiFaultTest {
     @Test
     void aKilledProcessOfThreadedRanksNamesItsRanks() throws Exception {
         Front front = start(4, Map.of(), "--ranks-per-process", "2", "--allreduce", "ring");
-        ProcessHandle victim = trainingRank(front, 1);
-        Set<ProcessHandle> tree = tree(front);
-        long t0 = System.nanoTime();
-        victim.destroyForcibly();
-        double took = awaitEnd(front, t0, 20);
-        String err = front.stderr();
-        assertEquals(1, front.process().exitValue(), err);
-        assertTrue(err.matches("(?s).*paratrain: ranks 2-3 \\(process 1, pid " + victim.pid() + " on \\S+\\) were killed "
-            + "by SIGKILL in epoch \\d+; the job was ended.*"), err);
-        assertEquals(1, count(err, "paratrain:"), "one line: " + err);
-        assertTrue(took < 5, "took " + took + " s");
-        noneLeft(tree, 5);
+        killed(front, pid -> "ranks 2-3 \\(process 1, pid " + pid + " on \\S+\\) were killed by SIGKILL");
     }
 
     /** A stopped process of threaded ranks: the other process's line names the ranks it waited for. */
@@ -248,7 +237,14 @@ class MpiFaultTest {
     }
 
     private void killedRankIsNamed(Map<String, String> env) throws Exception {
-        Front front = start(env);
+        killed(start(env), pid -> "rank 1 \\(pid " + pid + " on \\S+\\) was killed by SIGKILL");
+    }
+
+    /**
+     * Kills the process of rank 1 (MPI's) once it trains: the job ends within 5 s with one line,
+     * {@code who} (given the victim's pid) then "in epoch E; the job was ended", and nothing left.
+     */
+    private void killed(Front front, java.util.function.LongFunction<String> who) throws Exception {
         ProcessHandle victim = trainingRank(front, 1);
         Set<ProcessHandle> tree = tree(front);
         long t0 = System.nanoTime();
@@ -256,8 +252,7 @@ class MpiFaultTest {
         double took = awaitEnd(front, t0, 20);
         String err = front.stderr();
         assertEquals(1, front.process().exitValue(), err);
-        assertTrue(err.matches("(?s).*paratrain: rank 1 \\(pid " + victim.pid() + " on \\S+\\) was killed by SIGKILL "
-            + "in epoch \\d+; the job was ended.*"), err);
+        assertTrue(err.matches("(?s).*paratrain: " + who.apply(victim.pid()) + " in epoch \\d+; the job was ended.*"), err);
         assertEquals(1, count(err, "paratrain:"), "one line: " + err);
         assertTrue(took < 5, "took " + took + " s");
         noneLeft(tree, 5);
