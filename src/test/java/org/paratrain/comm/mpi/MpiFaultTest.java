@@ -171,7 +171,15 @@ class MpiFaultTest {
 
     @Test
     void aStoppedRankEndsTheJobWithOneLineNamingIt() throws Exception {
-        Front front = start(Map.of(), "--comm-timeout", "3");
+        stopped(start(Map.of(), "--comm-timeout", "3"),
+            "rank 0 waited \\d+ s for rank 1 \\(receive, tag \\d+\\) in epoch \\d+; ending the job");
+    }
+
+    /**
+     * Stops the process of rank 1 (MPI's) once it trains: the job ends within 15 s with one line,
+     * "paratrain: " then {@code line} (a pattern), and nothing of it is left.
+     */
+    private void stopped(Front front, String line) throws Exception {
         ProcessHandle victim = trainingRank(front, 1);
         Set<ProcessHandle> tree = tree(front);
         long t0 = System.nanoTime();
@@ -179,8 +187,7 @@ class MpiFaultTest {
         double took = awaitEnd(front, t0, 25);
         String err = front.stderr();
         assertEquals(1, front.process().exitValue(), err);
-        assertTrue(err.matches("(?s).*paratrain: rank 0 waited \\d+ s for rank 1 \\(receive, tag \\d+\\) in epoch \\d+; "
-            + "ending the job.*"), err);
+        assertTrue(err.matches("(?s).*paratrain: " + line + ".*"), err);
         assertEquals(1, count(err, "paratrain:"), "one line: " + err);
         assertTrue(took < 15, "took " + took + " s");
         noneLeft(tree, 5);
@@ -221,19 +228,8 @@ class MpiFaultTest {
     /** A stopped process of threaded ranks: the other process's line names the ranks it waited for. */
     @Test
     void aStoppedProcessOfThreadedRanksIsNamed() throws Exception {
-        Front front = start(4, Map.of(), "--ranks-per-process", "2", "--allreduce", "ring", "--comm-timeout", "3");
-        ProcessHandle victim = trainingRank(front, 1);
-        Set<ProcessHandle> tree = tree(front);
-        long t0 = System.nanoTime();
-        signal(victim, "STOP");
-        double took = awaitEnd(front, t0, 25);
-        String err = front.stderr();
-        assertEquals(1, front.process().exitValue(), err);
-        assertTrue(err.matches("(?s).*paratrain: ranks 0-1 \\(process 0\\) waited \\d+ s for ranks 2-3 \\(process 1\\) "
-            + "\\(.*\\) in epoch \\d+; ending the job.*"), err);
-        assertEquals(1, count(err, "paratrain:"), "one line: " + err);
-        assertTrue(took < 15, "took " + took + " s");
-        noneLeft(tree, 5);
+        stopped(start(4, Map.of(), "--ranks-per-process", "2", "--allreduce", "ring", "--comm-timeout", "3"),
+            "ranks 0-1 \\(process 0\\) waited \\d+ s for ranks 2-3 \\(process 1\\) \\(.*\\) in epoch \\d+; ending the job");
     }
 
     private void killedRankIsNamed(Map<String, String> env) throws Exception {
