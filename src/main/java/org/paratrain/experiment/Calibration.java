@@ -183,11 +183,33 @@ public final class Calibration {
             other = Math.min(other, res.trainSeconds() / res.epochs() - res.computeSeconds() / res.epochs());
         }
         org.paratrain.train.EpochModel partial = new org.paratrain.train.EpochModel(machine,
-            compute / ((double) probe.samples() * params), Runtime.getRuntime().availableProcessors(), 0, conversion());
+            compute / ((double) probe.samples() * params), usableCores(probe, one, compute + other), 0, conversion());
         // The probe ran master-worker at one rank: its block sum is in the time measured, and in the model's exchange.
         double exchange1 = partial.exchangeSeconds(ExchangeSpec.MASTER_WORKER, 1, sharding, params);
         return new org.paratrain.train.EpochModel(machine, partial.secondsPerSampleParam(), partial.cores(),
             Math.max(0, other - exchange1), partial.conversion());
+    }
+
+    /**
+     * The cores a run can use now: the machine's, unless the probe at 2 ranks, measured as the
+     * machine is at this moment, is no faster than at 1 (another process busy on a core, or a
+     * core much slower than the other), in which case 1, so that {@code auto} does not choose
+     * a node count that the run then measures slower than 1 rank. Measured with a busy loop
+     * on one of 2 cores: 2 ranks took 0.28 ms an epoch on 20,000 x 10 against 0.16 at 1, while
+     * the model, taking both cores, had predicted 0.06.
+     */
+    private static int usableCores(Dataset probe, TrainSpec one, double oneEpoch) {
+        int cores = Runtime.getRuntime().availableProcessors();
+        if (cores < 2) {
+            return cores;
+        }
+        TrainSpec two = one.withNodes(2);
+        double best = Double.MAX_VALUE;
+        for (int r = 0; r < 5; r++) {
+            var res = org.paratrain.train.Training.local(probe, two);
+            best = r < 2 ? best : Math.min(best, res.trainSeconds() / res.epochs());   // two warm-up runs first
+        }
+        return best < oneEpoch ? cores : 1;
     }
 
     private static final int PROBE_VALUES = 20_000_000;
