@@ -34,12 +34,15 @@ final class ShardTraining {
         int total = idx ? IdxFormat.count(data.x()) : PaperFormat.countSamples(data.x());
         int blockSize = spec.run().blockSize();
         BlockSharding sh = blockSize == 0 ? BlockSharding.byDefault(total) : new BlockSharding(total, blockSize);
-        int rank = Backend.mpiWorld().rank();
+        // This process's ranks are p*K .. p*K+K-1: it reads their blocks, one contiguous range.
+        int process = Backend.mpiWorld().rank();
+        int k = Backend.mpiRanksPerProcess();
+        int rank = process * k;
         int from = sh.blockStart(sh.firstBlock(rank, spec.nodes()));
-        int to = sh.blockStart(sh.endBlock(rank, spec.nodes()));
+        int to = sh.blockStart(sh.endBlock(rank + k - 1, spec.nodes()));
         Dataset shard = idx ? IdxFormat.readRange(data.x(), data.y(), from, to)
             : PaperFormat.readRange(data.x(), data.y(), from, to, total);
-        int k = spec.model().classes();   // given: shards are read only when the classes need no counting
+        int classes = spec.model().classes();   // given: shards are read only when the classes need no counting
         if (from < to) {
             spec.check(shard);
         }
@@ -47,18 +50,18 @@ final class ShardTraining {
         TrainingState resumed = c.checkpoints.resume == null ? null
             : CheckpointOptions.load(c.checkpoints.resume, null, w -> { });
         TrainingResult r = c.onMpiRank(meta, resumed, null, control -> Training.mpiShard(shard, from, to - from, total,
-            k, spec, control));
+            classes, spec, control));
         if (r == null) {
             return;
         }
         Divergence.checkFinal(r, spec.optimizer().learningRate());
-        c.out().printf(Locale.ROOT, "(each rank read only the samples of its own blocks: rank 0, %d of %d)%n",
-            to - from, total);
+        c.out().printf(Locale.ROOT, k == 1 ? "(each rank read only the samples of its own blocks: rank 0, %d of %d)%n"
+            : "(each process read only the samples of its ranks' blocks: process 0, %d of %d)%n", to - from, total);
         TrainReport.print(c.out(), spec.model().kind(), total, shard.features(), r, spec.epochs());
         if (c.out != null) {
             ObjectNode d = TrainingData.record(data, total, shard.features());
-            d.put("read", "each rank its own blocks");
-            TrainReport.write(c.out(), c.out, r, spec, new ModelFile(spec.model(), shard.features(), k, r.params(),
+            d.put("read", k == 1 ? "each rank its own blocks" : "each process its ranks' blocks");
+            TrainReport.write(c.out(), c.out, r, spec, new ModelFile(spec.model(), shard.features(), classes, r.params(),
                 null, null), d, RunWriter.json().createObjectNode(), provenance);
         }
     }

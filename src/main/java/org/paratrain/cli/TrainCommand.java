@@ -313,8 +313,7 @@ final class TrainCommand implements Runnable {
         DataSpec.Format format = dataFormat.format();
         return batchSize == 0 && testFraction == 0 && testX == null && !standardize
             && (format == DataSpec.Format.PAPER || format == DataSpec.Format.IDX) && classesKnown
-            && injectFailure == null && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"))
-            && Backend.mpiRanksPerProcess() == 1;   // a process of several ranks reads the whole data
+            && injectFailure == null && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
     }
 
     java.io.PrintWriter out() {

@@ -2,7 +2,6 @@ package org.paratrain.train;
 
 import java.util.List;
 import org.paratrain.comm.Communicator;
-import org.paratrain.comm.NativeCollectives;
 import org.paratrain.comm.RankFailedException;
 import org.paratrain.comm.local.LocalCluster;
 import org.paratrain.data.Dataset;
@@ -72,12 +71,12 @@ public final class Training {
     }
 
     /**
-     * Trains this rank of an MPI job in which each rank holds only the samples of its own
-     * blocks (full batch). Rank 0 returns the result, other ranks null.
+     * Trains the ranks of this MPI process, which holds only the samples of its ranks' blocks
+     * (full batch). Rank 0 returns the result, other ranks null.
      *
-     * @param shard   this rank's samples only
+     * @param shard   this process's samples only (those of its ranks' blocks)
      * @param origin  index of the shard's first sample in the whole data set
-     * @param owned   samples this rank owns (the shard's size)
+     * @param owned   samples this process holds (the shard's size)
      * @param total   samples in the whole data set
      * @param classes number of classes of a classifier (0 for a regression)
      * @param spec    model, optimizer, exchange and run; its node count must be the job's size
@@ -86,23 +85,43 @@ public final class Training {
      */
     public static TrainingResult mpiShard(Dataset shard, int origin, int owned, int total, int classes,
                                           TrainSpec spec, TrainingControl control) {
-        Communicator comm = world(spec);
-        Model model = spec.model().newModel(shard.features(), classes);
-        return orAbort(() -> {
+        checkJobSize(spec);
+        return orAbort(() -> Backend.onMpiRanks(comm -> {
+            Model model = spec.model().newModel(shard.features(), classes);
             TrainingResult r = new RankTrainer(comm, shard, origin, total, model,
                 spec.optimizer().newOptimizer(spec.epochs()), spec).train(control);
             if (!(model instanceof org.paratrain.model.Classifier c) || !c.classifies()) {
                 return r;
             }
             // Only rank 0 is sure to hold the final weights (master-worker): send them to all, count
-            // the right answers on each shard, add the counts.
-            NativeCollectives mpi = comm.nativeCollectives().orElseThrow();
+            // the right answers on each process's shard (once a process), add the counts.
             double[] w = r != null ? r.params() : new double[model.parameterCount()];
-            mpi.broadcast(w, 0, w.length, 0);
-            double[] right = {owned > 0 ? c.accuracy(shard, w) * owned : 0};
-            mpi.allreduceSum(right, 0, 1);
+            fromRankZero(comm, w);
+            boolean counts = comm.processGroup().map(g -> g.localRank() == 0).orElse(true);
+            double[] right = {counts && owned > 0 ? c.accuracy(shard, w) * owned : 0};
+            sumOverRanks(comm, right);
             return r == null ? null : r.withAccuracy(right[0] / total);
-        });
+        }).get(0));
+    }
+
+    /** Rank 0's values to every rank: MPI's broadcast, or (ranks as threads) a sum with zeros elsewhere. */
+    private static void fromRankZero(Communicator comm, double[] v) {
+        if (comm.nativeCollectives().isPresent()) {
+            comm.nativeCollectives().get().broadcast(v, 0, v.length, 0);
+            return;
+        }
+        if (comm.rank() != 0) {
+            java.util.Arrays.fill(v, 0.0);
+        }
+        sumOverRanks(comm, v);
+    }
+
+    private static void sumOverRanks(Communicator comm, double[] v) {
+        if (comm.nativeCollectives().isPresent()) {
+            comm.nativeCollectives().get().allreduceSum(v, 0, v.length);
+        } else {
+            org.paratrain.collective.Allreduces.create("star", comm).allreduce(comm, v, 0, v.length);
+        }
     }
 
     private static TrainingResult withAccuracy(TrainingResult r, Dataset data, TrainSpec spec, int classes) {
@@ -137,11 +156,6 @@ public final class Training {
             return withAccuracy(new RankTrainer(comm, data, model,
                 spec.optimizer().newOptimizer(spec.totalSteps(data)), spec).train(control), data, spec, classes);
         }).get(0));
-    }
-
-    private static Communicator world(TrainSpec spec) {
-        checkJobSize(spec);
-        return Backend.mpiWorld();
     }
 
     private static void checkJobSize(TrainSpec spec) {

@@ -119,6 +119,8 @@ class ThreadRanksTest {
         "2 | 4 | reg | --allreduce tree --batch-size 100 --optimizer momentum --momentum 0.9 --lr 0.01",
         "2 | 2 | bin | --model logistic --allreduce recursive-doubling",
         "2 | 4 | cls | --model softmax --classes 3 --allreduce star --batch-size 50",
+        "2 | 4 | cls | --model softmax --classes 3 --allreduce ring",
+        "3 | 2 | bin | --model logistic --allreduce master-worker",
         "2 | 2 | cls | --model mlp --layers 16 --classes 3 --optimizer adam --lr 0.01 --allreduce native --batch-size 64",
     })
     void sameBitsAsTheLocalBackend(int processes, int k, String data, String options) throws Exception {
@@ -147,6 +149,10 @@ class ThreadRanksTest {
         assertEquals(l.get("params"), m.get("params"), "parameters");
         assertEquals(l.get("final_loss"), m.get("final_loss"), "final loss");
         assertEquals(lossColumns(localOut), lossColumns(mpiOut), "every epoch's losses");
+        assertEquals(l.get("train_accuracy"), m.get("train_accuracy"), "training accuracy");
+        if (!data.equals("reg") && !options.contains("--batch-size")) {   // full batch, paper format, classes known
+            assertEquals("each process its ranks' blocks", m.at("/data/read").asText(), "each process read its shard");
+        }
         assertEquals("mpi", m.get("backend").asText());
         assertEquals(processes * k, m.get("nodes").asInt());
     }
