@@ -157,6 +157,24 @@ class ThreadRanksTest {
         assertEquals(processes * k, m.get("nodes").asInt());
     }
 
+    /** A rank that is a thread fails: the job ends, and the line names the job's rank, not its process. */
+    @Test
+    void aFailingThreadedRankIsNamedByItsJobRank() throws Exception {
+        List<String> cmd = MpiJob.command(new JobLaunch(2, null, List.of(), List.of(), 120, 2), Main.class.getName(),
+            List.of("train", "--backend", "mpi", "--ranks-per-process", "2", "--nodes", "4", "--x",
+                dir.resolve("reg/X.in").toString(), "--y", dir.resolve("reg/y.in").toString(), "--standardize",
+                "--loss-reduction", "mean", "--lr", "0.05", "--epochs", "100000", "--allreduce", "ring",
+                "--inject-failure", "3:5"));
+        long t0 = System.nanoTime();
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
+        double took = (System.nanoTime() - t0) / 1e9;
+        assertTrue(p.exitValue() != 0, out);
+        assertTrue(out.contains("paratrain: rank 3 failed: epoch 5: failure injected on purpose"), out);
+        assertTrue(took < 30, "took " + took + " s");
+    }
+
     /** Every column of history.csv whose name says loss, row by row, as text (the bits, as written). */
     private static List<String> lossColumns(Path run) throws IOException {
         List<String> lines = Files.readAllLines(run.resolve("history.csv"));
