@@ -31,6 +31,11 @@ final class ModelOptions {
         + "(He initialisation), tanh or sigmoid (Xavier).")
     String activation;
 
+    @Option(names = "--precision", defaultValue = "float64", description = "Arithmetic of an MLP's forward and "
+        + "backward passes: float64 (default) or float32 (single-precision matrix products; the parameters, the "
+        + "summed gradient and the optimizer stay in float64, so the same bits at any node count).")
+    String precision;
+
     @Option(names = "--optimizer", defaultValue = "gd", description = "gd (default), momentum, nesterov or adam.")
     String optimizer;
 
@@ -49,7 +54,8 @@ final class ModelOptions {
 
     /** {@return the model these options describe; a bad value is an error naming its option} */
     ModelSpec model() {
-        return ModelSpec.of(model, intercept, classes, ModelSpec.widths(layers), ModelSpec.activation(activation));
+        return ModelSpec.of(model, intercept, classes, ModelSpec.widths(layers), ModelSpec.activation(activation))
+            .withPrecision(ModelSpec.precision(precision));
     }
 
     /** {@return the optimizer these options describe, owning the learning rate and its schedule} */

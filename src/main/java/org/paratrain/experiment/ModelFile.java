@@ -78,6 +78,7 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
         if (spec instanceof ModelSpec.Mlp mlp) {
             o.put("layers", mlp.layers());
             o.put("activation", mlp.activation().name().toLowerCase(java.util.Locale.ROOT));
+            o.put("precision", mlp.precision().name().toLowerCase(java.util.Locale.ROOT));
         }
         if (classNames != null) {
             classNames.names().forEach(o.putArray("class_names")::add);
@@ -122,6 +123,9 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
         ModelSpec spec = ModelSpec.of(kind, !mlp && check.flag("intercept"), classes,
             mlp ? ModelSpec.widths(check.layers(params.length)) : List.of(),
             ModelSpec.activation(mlp ? check.activation() : "relu"));
+        if (mlp) {
+            spec = spec.withPrecision(ModelSpec.precision(check.precision()));
+        }
         ModelFile m = new ModelFile(spec, features, classes, params, check.standardizer(features),
             check.classNames(classes));
         int needed = m.newModel().parameterCount();

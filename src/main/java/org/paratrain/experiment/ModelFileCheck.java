@@ -116,6 +116,18 @@ final class ModelFileCheck {
         return v.asText();
     }
 
+    /** {@return the training precision, {@code float64} where an older file does not say} */
+    String precision() {
+        JsonNode v = root.get("precision");
+        if (v == null) {
+            return "float64";
+        }
+        if (!v.asText().equals("float32") && !v.asText().equals("float64")) {
+            throw error("field \"precision\" is " + shown(v) + "; expected float32 or float64");
+        }
+        return v.asText();
+    }
+
     /** The class names, or null when the file has none; one distinct string a class. */
     ClassNames classNames(int classes) {
         JsonNode a = root.get("class_names");

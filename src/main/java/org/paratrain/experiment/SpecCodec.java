@@ -77,6 +77,7 @@ public final class SpecCodec {
         if (model instanceof ModelSpec.Mlp mlp) {
             m.put("layers", mlp.layers());
             m.put("activation", mlp.activation().name().toLowerCase(Locale.ROOT));
+            m.put("precision", mlp.precision().name().toLowerCase(Locale.ROOT));
         }
         if (model instanceof ModelSpec.Softmax || model.classifier() && model instanceof ModelSpec.Mlp) {
             m.put("classes", model.classes());
@@ -117,7 +118,8 @@ public final class SpecCodec {
     public static ModelSpec decodeModel(JsonNode m) {
         return ModelSpec.of(m.path("kind").asText(), m.path("intercept").asBoolean(), m.path("classes").asInt(0),
             ModelSpec.widths(m.path("layers").asText("")),
-            ModelSpec.activation(m.path("activation").asText("relu")));
+            ModelSpec.activation(m.path("activation").asText("relu")))
+            .withPrecision(ModelSpec.precision(m.path("precision").asText("float64")));
     }
 
     /**

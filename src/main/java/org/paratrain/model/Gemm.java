@@ -13,6 +13,8 @@ import java.lang.invoke.MethodHandle;
  * through OpenBLAS's {@code cblas_dgemm} (FFM, arrays passed without a copy) when it is
  * installed, else through plain Java loops.
  *
+ * Single precision ({@link #sgemm}) goes through {@code cblas_sgemm} the same way.
+ *
  * <p>OpenBLAS is told to use one thread: ranks are already one per core, and one thread
  * keeps each product's summation order fixed, so a block's gradient is the same bits
  * whatever else runs. {@code PARATRAIN_BLAS=java} forces the loops.
@@ -24,6 +26,7 @@ final class Gemm {
     /** Set by {@link #load()}, so declared before {@link #DGEMM}: static fields are initialised in order. */
     private static volatile String coreName = "none (products in Java)";
     private static final MethodHandle DGEMM = load();
+    private static final MethodHandle SGEMM = loadSingle();
 
     private Gemm() { }
 
@@ -67,6 +70,28 @@ final class Gemm {
         return null;
     }
 
+    /** {@code cblas_sgemm}, from the library {@link #load()} found, or null (then the float loops). */
+    private static MethodHandle loadSingle() {
+        if (DGEMM == null) {
+            return null;
+        }
+        for (String lib : new String[] {"libopenblas.so.0", "libopenblas.so"}) {
+            try {
+                MemorySegment f = SymbolLookup.libraryLookup(lib, Arena.global()).find("cblas_sgemm").orElse(null);
+                if (f != null) {
+                    ValueLayout i = ValueLayout.JAVA_INT;
+                    ValueLayout s = ValueLayout.JAVA_FLOAT;
+                    ValueLayout p = ValueLayout.ADDRESS;
+                    return Linker.nativeLinker().downcallHandle(f, FunctionDescriptor.ofVoid(i, i, i, i, i, i, s, p, i, p,
+                        i, s, p, i), Linker.Option.critical(true));
+                }
+            } catch (IllegalArgumentException | LinkageError e) {
+                // Not under this name: try the next, then the loops.
+            }
+        }
+        return null;
+    }
+
     private static String corename(Linker linker, MemorySegment f) {
         try {
             MemorySegment name = (MemorySegment) linker.downcallHandle(f, FunctionDescriptor.of(ValueLayout.ADDRESS))
@@ -99,6 +124,42 @@ final class Gemm {
             }
         }
         java(ta, tb, m, n, k, alpha, a, ao, lda, b, bo, ldb, beta, c, co);
+    }
+
+    /** As {@link #dgemm}, in single precision ({@code cblas_sgemm}, one thread). */
+    static void sgemm(boolean ta, boolean tb, int m, int n, int k, float alpha, float[] a, int ao, float[] b, int bo,
+                      float beta, float[] c, int co) {
+        if (m == 0 || n == 0) {
+            return;
+        }
+        int lda = ta ? m : k;
+        int ldb = tb ? k : n;
+        if (SGEMM != null) {
+            try {
+                SGEMM.invokeExact(ROW_MAJOR, ta ? TRANS : NO_TRANS, tb ? TRANS : NO_TRANS, m, n, k, alpha,
+                    slice(a, ao, (long) (ta ? k : m) * lda), lda, slice(b, bo, (long) (tb ? n : k) * ldb), ldb, beta,
+                    slice(c, co, (long) m * n), n);
+                return;
+            } catch (Throwable t) {
+                throw new IllegalStateException("cblas_sgemm failed", t);
+            }
+        }
+        for (int i = 0; i < m; i++) {
+            int ci = co + i * n;
+            for (int j = 0; j < n; j++) {
+                c[ci + j] = beta == 0f ? 0f : beta * c[ci + j];
+            }
+            for (int p = 0; p < k; p++) {
+                float aip = alpha * (ta ? a[ao + p * lda + i] : a[ao + i * lda + p]);
+                for (int j = 0; j < n; j++) {
+                    c[ci + j] += aip * (tb ? b[bo + j * ldb + p] : b[bo + p * ldb + j]);
+                }
+            }
+        }
+    }
+
+    private static MemorySegment slice(float[] x, int offset, long length) {
+        return MemorySegment.ofArray(x).asSlice(offset * 4L, Math.max(0, length) * 4L);
     }
 
     private static MemorySegment slice(double[] x, int offset, long length) {

@@ -42,6 +42,23 @@ public final class MultilayerPerceptron implements Classifier {
         SQUARED
     }
 
+    /**
+     * The arithmetic of training: the forward and backward passes and their matrix products.
+     * The parameters, their gradient as the exchange sums it, the optimizer's state and
+     * inference stay in double precision either way.
+     */
+    public enum Precision {
+        /** Doubles throughout ({@code cblas_dgemm}). */
+        FLOAT64,
+        /**
+         * Floats for activations, deltas and the block's gradient ({@code cblas_sgemm}): the
+         * parameters are rounded to floats at each block, the block's gradient widened back to
+         * doubles, so the sum across ranks (any {@code --sum}) and the update are those of the
+         * double path and keep their guarantees.
+         */
+        FLOAT32
+    }
+
     private final int[] widths;          // inputs, hidden..., classes
     private final int[] offsets;         // where layer l's weights start
     private final Activation activation;
@@ -50,6 +67,14 @@ public final class MultilayerPerceptron implements Classifier {
     private double[][] acts = new double[0][];   // acts[l]: block x widths[l] (acts[0] unused: x itself)
     private double[][] deltas = new double[0][];
     private int capacity;
+    private final Precision precision;
+    /** The float path's buffers: parameters, gradient, a block's inputs, activations and deltas. */
+    private float[] paramsF = new float[0];
+    private float[] gradF = new float[0];
+    private float[] inputsF = new float[0];
+    private float[][] actsF = new float[0][];
+    private float[][] deltasF = new float[0][];
+    private int capacityF;
 
     /**
      * A classifier with a softmax cross-entropy head.
@@ -73,6 +98,22 @@ public final class MultilayerPerceptron implements Classifier {
      * @param head       the output layer and its loss
      */
     public MultilayerPerceptron(int inputs, int[] hidden, int outputs, Activation activation, Head head) {
+        this(inputs, hidden, outputs, activation, head, Precision.FLOAT64);
+    }
+
+    /**
+     * A network with either head, trained in the given precision.
+     *
+     * @param inputs     features, at least 1
+     * @param hidden     widths of the hidden layers, each at least 1
+     * @param outputs    K classes for the softmax head, 1 for the squared-error head
+     * @param activation the hidden layers' nonlinearity
+     * @param head       the output layer and its loss
+     * @param precision  the arithmetic of the forward and backward passes
+     */
+    public MultilayerPerceptron(int inputs, int[] hidden, int outputs, Activation activation, Head head,
+                                Precision precision) {
+        this.precision = precision;
         int classes = outputs;
         if (inputs < 1 || (head == Head.SOFTMAX ? classes < 2 : classes != 1)) {
             throw new IllegalArgumentException("an MLP needs at least 1 input, and 2 classes (softmax) or 1 output "
@@ -143,6 +184,9 @@ public final class MultilayerPerceptron implements Classifier {
 
     @Override
     public double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        if (precision == Precision.FLOAT32) {
+            return lossAndGradientF(data, from, to, params, grad, offset);
+        }
         int n = to - from;
         double loss = forward(data, from, n, params);
         int last = widths.length - 1;
@@ -194,7 +238,139 @@ public final class MultilayerPerceptron implements Classifier {
 
     @Override
     public double loss(Dataset data, int from, int to, double[] params) {
-        return forward(data, from, to - from, params);
+        return precision == Precision.FLOAT32 ? forwardF(data, from, to - from, params)
+            : forward(data, from, to - from, params);
+    }
+
+    /** {@return the arithmetic of training} */
+    public Precision precision() {
+        return precision;
+    }
+
+    /** As the double path, in floats: the loss summed in doubles from the float logits. */
+    private double lossAndGradientF(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        int n = to - from;
+        double loss = forwardF(data, from, n, params);
+        int last = widths.length - 1;
+        int k = widths[last];
+        float[] z = actsF[last];
+        float[] d = deltasF[last];
+        for (int i = 0; i < n; i++) {
+            if (head == Head.SQUARED) {
+                d[i] = (float) (2.0 * (z[i] - data.y()[from + i]));
+                continue;
+            }
+            int label = (int) data.y()[from + i];
+            double lse = logSumExp(z, i * k, k);
+            for (int c = 0; c < k; c++) {
+                d[i * k + c] = (float) (Math.exp(z[i * k + c] - lse) - (c == label ? 1.0 : 0.0));
+            }
+        }
+        for (int l = last; l >= 1; l--) {
+            backwardF(n, l);
+        }
+        for (int j = 0; j < parameters; j++) {
+            grad[offset + j] += gradF[j];
+        }
+        return loss;
+    }
+
+    /** Layer l's gradient into {@link #gradF} (written, not added); then the deltas of layer l-1. */
+    private void backwardF(int n, int l) {
+        int in = widths[l - 1];
+        int out = widths[l];
+        float[] a = l == 1 ? inputsF : actsF[l - 1];
+        float[] d = deltasF[l];
+        int w = offsets[l];
+        int b = w + in * out;
+        Gemm.sgemm(true, false, in, out, n, 1f, a, 0, d, 0, 0f, gradF, w);        // dW = A^T dZ
+        java.util.Arrays.fill(gradF, b, b + out, 0f);
+        for (int i = 0; i < n; i++) {
+            for (int o = 0; o < out; o++) {
+                gradF[b + o] += d[i * out + o];
+            }
+        }
+        if (l == 1) {
+            return;
+        }
+        float[] prev = deltasF[l - 1];
+        Gemm.sgemm(false, true, n, in, out, 1f, d, 0, paramsF, w, 0f, prev, 0);  // dA = dZ W^T
+        float[] act = actsF[l - 1];
+        for (int j = 0; j < n * in; j++) {
+            prev[j] *= (float) derivative(act[j]);
+        }
+    }
+
+    /** The forward pass in floats, from the parameters and the block's inputs rounded to floats. */
+    private double forwardF(Dataset data, int from, int n, double[] params) {
+        ensureF(n);
+        for (int j = 0; j < parameters; j++) {
+            paramsF[j] = (float) params[j];
+        }
+        int inputs = widths[0];
+        double[] x = data.x();
+        for (int j = 0; j < n * inputs; j++) {
+            inputsF[j] = (float) x[from * inputs + j];
+        }
+        int last = widths.length - 1;
+        for (int l = 1; l <= last; l++) {
+            int in = widths[l - 1];
+            int out = widths[l];
+            float[] a = l == 1 ? inputsF : actsF[l - 1];
+            float[] z = actsF[l];
+            int b = offsets[l] + in * out;
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(paramsF, b, z, i * out, out);
+            }
+            Gemm.sgemm(false, false, n, out, in, 1f, a, 0, paramsF, offsets[l], 1f, z, 0);   // Z = A W + b
+            if (l < last) {
+                for (int j = 0; j < n * out; j++) {
+                    z[j] = (float) activate(z[j]);
+                }
+            }
+        }
+        double loss = 0.0;
+        int k = widths[last];
+        float[] z = actsF[last];
+        for (int i = 0; i < n; i++) {
+            if (head == Head.SQUARED) {
+                double r = z[i] - data.y()[from + i];
+                loss += r * r;
+            } else {
+                loss += logSumExp(z, i * k, k) - z[i * k + (int) data.y()[from + i]];
+            }
+        }
+        return loss;
+    }
+
+    private static double logSumExp(float[] z, int at, int k) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (int c = 0; c < k; c++) {
+            max = Math.max(max, z[at + c]);
+        }
+        double sum = 0.0;
+        for (int c = 0; c < k; c++) {
+            sum += Math.exp(z[at + c] - max);
+        }
+        return max + Math.log(sum);
+    }
+
+    private void ensureF(int n) {
+        if (paramsF.length != parameters) {
+            paramsF = new float[parameters];
+            gradF = new float[parameters];
+        }
+        if (n <= capacityF) {
+            return;
+        }
+        inputsF = new float[n * widths[0]];
+        actsF = new float[widths.length][];
+        deltasF = new float[widths.length][];
+        for (int l = 1; l < widths.length; l++) {
+            actsF[l] = new float[n * widths[l]];
+            deltasF[l] = new float[n * widths[l]];
+        }
+        capacityF = n;
     }
 
     @Override

@@ -152,6 +152,9 @@ class BadInputTest {
             "--hostfile", "@sub")));
         c.add(bad("hostfile missing", 2, "--hostfile|no such file", "scale", "--samples", "10", "--features", "1",
             "--backend", "mpi", "--hostfile", "@nohosts", "--out", "@scale"));
+        c.add(bad("precision unknown", 2, "--precision|float16", train("--model", "mlp", "--y", "@labels.in",
+            "--precision", "float16")));
+        c.add(bad("float32 with a linear model", 2, "--precision|MLP", train("--precision", "float32")));
         c.add(bad("ranks per process with local", 2, "--ranks-per-process", train("--ranks-per-process", "2")));
         c.add(bad("ranks per process not a number", 2, "--ranks-per-process|whole number", train("--backend", "mpi",
             "--nodes", "2", "--ranks-per-process", "two")));

@@ -48,7 +48,9 @@ class SpecCodecTest {
             new ModelSpec.Mlp(List.of(), MultilayerPerceptron.Activation.TANH, MultilayerPerceptron.Head.SOFTMAX, 3),
             new ModelSpec.Mlp(List.of(5, 4), MultilayerPerceptron.Activation.SIGMOID,
                 MultilayerPerceptron.Head.SQUARED, 0),
-            new ModelSpec.Mlp(List.of(9), relu, MultilayerPerceptron.Head.SOFTMAX, 0));
+            new ModelSpec.Mlp(List.of(9), relu, MultilayerPerceptron.Head.SOFTMAX, 0),
+            new ModelSpec.Mlp(List.of(6), relu, MultilayerPerceptron.Head.SOFTMAX, 4,
+                MultilayerPerceptron.Precision.FLOAT32));
         List<OptimizerSpec.Schedule> schedules = List.of(new OptimizerSpec.Schedule.Constant(),
             new OptimizerSpec.Schedule.Cosine(), new OptimizerSpec.Schedule.Step(100, 0.5));
         for (ModelSpec m : models) {

@@ -68,6 +68,23 @@ public sealed interface ModelSpec {
         };
     }
 
+    /**
+     * {@return this model trained in {@code precision}: float32 is for the networks, whose
+     * matrix products it speeds up; the linear models keep float64}
+     * @param precision the arithmetic of the forward and backward passes
+     * @throws SpecException for float32 with a model other than an MLP
+     */
+    default ModelSpec withPrecision(MultilayerPerceptron.Precision precision) {
+        SpecException.check(precision == MultilayerPerceptron.Precision.FLOAT64, "precision",
+            "float32 is for the MLPs (mlp, mlp-regression), got model " + kind());
+        return this;
+    }
+
+    /** {@return the arithmetic of training: float64, or float32 for a network that asked for it} */
+    default MultilayerPerceptron.Precision precision() {
+        return MultilayerPerceptron.Precision.FLOAT64;
+    }
+
     /** {@return whether labels are class indices} */
     default boolean classifier() {
         return false;
@@ -115,6 +132,19 @@ public sealed interface ModelSpec {
             case "mlp-regression" -> new Mlp(hidden, activation, Head.SQUARED, 0);
             default -> throw new SpecException("model", "must be linear, logistic, softmax, mlp or mlp-regression, "
                 + "got '" + kind + "'");
+        };
+    }
+
+    /**
+     * {@return the precision named {@code s}}
+     * @param s {@code float32} or {@code float64}
+     * @throws SpecException for any other
+     */
+    static MultilayerPerceptron.Precision precision(String s) {
+        return switch (s) {
+            case "float32" -> MultilayerPerceptron.Precision.FLOAT32;
+            case "float64" -> MultilayerPerceptron.Precision.FLOAT64;
+            default -> throw new SpecException("precision", "must be float32 or float64, got '" + s + "'");
         };
     }
 
@@ -257,10 +287,25 @@ public sealed interface ModelSpec {
      * @param activation hidden-layer nonlinearity, which also picks the initialisation
      * @param head       the output layer and its loss
      * @param classes    K for a softmax head, or 0 to count; 0 for a squared-error head
+     * @param precision  the arithmetic of the forward and backward passes (float64 by default)
      */
-    record Mlp(List<Integer> hidden, Activation activation, Head head, int classes) implements ModelSpec {
+    record Mlp(List<Integer> hidden, Activation activation, Head head, int classes,
+               MultilayerPerceptron.Precision precision) implements ModelSpec {
+        /**
+         * A network trained in double precision.
+         *
+         * @param hidden     the hidden layers' widths
+         * @param activation their nonlinearity
+         * @param head       the output layer and its loss
+         * @param classes    K for the softmax head (0 to count them), 0 for the squared-error head
+         */
+        public Mlp(List<Integer> hidden, Activation activation, Head head, int classes) {
+            this(hidden, activation, head, classes, MultilayerPerceptron.Precision.FLOAT64);
+        }
+
         /** Checks the widths and the classes, and keeps an unmodifiable copy of the widths. */
         public Mlp {
+            SpecException.check(precision != null, "precision", "must be float32 or float64");
             hidden = List.copyOf(hidden);
             for (int w : hidden) {
                 SpecException.check(w >= 1, "layers", "must be positive widths separated by commas, e.g. 256,128, "
@@ -302,8 +347,13 @@ public sealed interface ModelSpec {
         @Override
         public Model newModel(int features, int classes) {
             int[] widths = hidden.stream().mapToInt(Integer::intValue).toArray();
-            return head == Head.SOFTMAX ? new MultilayerPerceptron(features, widths, classes, activation)
-                : new MultilayerPerceptron(features, widths, 1, activation, Head.SQUARED);
+            return head == Head.SOFTMAX ? new MultilayerPerceptron(features, widths, classes, activation, head, precision)
+                : new MultilayerPerceptron(features, widths, 1, activation, Head.SQUARED, precision);
+        }
+
+        @Override
+        public ModelSpec withPrecision(MultilayerPerceptron.Precision p) {
+            return new Mlp(hidden, activation, head, classes, p);
         }
     }
 
