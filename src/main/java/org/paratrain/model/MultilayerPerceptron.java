@@ -189,6 +189,15 @@ public final class MultilayerPerceptron implements Classifier {
         }
         int n = to - from;
         double loss = forward(data, from, n, params);
+        headDeltas(data, from, n);
+        for (int l = widths.length - 1; l >= 1; l--) {
+            backward(data, from, n, l, params, grad, offset);
+        }
+        return loss;
+    }
+
+    /** The output layer's deltas, {@code deltas[last]}, from its outputs {@code acts[last]} and the labels. */
+    private void headDeltas(Dataset data, int from, int n) {
         int last = widths.length - 1;
         int k = widths[last];
         double[] z = acts[last];
@@ -204,8 +213,21 @@ public final class MultilayerPerceptron implements Classifier {
                 d[i * k + c] = Math.exp(z[i * k + c] - lse) - (c == label ? 1.0 : 0.0);
             }
         }
-        for (int l = last; l >= 1; l--) {
-            backward(data, from, n, l, params, grad, offset);
+    }
+
+    /** The summed loss of the block from the output layer's {@code acts[last]}. */
+    private double headLoss(Dataset data, int from, int n) {
+        int last = widths.length - 1;
+        double loss = 0.0;
+        int k = widths[last];
+        double[] z = acts[last];
+        for (int i = 0; i < n; i++) {
+            if (head == Head.SQUARED) {
+                double r = z[i] - data.y()[from + i];
+                loss += r * r;
+            } else {
+                loss += logSumExp(z, i * k, k) - z[i * k + (int) data.y()[from + i]];
+            }
         }
         return loss;
     }
@@ -252,19 +274,11 @@ public final class MultilayerPerceptron implements Classifier {
         int n = to - from;
         double loss = forwardF(data, from, n, params);
         int last = widths.length - 1;
-        int k = widths[last];
-        float[] z = actsF[last];
-        float[] d = deltasF[last];
-        for (int i = 0; i < n; i++) {
-            if (head == Head.SQUARED) {
-                d[i] = (float) (2.0 * (z[i] - data.y()[from + i]));
-                continue;
-            }
-            int label = (int) data.y()[from + i];
-            double lse = logSumExp(z, i * k, k);
-            for (int c = 0; c < k; c++) {
-                d[i * k + c] = (float) (Math.exp(z[i * k + c] - lse) - (c == label ? 1.0 : 0.0));
-            }
+        headDeltas(data, from, n);      // in doubles, from the float outputs forwardF left in acts[last]
+        double[] d = deltas[last];
+        float[] dF = deltasF[last];
+        for (int j = 0; j < n * widths[last]; j++) {
+            dF[j] = (float) d[j];
         }
         for (int l = last; l >= 1; l--) {
             backwardF(n, l);
@@ -303,6 +317,7 @@ public final class MultilayerPerceptron implements Classifier {
 
     /** The forward pass in floats, from the parameters and the block's inputs rounded to floats. */
     private double forwardF(Dataset data, int from, int n, double[] params) {
+        ensure(n);      // the double buffers hold the outputs and the output deltas
         ensureF(n);
         for (int j = 0; j < parameters; j++) {
             paramsF[j] = (float) params[j];
@@ -329,30 +344,13 @@ public final class MultilayerPerceptron implements Classifier {
                 }
             }
         }
-        double loss = 0.0;
-        int k = widths[last];
+        // The outputs, widened to doubles: the loss and the output deltas are the double path's.
         float[] z = actsF[last];
-        for (int i = 0; i < n; i++) {
-            if (head == Head.SQUARED) {
-                double r = z[i] - data.y()[from + i];
-                loss += r * r;
-            } else {
-                loss += logSumExp(z, i * k, k) - z[i * k + (int) data.y()[from + i]];
-            }
+        double[] out = acts[last];
+        for (int j = 0; j < n * widths[last]; j++) {
+            out[j] = z[j];
         }
-        return loss;
-    }
-
-    private static double logSumExp(float[] z, int at, int k) {
-        double max = Double.NEGATIVE_INFINITY;
-        for (int c = 0; c < k; c++) {
-            max = Math.max(max, z[at + c]);
-        }
-        double sum = 0.0;
-        for (int c = 0; c < k; c++) {
-            sum += Math.exp(z[at + c] - max);
-        }
-        return max + Math.log(sum);
+        return headLoss(data, from, n);
     }
 
     private void ensureF(int n) {
@@ -485,18 +483,7 @@ public final class MultilayerPerceptron implements Classifier {
                 }
             }
         }
-        double loss = 0.0;
-        int k = widths[last];
-        double[] z = acts[last];
-        for (int i = 0; i < n; i++) {
-            if (head == Head.SQUARED) {
-                double r = z[i] - data.y()[from + i];
-                loss += r * r;
-            } else {
-                loss += logSumExp(z, i * k, k) - z[i * k + (int) data.y()[from + i]];
-            }
-        }
-        return loss;
+        return headLoss(data, from, n);
     }
 
     private static double logSumExp(double[] z, int at, int k) {
