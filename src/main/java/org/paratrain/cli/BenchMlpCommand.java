@@ -52,6 +52,11 @@ final class BenchMlpCommand implements Runnable {
         description = "Sums to compare in the throughput run, comma-separated (default ${DEFAULT-VALUE}).")
     List<String> sums;
 
+    @Option(names = "--precision", split = ",", defaultValue = "float64",
+        description = "Training precisions to compare in the throughput run, comma-separated: float64, float32 "
+            + "(default ${DEFAULT-VALUE}).")
+    List<String> precisions;
+
     @Override
     public void run() {
         var out = spec.commandLine().getOut();
@@ -79,10 +84,14 @@ final class BenchMlpCommand implements Runnable {
             // Sharded too where the allreduce comes in halves that run here, and the sum is one vector.
             boolean shardable = sum != ExchangeSpec.Sum.BLOCKS && AllreduceHalves.portableNames().contains(allreduce);
             for (boolean shard : shardable ? new boolean[] {false, true} : new boolean[] {false}) {
-                double one = throughput(data, 1, sum, shard);
-                double two = throughput(data, 2, sum, shard);
-                out.printf(Locale.ROOT, "  sum %-8s %-9s 1 rank %7.0f, 2 ranks %7.0f, ratio %.2f%n", name + ",",
-                    shard ? "sharded:" : "whole:", one, two, two / one);
+                for (String precision : precisions) {
+                    MultilayerPerceptron.Precision p = org.paratrain.train.spec.ModelSpec.precision(precision);
+                    double one = throughput(data, 1, sum, shard, p);
+                    double two = throughput(data, 2, sum, shard, p);
+                    out.printf(Locale.ROOT, "  sum %-8s %-9s %s1 rank %7.0f, 2 ranks %7.0f, ratio %.2f%n", name + ",",
+                        shard ? "sharded:" : "whole:", precisions.size() > 1 ? precision + ": " : "", one, two,
+                        two / one);
+                }
             }
         }
     }
@@ -195,13 +204,15 @@ final class BenchMlpCommand implements Runnable {
     }
 
     /** Samples per second of one epoch after a warm-up epoch (best of three). */
-    private double throughput(Dataset data, int nodes, ExchangeSpec.Sum sum, boolean shard) {
+    private double throughput(Dataset data, int nodes, ExchangeSpec.Sum sum, boolean shard,
+                              MultilayerPerceptron.Precision precision) {
         if (batch < 2 || batch > data.samples()) {
             throw new IllegalArgumentException("--batch-size must be in [2, " + data.samples() + "], got " + batch);
         }
         // Two blocks per batch: one per rank at 2 ranks, and the smallest table to reduce.
         ExchangeSpec exchange = ExchangeSpec.parse(allreduce, sum);
-        TrainSpec spec = mlp(batch, batch / 2, allreduce).withNodes(nodes)
+        TrainSpec base = mlp(batch, batch / 2, allreduce);
+        TrainSpec spec = base.withModel(base.model().withPrecision(precision)).withNodes(nodes)
             .withExchange(shard ? exchange.sharded() : exchange);
         Training.local(data, spec);
         double best = Double.MAX_VALUE;
