@@ -59,8 +59,8 @@ public final class MultilayerPerceptron implements Classifier {
         FLOAT32
     }
 
-    private final int[] widths;          // inputs, hidden..., classes
-    private final int[] offsets;         // where layer l's weights start
+    final int[] widths;          // inputs, hidden..., classes
+    final int[] offsets;         // where layer l's weights start
     private final Activation activation;
     private final Head head;
     private final int parameters;
@@ -68,13 +68,8 @@ public final class MultilayerPerceptron implements Classifier {
     private double[][] deltas = new double[0][];
     private int capacity;
     private final Precision precision;
-    /** The float path's buffers: parameters, gradient, a block's inputs, activations and deltas. */
-    private float[] paramsF = new float[0];
-    private float[] gradF = new float[0];
-    private float[] inputsF = new float[0];
-    private float[][] actsF = new float[0][];
-    private float[][] deltasF = new float[0][];
-    private int capacityF;
+    /** The float32 passes, or null in float64. */
+    private final FloatPasses floats;
 
     /**
      * A classifier with a softmax cross-entropy head.
@@ -137,6 +132,7 @@ public final class MultilayerPerceptron implements Classifier {
         }
         parameters = p;
         this.activation = activation;
+        this.floats = precision == Precision.FLOAT32 ? new FloatPasses(this) : null;
     }
 
     @Override
@@ -184,8 +180,8 @@ public final class MultilayerPerceptron implements Classifier {
 
     @Override
     public double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
-        if (precision == Precision.FLOAT32) {
-            return lossAndGradientF(data, from, to, params, grad, offset);
+        if (floats != null) {
+            return floats.lossAndGradient(data, from, to, params, grad, offset);
         }
         int n = to - from;
         double loss = forward(data, from, n, params);
@@ -197,7 +193,7 @@ public final class MultilayerPerceptron implements Classifier {
     }
 
     /** The output layer's deltas, {@code deltas[last]}, from its outputs {@code acts[last]} and the labels. */
-    private void headDeltas(Dataset data, int from, int n) {
+    void headDeltas(Dataset data, int from, int n) {
         int last = widths.length - 1;
         int k = widths[last];
         double[] z = acts[last];
@@ -216,7 +212,7 @@ public final class MultilayerPerceptron implements Classifier {
     }
 
     /** The summed loss of the block from the output layer's {@code acts[last]}. */
-    private double headLoss(Dataset data, int from, int n) {
+    double headLoss(Dataset data, int from, int n) {
         int last = widths.length - 1;
         double loss = 0.0;
         int k = widths[last];
@@ -260,115 +256,12 @@ public final class MultilayerPerceptron implements Classifier {
 
     @Override
     public double loss(Dataset data, int from, int to, double[] params) {
-        return precision == Precision.FLOAT32 ? forwardF(data, from, to - from, params)
-            : forward(data, from, to - from, params);
+        return floats != null ? floats.forward(data, from, to - from, params) : forward(data, from, to - from, params);
     }
 
     /** {@return the arithmetic of training} */
     public Precision precision() {
         return precision;
-    }
-
-    /** As the double path, in floats: the loss summed in doubles from the float logits. */
-    private double lossAndGradientF(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
-        int n = to - from;
-        double loss = forwardF(data, from, n, params);
-        int last = widths.length - 1;
-        headDeltas(data, from, n);      // in doubles, from the float outputs forwardF left in acts[last]
-        double[] d = deltas[last];
-        float[] dF = deltasF[last];
-        for (int j = 0; j < n * widths[last]; j++) {
-            dF[j] = (float) d[j];
-        }
-        for (int l = last; l >= 1; l--) {
-            backwardF(n, l);
-        }
-        for (int j = 0; j < parameters; j++) {
-            grad[offset + j] += gradF[j];
-        }
-        return loss;
-    }
-
-    /** Layer l's gradient into {@link #gradF} (written, not added); then the deltas of layer l-1. */
-    private void backwardF(int n, int l) {
-        int in = widths[l - 1];
-        int out = widths[l];
-        float[] a = l == 1 ? inputsF : actsF[l - 1];
-        float[] d = deltasF[l];
-        int w = offsets[l];
-        int b = w + in * out;
-        Gemm.sgemm(true, false, in, out, n, 1f, a, 0, d, 0, 0f, gradF, w);        // dW = A^T dZ
-        java.util.Arrays.fill(gradF, b, b + out, 0f);
-        for (int i = 0; i < n; i++) {
-            for (int o = 0; o < out; o++) {
-                gradF[b + o] += d[i * out + o];
-            }
-        }
-        if (l == 1) {
-            return;
-        }
-        float[] prev = deltasF[l - 1];
-        Gemm.sgemm(false, true, n, in, out, 1f, d, 0, paramsF, w, 0f, prev, 0);  // dA = dZ W^T
-        float[] act = actsF[l - 1];
-        for (int j = 0; j < n * in; j++) {
-            prev[j] *= (float) derivative(act[j]);
-        }
-    }
-
-    /** The forward pass in floats, from the parameters and the block's inputs rounded to floats. */
-    private double forwardF(Dataset data, int from, int n, double[] params) {
-        ensure(n);      // the double buffers hold the outputs and the output deltas
-        ensureF(n);
-        for (int j = 0; j < parameters; j++) {
-            paramsF[j] = (float) params[j];
-        }
-        int inputs = widths[0];
-        double[] x = data.x();
-        for (int j = 0; j < n * inputs; j++) {
-            inputsF[j] = (float) x[from * inputs + j];
-        }
-        int last = widths.length - 1;
-        for (int l = 1; l <= last; l++) {
-            int in = widths[l - 1];
-            int out = widths[l];
-            float[] a = l == 1 ? inputsF : actsF[l - 1];
-            float[] z = actsF[l];
-            int b = offsets[l] + in * out;
-            for (int i = 0; i < n; i++) {
-                System.arraycopy(paramsF, b, z, i * out, out);
-            }
-            Gemm.sgemm(false, false, n, out, in, 1f, a, 0, paramsF, offsets[l], 1f, z, 0);   // Z = A W + b
-            if (l < last) {
-                for (int j = 0; j < n * out; j++) {
-                    z[j] = (float) activate(z[j]);
-                }
-            }
-        }
-        // The outputs, widened to doubles: the loss and the output deltas are the double path's.
-        float[] z = actsF[last];
-        double[] out = acts[last];
-        for (int j = 0; j < n * widths[last]; j++) {
-            out[j] = z[j];
-        }
-        return headLoss(data, from, n);
-    }
-
-    private void ensureF(int n) {
-        if (paramsF.length != parameters) {
-            paramsF = new float[parameters];
-            gradF = new float[parameters];
-        }
-        if (n <= capacityF) {
-            return;
-        }
-        inputsF = new float[n * widths[0]];
-        actsF = new float[widths.length][];
-        deltasF = new float[widths.length][];
-        for (int l = 1; l < widths.length; l++) {
-            actsF[l] = new float[n * widths[l]];
-            deltasF[l] = new float[n * widths[l]];
-        }
-        capacityF = n;
     }
 
     @Override
@@ -486,6 +379,16 @@ public final class MultilayerPerceptron implements Classifier {
         return headLoss(data, from, n);
     }
 
+    /** {@return the output layer's values of the last block run forward (n x outputs)} */
+    double[] outputs() {
+        return acts[widths.length - 1];
+    }
+
+    /** {@return the output layer's deltas that {@link #headDeltas} wrote} */
+    double[] outputDeltas() {
+        return deltas[widths.length - 1];
+    }
+
     private static double logSumExp(double[] z, int at, int k) {
         double max = Double.NEGATIVE_INFINITY;
         for (int c = 0; c < k; c++) {
@@ -498,7 +401,7 @@ public final class MultilayerPerceptron implements Classifier {
         return max + Math.log(sum);
     }
 
-    private double activate(double v) {
+    double activate(double v) {
         return switch (activation) {
             case RELU -> v > 0 ? v : 0.0;
             case TANH -> Math.tanh(v);
@@ -507,7 +410,7 @@ public final class MultilayerPerceptron implements Classifier {
     }
 
     /** The activation's derivative, from its output a. */
-    private double derivative(double a) {
+    double derivative(double a) {
         return switch (activation) {
             case RELU -> a > 0 ? 1.0 : 0.0;
             case TANH -> 1 - a * a;
@@ -515,7 +418,7 @@ public final class MultilayerPerceptron implements Classifier {
         };
     }
 
-    private void ensure(int n) {
+    void ensure(int n) {
         if (n <= capacity) {
             return;
         }

@@ -1,0 +1,127 @@
+package org.paratrain.model;
+
+import org.paratrain.data.Dataset;
+
+/**
+ * The forward and backward passes of a {@link MultilayerPerceptron} trained in float32: the
+ * parameters and a block's inputs rounded to floats, the products by {@code cblas_sgemm}, the
+ * block's gradient widened back into the doubles the exchange sums. The output layer's loss
+ * and deltas stay the network's own, computed in doubles from the float outputs, so the two
+ * precisions share one head.
+ *
+ * <p>One instance a network (a network belongs to one rank): its buffers are reused.
+ */
+final class FloatPasses {
+    private final MultilayerPerceptron net;
+    private final float[] paramsF;
+    private final float[] gradF;
+    private float[] inputsF = new float[0];
+    private float[][] actsF = new float[0][];
+    private float[][] deltasF = new float[0][];
+    private int capacityF;
+
+    FloatPasses(MultilayerPerceptron net) {
+        this.net = net;
+        this.paramsF = new float[net.parameterCount()];
+        this.gradF = new float[net.parameterCount()];
+    }
+
+    /** As the double path, in floats: the loss summed in doubles from the float logits. */
+    double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        int n = to - from;
+        double loss = forward(data, from, n, params);
+        int last = net.widths.length - 1;
+        net.headDeltas(data, from, n);      // in doubles, from the float outputs forward left in the network
+        double[] d = net.outputDeltas();
+        float[] dF = deltasF[last];
+        for (int j = 0; j < n * net.widths[last]; j++) {
+            dF[j] = (float) d[j];
+        }
+        for (int l = last; l >= 1; l--) {
+            backward(n, l);
+        }
+        for (int j = 0; j < gradF.length; j++) {
+            grad[offset + j] += gradF[j];
+        }
+        return loss;
+    }
+
+    /** Layer l's gradient into {@link #gradF} (written, not added); then the deltas of layer l-1. */
+    private void backward(int n, int l) {
+        int in = net.widths[l - 1];
+        int out = net.widths[l];
+        float[] a = l == 1 ? inputsF : actsF[l - 1];
+        float[] d = deltasF[l];
+        int w = net.offsets[l];
+        int b = w + in * out;
+        Gemm.sgemm(true, false, in, out, n, 1f, a, 0, d, 0, 0f, gradF, w);        // dW = A^T dZ
+        java.util.Arrays.fill(gradF, b, b + out, 0f);
+        for (int i = 0; i < n; i++) {
+            for (int o = 0; o < out; o++) {
+                gradF[b + o] += d[i * out + o];
+            }
+        }
+        if (l == 1) {
+            return;
+        }
+        float[] prev = deltasF[l - 1];
+        Gemm.sgemm(false, true, n, in, out, 1f, d, 0, paramsF, w, 0f, prev, 0);  // dA = dZ W^T
+        float[] act = actsF[l - 1];
+        for (int j = 0; j < n * in; j++) {
+            prev[j] *= (float) net.derivative(act[j]);
+        }
+    }
+
+    /** The forward pass in floats, from the parameters and the block's inputs rounded to floats. */
+    double forward(Dataset data, int from, int n, double[] params) {
+        net.ensure(n);      // the double buffers hold the outputs and the output deltas
+        ensure(n);
+        for (int j = 0; j < paramsF.length; j++) {
+            paramsF[j] = (float) params[j];
+        }
+        int inputs = net.widths[0];
+        double[] x = data.x();
+        for (int j = 0; j < n * inputs; j++) {
+            inputsF[j] = (float) x[from * inputs + j];
+        }
+        int last = net.widths.length - 1;
+        for (int l = 1; l <= last; l++) {
+            int in = net.widths[l - 1];
+            int out = net.widths[l];
+            float[] a = l == 1 ? inputsF : actsF[l - 1];
+            float[] z = actsF[l];
+            int b = net.offsets[l] + in * out;
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(paramsF, b, z, i * out, out);
+            }
+            Gemm.sgemm(false, false, n, out, in, 1f, a, 0, paramsF, net.offsets[l], 1f, z, 0);   // Z = A W + b
+            if (l < last) {
+                for (int j = 0; j < n * out; j++) {
+                    z[j] = (float) net.activate(z[j]);
+                }
+            }
+        }
+        // The outputs, widened to doubles: the loss and the output deltas are the double path's.
+        float[] z = actsF[last];
+        double[] out = net.outputs();
+        for (int j = 0; j < n * net.widths[last]; j++) {
+            out[j] = z[j];
+        }
+        return net.headLoss(data, from, n);
+    }
+
+    /** Room for blocks of {@code n} samples. */
+    private void ensure(int n) {
+        if (n <= capacityF) {
+            return;
+        }
+        inputsF = new float[n * net.widths[0]];
+        actsF = new float[net.widths.length][];
+        deltasF = new float[net.widths.length][];
+        for (int l = 1; l < net.widths.length; l++) {
+            actsF[l] = new float[n * net.widths[l]];
+            deltasF[l] = new float[n * net.widths[l]];
+        }
+        capacityF = n;
+    }
+}
