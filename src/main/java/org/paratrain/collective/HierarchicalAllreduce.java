@@ -41,21 +41,30 @@ public final class HierarchicalAllreduce implements Allreduce {
             between.allreduce(comm, buf, offset, length, op);
             return;
         }
-        group.get().meet(buf, offset, (buffers, offsets, leaders) -> {
-            @SuppressWarnings("unchecked")
-            A lead = (A) buffers[0];
-            for (int t = 1; t < buffers.length; t++) {
-                @SuppressWarnings("unchecked")
-                A theirs = (A) buffers[t];
-                op.combine(lead, offsets[0], theirs, offsets[t], length);
-            }
-            if (leaders.size() > 1) {
-                between.allreduce(leaders, lead, offsets[0], length, op);
-            }
-            for (int t = 1; t < buffers.length; t++) {
-                System.arraycopy(lead, offsets[0], buffers[t], offsets[t], length);
-            }
-        });
+        // The step reads these fields (every rank of a process passes the same length and
+        // reduction), so a step allocates nothing.
+        this.length = length;
+        this.op = op;
+        group.get().meet(buf, offset, step);
+    }
+
+    private int length;
+    private Reduction<?> op;
+    private final ProcessGroup.Step step = this::combine;
+
+    @SuppressWarnings("unchecked")
+    private <A> void combine(Object[] buffers, int[] offsets, Communicator leaders) {
+        Reduction<A> r = (Reduction<A>) op;
+        A lead = (A) buffers[0];
+        for (int t = 1; t < buffers.length; t++) {
+            r.combine(lead, offsets[0], (A) buffers[t], offsets[t], length);
+        }
+        if (leaders.size() > 1) {
+            between.allreduce(leaders, lead, offsets[0], length, r);
+        }
+        for (int t = 1; t < buffers.length; t++) {
+            System.arraycopy(lead, offsets[0], buffers[t], offsets[t], length);
+        }
     }
 
     @Override

@@ -116,12 +116,10 @@ public final class Training {
         sumOverRanks(comm, v);
     }
 
+    /** MPI's own allreduce where a rank is a process; in two levels (star between processes) otherwise. */
     private static void sumOverRanks(Communicator comm, double[] v) {
-        if (comm.nativeCollectives().isPresent()) {
-            comm.nativeCollectives().get().allreduceSum(v, 0, v.length);
-        } else {
-            org.paratrain.collective.Allreduces.create("star", comm).allreduce(comm, v, 0, v.length);
-        }
+        String algorithm = comm.nativeCollectives().isPresent() ? "native" : "star";
+        org.paratrain.collective.Allreduces.create(algorithm, comm).allreduce(comm, v, 0, v.length);
     }
 
     private static TrainingResult withAccuracy(TrainingResult r, Dataset data, TrainSpec spec, int classes) {
