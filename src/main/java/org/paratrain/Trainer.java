@@ -7,6 +7,7 @@ import java.util.stream.Collectors;
 import org.paratrain.data.Dataset;
 import org.paratrain.train.LossReduction;
 import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelNames;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.OptimizerSpec;
 import org.paratrain.train.spec.RunSpec;
@@ -352,7 +353,7 @@ public final class Trainer {
      * @throws IllegalArgumentException naming the setting, if one is out of range
      */
     public TrainSpec spec() {
-        ModelSpec m = ModelSpec.of(model, intercept, classes, ModelSpec.widths(layers), ModelSpec.activation(activation));
+        ModelSpec m = ModelNames.of(model, intercept, classes, ModelNames.widths(layers), ModelNames.activation(activation));
         OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), learningRate, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
         RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize);

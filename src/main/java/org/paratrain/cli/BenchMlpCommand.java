@@ -4,6 +4,7 @@ import java.util.List;
 import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.spec.RunSpec;
 import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.ModelNames;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.collective.AllreduceHalves;
 import org.paratrain.train.spec.ExchangeSpec;
@@ -85,7 +86,7 @@ final class BenchMlpCommand implements Runnable {
             boolean shardable = sum != ExchangeSpec.Sum.BLOCKS && AllreduceHalves.portableNames().contains(allreduce);
             for (boolean shard : shardable ? new boolean[] {false, true} : new boolean[] {false}) {
                 for (String precision : precisions) {
-                    MultilayerPerceptron.Precision p = org.paratrain.train.spec.ModelSpec.precision(precision);
+                    MultilayerPerceptron.Precision p = org.paratrain.train.spec.ModelNames.precision(precision);
                     double one = throughput(data, 1, sum, shard, p);
                     double two = throughput(data, 2, sum, shard, p);
                     out.printf(Locale.ROOT, "  sum %-8s %-9s %s1 rank %7.0f, 2 ranks %7.0f, ratio %.2f%n", name + ",",

@@ -1,5 +1,6 @@
 package org.paratrain.cli;
 
+import org.paratrain.train.spec.ModelNames;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.OptimizerSpec;
 import picocli.CommandLine.Option;
@@ -54,8 +55,8 @@ final class ModelOptions {
 
     /** {@return the model these options describe; a bad value is an error naming its option} */
     ModelSpec model() {
-        return ModelSpec.of(model, intercept, classes, ModelSpec.widths(layers), ModelSpec.activation(activation))
-            .withPrecision(ModelSpec.precision(precision));
+        return ModelNames.of(model, intercept, classes, ModelNames.widths(layers), ModelNames.activation(activation))
+            .withPrecision(ModelNames.precision(precision));
     }
 
     /** {@return the optimizer these options describe, owning the learning rate and its schedule} */

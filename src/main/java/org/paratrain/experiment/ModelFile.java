@@ -10,6 +10,7 @@ import org.paratrain.data.Dataset;
 import org.paratrain.data.Standardizer;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.model.Model;
+import org.paratrain.train.spec.ModelNames;
 import org.paratrain.train.spec.ModelSpec;
 
 /**
@@ -120,11 +121,11 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
                 + "than the " + params.length + " parameters the file holds");
         }
         boolean mlp = kind.startsWith("mlp");
-        ModelSpec spec = ModelSpec.of(kind, !mlp && check.flag("intercept"), classes,
-            mlp ? ModelSpec.widths(check.layers(params.length)) : List.of(),
-            ModelSpec.activation(mlp ? check.activation() : "relu"));
+        ModelSpec spec = ModelNames.of(kind, !mlp && check.flag("intercept"), classes,
+            mlp ? ModelNames.widths(check.layers(params.length)) : List.of(),
+            ModelNames.activation(mlp ? check.activation() : "relu"));
         if (mlp) {
-            spec = spec.withPrecision(ModelSpec.precision(check.precision()));
+            spec = spec.withPrecision(ModelNames.precision(check.precision()));
         }
         ModelFile m = new ModelFile(spec, features, classes, params, check.standardizer(features),
             check.classNames(classes));

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import org.paratrain.train.LossReduction;
 import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelNames;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.OptimizerSpec;
 import org.paratrain.train.spec.RunSpec;
@@ -116,10 +117,10 @@ public final class SpecCodec {
      * @return the spec
      */
     public static ModelSpec decodeModel(JsonNode m) {
-        return ModelSpec.of(m.path("kind").asText(), m.path("intercept").asBoolean(), m.path("classes").asInt(0),
-            ModelSpec.widths(m.path("layers").asText("")),
-            ModelSpec.activation(m.path("activation").asText("relu")))
-            .withPrecision(ModelSpec.precision(m.path("precision").asText("float64")));
+        return ModelNames.of(m.path("kind").asText(), m.path("intercept").asBoolean(), m.path("classes").asInt(0),
+            ModelNames.widths(m.path("layers").asText("")),
+            ModelNames.activation(m.path("activation").asText("relu")))
+            .withPrecision(ModelNames.precision(m.path("precision").asText("float64")));
     }
 
     /**

@@ -1,6 +1,7 @@
 package org.paratrain.train;
 
 import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelNames;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.OptimizerSpec;
 import org.paratrain.train.spec.SpecException;
@@ -155,7 +156,7 @@ class ClassificationTest {
             () -> Training.local(bad, TrainSpec.paper().withModel(new ModelSpec.Logistic(false))));
         assertTrue(e.getMessage().contains("sample 2") && e.getMessage().contains("model logistic"), e.getMessage());
         SpecException model = assertThrows(SpecException.class,
-            () -> ModelSpec.of("tree", false, 0, List.of(), MultilayerPerceptron.Activation.RELU));
+            () -> ModelNames.of("tree", false, 0, List.of(), MultilayerPerceptron.Activation.RELU));
         assertEquals("model", model.setting());
         assertEquals("optimizer", assertThrows(SpecException.class, () -> OptimizerSpec.Method.parse("lbfgs")).setting());
     }
