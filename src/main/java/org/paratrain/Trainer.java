@@ -39,6 +39,7 @@ public final class Trainer {
     private int classes;
     private String layers = "";
     private String activation = "relu";
+    private String precision = "float64";
     private boolean intercept;
     private String optimizer = "gd";
     private double learningRate = 1e-4;
@@ -117,6 +118,16 @@ public final class Trainer {
      */
     public Trainer activation(String name) {
         activation = name;
+        return this;
+    }
+
+    /**
+     * {@return this trainer, with the MLP's forward and backward passes in single precision}
+     * The parameters, the summed gradient and the optimizer stay in double precision, so the
+     * results are the same bits at any node count.
+     */
+    public Trainer float32() {
+        precision = "float32";
         return this;
     }
 
@@ -353,7 +364,8 @@ public final class Trainer {
      * @throws IllegalArgumentException naming the setting, if one is out of range
      */
     public TrainSpec spec() {
-        ModelSpec m = ModelNames.of(model, intercept, classes, ModelNames.widths(layers), ModelNames.activation(activation));
+        ModelSpec m = ModelNames.of(model, intercept, classes, ModelNames.widths(layers),
+            ModelNames.activation(activation)).withPrecision(ModelNames.precision(precision));
         OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), learningRate, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
         RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize);

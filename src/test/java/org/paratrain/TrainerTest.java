@@ -73,4 +73,29 @@ class TrainerTest {
             .sum("fixed:2").shardOptimizer().nodes(3).run();
         assertArrayEquals(one.params(), sharded.params());
     }
+
+    /** float32 through the fluent API: recorded in the spec, the same bits at 1 and 3 ranks, refused for a linear model. */
+    @Test
+    void float32NetworksKeepTheirBitsAndLinearModelsRefuseIt() {
+        java.util.Random r = new java.util.Random(2);
+        int n = 200;
+        double[] x = new double[n * 3];
+        double[] y = new double[n];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < 3; j++) {
+                x[i * 3 + j] = r.nextGaussian();
+            }
+            y[i] = x[i * 3] > 0 ? 1 : 0;
+        }
+        org.paratrain.data.Dataset d = new org.paratrain.data.Dataset(x, y, n, 3);
+        Trainer t = Trainer.on(d).mlp(5).adam(0.01).meanLoss().epochs(5).batchSize(40).allreduce("ring").float32();
+        assertTrue(t.spec().model().precision() == org.paratrain.model.MultilayerPerceptron.Precision.FLOAT32);
+        TrainingResult one = t.run();
+        TrainingResult three = Trainer.on(d).mlp(5).adam(0.01).meanLoss().epochs(5).batchSize(40).allreduce("ring")
+            .float32().nodes(3).run();
+        assertArrayEquals(one.params(), three.params());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> Trainer.on(DATA).float32().run());
+        assertTrue(e.getMessage().contains("precision"), e.getMessage());
+    }
 }
