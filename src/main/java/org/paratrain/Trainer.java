@@ -113,6 +113,19 @@ public final class Trainer {
     }
 
     /**
+     * A convolutional network classifier over square single-channel images (784 features are
+     * 28x28x1), with ReLU convolutions, max pooling and dense layers, and a softmax head.
+     *
+     * @param layers the layers, e.g. {@code conv:32:3,pool:2,conv:64:3,pool:2,dense:128}
+     * @return this
+     */
+    public Trainer cnn(String layers) {
+        model("cnn", 0, false);
+        this.layers = layers;
+        return this;
+    }
+
+    /**
      * {@return this trainer, with the MLP's hidden activation set}
      * @param name relu (the default, with He initialisation), tanh or sigmoid (Xavier)
      */
@@ -364,8 +377,7 @@ public final class Trainer {
      * @throws IllegalArgumentException naming the setting, if one is out of range
      */
     public TrainSpec spec() {
-        ModelSpec m = ModelNames.of(model, intercept, classes, ModelNames.widths(layers),
-            ModelNames.activation(activation)).withPrecision(ModelNames.precision(precision));
+        ModelSpec m = ModelNames.named(model, intercept, classes, layers, activation, "").withPrecision(ModelNames.precision(precision));
         OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), learningRate, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
         RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize);

@@ -17,16 +17,21 @@ final class ModelOptions {
     boolean intercept;
 
     @Option(names = "--model", defaultValue = "linear",
-        description = "linear (default), logistic (labels 0/1), softmax or mlp (labels 0..K-1), or mlp-regression "
-            + "(an MLP with a squared-error head).")
+        description = "linear (default), logistic (labels 0/1), softmax, mlp or cnn (labels 0..K-1), or "
+            + "mlp-regression (an MLP with a squared-error head).")
     String model;
 
     @Option(names = "--classes", defaultValue = "0",
-        description = "Classes for softmax and mlp (0: counted from the labels).")
+        description = "Classes for softmax, mlp and cnn (0: counted from the labels).")
     int classes;
 
-    @Option(names = "--layers", defaultValue = "", description = "Hidden-layer widths of --model mlp, e.g. 256,128.")
+    @Option(names = "--layers", defaultValue = "", description = "Hidden-layer widths of --model mlp, e.g. 256,128; "
+        + "the layers of --model cnn, e.g. conv:32:3,pool:2,conv:64:3,pool:2,dense:128.")
     String layers;
+
+    @Option(names = "--image-shape", defaultValue = "", paramLabel = "HxWxC", description = "The images' shape for "
+        + "--model cnn, e.g. 28x28x1 (default: square images of one channel, as IDX files hold).")
+    String imageShape;
 
     @Option(names = "--activation", defaultValue = "relu", description = "Hidden activation of --model mlp: relu "
         + "(He initialisation), tanh or sigmoid (Xavier).")
@@ -55,8 +60,7 @@ final class ModelOptions {
 
     /** {@return the model these options describe; a bad value is an error naming its option} */
     ModelSpec model() {
-        return ModelNames.of(model, intercept, classes, ModelNames.widths(layers), ModelNames.activation(activation))
-            .withPrecision(ModelNames.precision(precision));
+        return ModelNames.named(model, intercept, classes, layers, activation, imageShape).withPrecision(ModelNames.precision(precision));
     }
 
     /** {@return the optimizer these options describe, owning the learning rate and its schedule} */

@@ -103,17 +103,19 @@ final class OptionChecks {
     /** Options that the model or optimiser chosen would ignore. */
     private static void noEffect(ParseResult given, TrainCommand c) {
         boolean network = NETWORKS.contains(c.learning.model);
+        boolean cnn = c.learning.model.equals("cnn");
         String withModel = "with --model " + c.learning.model;
-        refuse(given, "--layers", !network, withModel + ": only the MLPs (--model mlp, mlp-regression) have hidden "
-            + "layers");
+        refuse(given, "--layers", !network && !cnn, withModel + ": only the networks (--model mlp, mlp-regression, cnn) "
+            + "have layers");
+        refuse(given, "--image-shape", !cnn, withModel + ": only --model cnn reads samples as images");
         refuse(given, "--activation", !network, withModel + ": only the MLPs (--model mlp, mlp-regression) have "
-            + "hidden activations");
-        refuse(given, "--intercept", network, withModel + ": an MLP always learns biases");
-        refuse(given, "--classes", !c.learning.model.equals("softmax") && !c.learning.model.equals("mlp"), withModel + ": "
+            + "hidden activations" + (cnn ? " (a cnn's are ReLU)" : ""));
+        refuse(given, "--intercept", network || cnn, withModel + ": a network always learns biases");
+        refuse(given, "--classes", !List.of("softmax", "mlp", "cnn").contains(c.learning.model), withModel + ": "
             + (c.learning.model.equals("logistic") ? "logistic regression always has 2 classes" : "a regression has no classes"));
         refuse(given, "--momentum", c.learning.optimizer.equals("gd") || c.learning.optimizer.equals("adam"), "with --optimizer "
             + c.learning.optimizer + ": only momentum and nesterov use it");
-        refuse(given, "--seed", !network && c.batchSize == 0 && c.testFraction == 0, "here: it seeds the train/test "
+        refuse(given, "--seed", !network && !cnn && c.batchSize == 0 && c.testFraction == 0, "here: it seeds the train/test "
             + "split (--test-fraction), the mini-batch order (--batch-size) and an MLP's initial weights, and this "
             + "run has none of them");
     }

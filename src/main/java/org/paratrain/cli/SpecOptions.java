@@ -18,7 +18,8 @@ final class SpecOptions {
         Map.entry("block size", "--block-size"), Map.entry("exchange", "--allreduce"),
         Map.entry("format", "--format"), Map.entry("features", "--x"), Map.entry("labels", "--labels"),
         Map.entry("test labels", "--test-labels"), Map.entry("test fraction", "--test-fraction"),
-        Map.entry("test data", "--test-data"), Map.entry("sum", "--sum"), Map.entry("precision", "--precision"));
+        Map.entry("test data", "--test-data"), Map.entry("sum", "--sum"), Map.entry("precision", "--precision"),
+        Map.entry("image-shape", "--image-shape"));
 
     private SpecOptions() { }
 

@@ -81,6 +81,10 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
             o.put("activation", mlp.activation().name().toLowerCase(java.util.Locale.ROOT));
             o.put("precision", mlp.precision().name().toLowerCase(java.util.Locale.ROOT));
         }
+        if (spec instanceof ModelSpec.Cnn cnn) {
+            o.put("layers", cnn.label());
+            o.put("image_shape", cnn.shape(features).toString());
+        }
         if (classNames != null) {
             classNames.names().forEach(o.putArray("class_names")::add);
         }
@@ -121,7 +125,7 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
                 + "than the " + params.length + " parameters the file holds");
         }
         boolean mlp = kind.startsWith("mlp");
-        ModelSpec spec = ModelNames.of(kind, !mlp && check.flag("intercept"), classes,
+        ModelSpec spec = kind.equals("cnn") ? check.cnn() : ModelNames.of(kind, !mlp && check.flag("intercept"), classes,
             mlp ? ModelNames.widths(check.layers(params.length)) : List.of(),
             ModelNames.activation(mlp ? check.activation() : "relu"));
         if (mlp) {

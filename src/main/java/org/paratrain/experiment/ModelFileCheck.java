@@ -15,7 +15,7 @@ import org.paratrain.io.Clip;
  * parameter "abc" would otherwise read as 0, and "NaN" as NaN).
  */
 final class ModelFileCheck {
-    static final List<String> MODELS = List.of("linear", "logistic", "softmax", "mlp", "mlp-regression");
+    static final List<String> MODELS = List.of("linear", "logistic", "softmax", "mlp", "mlp-regression", "cnn");
     private static final List<String> ACTIVATIONS = List.of("relu", "tanh", "sigmoid");
 
     private final Path file;
@@ -105,6 +105,20 @@ final class ModelFileCheck {
             }
         }
         return s;
+    }
+
+    /** A CNN's layers, image shape and classes, as ModelNames reads them from the command line. */
+    org.paratrain.train.spec.ModelSpec cnn() {
+        JsonNode layers = root.get("layers");
+        JsonNode shape = root.get("image_shape");
+        try {
+            return org.paratrain.train.spec.ModelNames.named("cnn", true, classes("cnn"),
+                layers == null || !layers.isTextual() ? "" : layers.asText(), "relu",
+                shape == null || !shape.isTextual() ? "?" : shape.asText());
+        } catch (org.paratrain.train.spec.SpecException e) {
+            throw error("field \"" + e.setting().replace('-', '_') + "\" is " + shown(root.get(e.setting()
+                .replace('-', '_'))) + "; it " + e.requirement());
+        }
     }
 
     /** An MLP's hidden activation. */

@@ -80,7 +80,14 @@ public final class SpecCodec {
             m.put("activation", mlp.activation().name().toLowerCase(Locale.ROOT));
             m.put("precision", mlp.precision().name().toLowerCase(Locale.ROOT));
         }
-        if (model instanceof ModelSpec.Softmax || model.classifier() && model instanceof ModelSpec.Mlp) {
+        if (model instanceof ModelSpec.Cnn cnn) {
+            m.put("layers", cnn.label());
+            if (cnn.image() != null) {
+                m.put("image_shape", cnn.image().toString());
+            }
+        }
+        if (model instanceof ModelSpec.Softmax || model instanceof ModelSpec.Cnn
+            || model.classifier() && model instanceof ModelSpec.Mlp) {
             m.put("classes", model.classes());
         }
         m.put("intercept", model.intercept());
@@ -117,9 +124,8 @@ public final class SpecCodec {
      * @return the spec
      */
     public static ModelSpec decodeModel(JsonNode m) {
-        return ModelNames.of(m.path("kind").asText(), m.path("intercept").asBoolean(), m.path("classes").asInt(0),
-            ModelNames.widths(m.path("layers").asText("")),
-            ModelNames.activation(m.path("activation").asText("relu")))
+        return ModelNames.named(m.path("kind").asText(), m.path("intercept").asBoolean(), m.path("classes").asInt(0),
+            m.path("layers").asText(""), m.path("activation").asText("relu"), m.path("image_shape").asText(""))
             .withPrecision(ModelNames.precision(m.path("precision").asText("float64")));
     }
 

@@ -172,7 +172,7 @@ public final class MultilayerPerceptron implements Classifier {
         }
     }
 
-    private static double gaussian(SplittableRandom r) {
+    static double gaussian(SplittableRandom r) {
         double u = r.nextDouble();
         double v = r.nextDouble();
         return Math.sqrt(-2 * Math.log(1 - u)) * Math.cos(2 * Math.PI * v);
@@ -308,22 +308,29 @@ public final class MultilayerPerceptron implements Classifier {
      */
     @Override
     public void predict(Dataset data, int from, int n, double[] params, int[] classes, double[] probabilities) {
-        int k = widths[widths.length - 1];
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
             forward(data, from + at, m, params);
-            double[] z = acts[widths.length - 1];
-            for (int i = 0; i < m; i++) {
-                int best = 0;
-                for (int c = 1; c < k; c++) {
-                    best = z[i * k + c] > z[i * k + best] ? c : best;
-                }
-                classes[at + i] = best;
-                if (probabilities != null) {
-                    double lse = logSumExp(z, i * k, k);
-                    for (int c = 0; c < k; c++) {
-                        probabilities[(at + i) * k + c] = Math.exp(z[i * k + c] - lse);
-                    }
+            classify(acts[widths.length - 1], m, widths[widths.length - 1], classes, at, probabilities);
+        }
+    }
+
+    /**
+     * Each of {@code m} rows of {@code k} logits: its class, the largest logit (the first of equals),
+     * into {@code classes[at + i]}, and if asked its softmax by the log-sum-exp into row
+     * {@code at + i} of {@code probabilities}.
+     */
+    static void classify(double[] z, int m, int k, int[] classes, int at, double[] probabilities) {
+        for (int i = 0; i < m; i++) {
+            int best = 0;
+            for (int c = 1; c < k; c++) {
+                best = z[i * k + c] > z[i * k + best] ? c : best;
+            }
+            classes[at + i] = best;
+            if (probabilities != null) {
+                double lse = logSumExp(z, i * k, k);
+                for (int c = 0; c < k; c++) {
+                    probabilities[(at + i) * k + c] = Math.exp(z[i * k + c] - lse);
                 }
             }
         }
@@ -389,7 +396,7 @@ public final class MultilayerPerceptron implements Classifier {
         return deltas[widths.length - 1];
     }
 
-    private static double logSumExp(double[] z, int at, int k) {
+    static double logSumExp(double[] z, int at, int k) {
         double max = Double.NEGATIVE_INFINITY;
         for (int c = 0; c < k; c++) {
             max = Math.max(max, z[at + c]);

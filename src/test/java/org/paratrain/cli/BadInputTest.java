@@ -154,6 +154,20 @@ class BadInputTest {
             "--backend", "mpi", "--hostfile", "@nohosts", "--out", "@scale"));
         c.add(bad("precision unknown", 2, "--precision|float16", train("--model", "mlp", "--y", "@labels.in",
             "--precision", "float16")));
+        c.add(bad("cnn layer not a layer", 2, "--layers|conv:32|conv:FILTERS:KERNEL", train("--model", "cnn", "--y",
+            "@labels.in", "--layers", "conv:32")));
+        c.add(bad("cnn without layers", 2, "--layers", train("--model", "cnn", "--y", "@labels.in")));
+        c.add(bad("cnn with an activation", 2, "--activation", train("--model", "cnn", "--y", "@labels.in",
+            "--layers", "dense:4", "--activation", "tanh")));
+        c.add(bad("image shape without a cnn", 2, "--image-shape", train("--image-shape", "1x2x1")));
+        c.add(bad("image shape not three sizes", 2, "--image-shape|HEIGHTxWIDTHxCHANNELS", train("--model", "cnn",
+            "--y", "@labels.in", "--layers", "dense:4", "--image-shape", "2x1")));
+        c.add(bad("cnn features not a square image", 2, "--image-shape|2 features", train("--model", "cnn", "--y",
+            "@labels.in", "--layers", "dense:4")));
+        c.add(bad("cnn image shape not the features", 2, "--image-shape|5x5x1|2 features", train("--model", "cnn",
+            "--y", "@labels.in", "--layers", "dense:4", "--image-shape", "5x5x1")));
+        c.add(bad("cnn kernel larger than the image", 2, "--layers|conv:4:3|1x2x1", train("--model", "cnn", "--y",
+            "@labels.in", "--layers", "conv:4:3", "--image-shape", "1x2x1")));
         c.add(bad("float32 with a linear model", 2, "--precision|MLP", train("--precision", "float32")));
         c.add(bad("ranks per process with local", 2, "--ranks-per-process", train("--ranks-per-process", "2")));
         c.add(bad("ranks per process not a number", 2, "--ranks-per-process|whole number", train("--backend", "mpi",

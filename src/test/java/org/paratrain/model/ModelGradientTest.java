@@ -3,6 +3,7 @@ package org.paratrain.model;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -33,7 +34,17 @@ class ModelGradientTest {
             Arguments.of("mlp sigmoid 3-4-2", (Supplier<Model>) () -> new MultilayerPerceptron(3, new int[] {4}, 2,
                 MultilayerPerceptron.Activation.SIGMOID), 3, 2),
             Arguments.of("mlp regression 5-3-1", (Supplier<Model>) () -> new MultilayerPerceptron(5, new int[] {3}, 1,
-                MultilayerPerceptron.Activation.TANH, MultilayerPerceptron.Head.SQUARED), 5, 0));
+                MultilayerPerceptron.Activation.TANH, MultilayerPerceptron.Head.SQUARED), 5, 0),
+            Arguments.of("cnn conv-pool-dense 6x6x1", (Supplier<Model>) () -> new ConvNet(new ConvNet.Shape(6, 6, 1),
+                List.of(new ConvNet.Conv(3, 3), new ConvNet.Pool(2), new ConvNet.Dense(5)), 3), 36, 3),
+            Arguments.of("cnn conv-conv-pool, 2 channels, ragged pool 7x7x2", (Supplier<Model>) () -> new ConvNet(
+                new ConvNet.Shape(7, 7, 2), List.of(new ConvNet.Conv(4, 2), new ConvNet.Conv(3, 3), new ConvNet.Pool(2)),
+                4), 98, 4),
+            Arguments.of("cnn pool-conv-dense-dense 5x5x3", (Supplier<Model>) () -> new ConvNet(new ConvNet.Shape(5, 5, 3),
+                List.of(new ConvNet.Pool(2), new ConvNet.Conv(2, 2), new ConvNet.Dense(4), new ConvNet.Dense(3)), 2),
+                75, 2),
+            Arguments.of("cnn non-square 4x6x1, pool 3", (Supplier<Model>) () -> new ConvNet(new ConvNet.Shape(4, 6, 1),
+                List.of(new ConvNet.Conv(2, 2), new ConvNet.Pool(3)), 3), 24, 3));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -2,6 +2,7 @@ package org.paratrain.train.spec;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.paratrain.model.ConvNet;
 import org.paratrain.model.MultilayerPerceptron;
 import org.paratrain.model.MultilayerPerceptron.Activation;
 import org.paratrain.model.MultilayerPerceptron.Head;
@@ -12,7 +13,94 @@ import org.paratrain.model.MultilayerPerceptron.Head;
  * {@link SpecException} naming its setting.
  */
 public final class ModelNames {
+    /** A network {@code --layers} can name for {@code --model cnn}. */
+    static final String CNN_EXAMPLE = "conv:32:3,pool:2,conv:64:3,pool:2,dense:128";
+
     private ModelNames() { }
+
+    /**
+     * {@return the spec of a model as named in files and on the command line, networks included}
+     * @param kind       {@code linear}, {@code logistic}, {@code softmax}, {@code mlp},
+     *                   {@code mlp-regression} or {@code cnn}
+     * @param intercept  whether a linear model learns a bias term (networks always do)
+     * @param classes    classes of softmax, mlp or cnn, 0 to count them from the labels
+     * @param layers     an MLP's hidden widths ({@code 256,128}) or a CNN's layers
+     *                   ({@code conv:32:3,pool:2,dense:128})
+     * @param activation an MLP's hidden activation
+     * @param image      a CNN's image shape ({@code 28x28x1}), or empty for square single-channel images
+     * @throws SpecException naming the first setting that is not valid
+     */
+    public static ModelSpec named(String kind, boolean intercept, int classes, String layers, String activation,
+                                  String image) {
+        if (kind.equals("cnn")) {
+            return new ModelSpec.Cnn(cnnLayers(layers), image == null || image.isBlank() ? null : shape(image), classes);
+        }
+        SpecException.check(image == null || image.isBlank(), "image-shape", "is for --model cnn, got model " + kind);
+        return of(kind, intercept, classes, widths(layers), activation(activation));
+    }
+
+    /**
+     * A CNN's layers written as the command line writes them.
+     *
+     * @param s {@code conv:FILTERS:KERNEL}, {@code pool:SIZE} and {@code dense:WIDTH}, separated by commas
+     * @return the layers, input side first
+     * @throws SpecException naming the first part that is not a layer
+     */
+    public static List<ConvNet.Layer> cnnLayers(String s) {
+        List<ConvNet.Layer> layers = new ArrayList<>();
+        for (String part : s == null || s.isBlank() ? new String[0] : s.split(",", -1)) {
+            String[] f = part.strip().split(":", -1);
+            ConvNet.Layer layer = switch (f[0]) {
+                case "conv" -> f.length == 3 ? new ConvNet.Conv(positive(f[1], 1, part), positive(f[2], 1, part)) : null;
+                case "pool" -> f.length == 2 ? new ConvNet.Pool(positive(f[1], 2, part)) : null;
+                case "dense" -> f.length == 2 ? new ConvNet.Dense(positive(f[1], 1, part)) : null;
+                default -> null;
+            };
+            if (layer == null) {
+                throw new SpecException("layers", "of a cnn must be conv:FILTERS:KERNEL, pool:SIZE or dense:WIDTH "
+                    + "separated by commas, e.g. " + CNN_EXAMPLE + "; got '" + part.strip() + "'");
+            }
+            layers.add(layer);
+        }
+        SpecException.check(!layers.isEmpty(), "layers", "must name a cnn's layers, e.g. " + CNN_EXAMPLE);
+        return layers;
+    }
+
+    private static int positive(String v, int min, String part) {
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= min && n <= 65_536) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new SpecException("layers", "of a cnn need sizes from " + min + " to 65536, got '" + part.strip() + "'");
+    }
+
+    /**
+     * An image shape as the command line writes it.
+     *
+     * @param s {@code HEIGHTxWIDTHxCHANNELS}, e.g. {@code 28x28x1}
+     * @return the shape
+     * @throws SpecException if it is not three positive sizes
+     */
+    public static ConvNet.Shape shape(String s) {
+        String[] f = s.strip().split("x", -1);
+        try {
+            if (f.length == 3) {
+                ConvNet.Shape shape = new ConvNet.Shape(Integer.parseInt(f[0]), Integer.parseInt(f[1]),
+                    Integer.parseInt(f[2]));
+                if (shape.height() >= 1 && shape.width() >= 1 && shape.channels() >= 1
+                    && (long) shape.height() * shape.width() * shape.channels() <= Integer.MAX_VALUE) {
+                    return shape;
+                }
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new SpecException("image-shape", "must be HEIGHTxWIDTHxCHANNELS, e.g. 28x28x1, got '" + s + "'");
+    }
 
     /**
      * {@return the spec of a model of this {@code kind}, as named in files and on the command line}
@@ -29,7 +117,7 @@ public final class ModelNames {
             case "softmax" -> new ModelSpec.Softmax(classes, intercept);
             case "mlp" -> new ModelSpec.Mlp(hidden, activation, Head.SOFTMAX, classes);
             case "mlp-regression" -> new ModelSpec.Mlp(hidden, activation, Head.SQUARED, 0);
-            default -> throw new SpecException("model", "must be linear, logistic, softmax, mlp or mlp-regression, "
+            default -> throw new SpecException("model", "must be linear, logistic, softmax, mlp, mlp-regression or cnn, "
                 + "got '" + kind + "'");
         };
     }

@@ -2,6 +2,7 @@ package org.paratrain.train.spec;
 
 import java.util.List;
 import org.paratrain.data.Dataset;
+import org.paratrain.model.ConvNet;
 import org.paratrain.model.LinearRegression;
 import org.paratrain.model.LogisticRegression;
 import org.paratrain.model.Model;
@@ -62,6 +63,7 @@ public sealed interface ModelSpec {
                 long out = m.classifier() ? classes : 1;
                 yield p + in * out + out;
             }
+            case Cnn c -> c.newModel(features, classes).parameterCount();
             case Linear l -> features + bias;
             case Logistic l -> features + bias;
         };
@@ -281,6 +283,78 @@ public sealed interface ModelSpec {
         @Override
         public ModelSpec withPrecision(MultilayerPerceptron.Precision p) {
             return new Mlp(hidden, activation, head, classes, p);
+        }
+    }
+
+    /**
+     * A convolutional network over images: convolutions, max pooling and dense layers with
+     * ReLU, and a dense softmax cross-entropy head.
+     *
+     * @param layers    the layers, input side first ({@code conv:32:3,pool:2,dense:128})
+     * @param image     the images' shape, or null for square single-channel images (the side is
+     *                  the square root of the features: 784 is 28x28x1)
+     * @param classes   K, or 0 to count the classes from the labels
+     */
+    record Cnn(List<ConvNet.Layer> layers, ConvNet.Shape image, int classes) implements ModelSpec {
+        /** Checks the layers and the classes, and keeps an unmodifiable copy of the layers. */
+        public Cnn {
+            layers = List.copyOf(layers);
+            SpecException.check(!layers.isEmpty(), "layers", "must name the network's layers, e.g. "
+                + ModelNames.CNN_EXAMPLE);
+            checkClasses(classes);
+        }
+
+        @Override
+        public String kind() {
+            return "cnn";
+        }
+
+        @Override
+        public boolean intercept() {
+            return true;
+        }
+
+        @Override
+        public boolean classifier() {
+            return true;
+        }
+
+        /** {@return the layers as the command line writes them ({@code conv:32:3,pool:2,dense:128})} */
+        public String label() {
+            return String.join(",", layers.stream().map(ConvNet.Layer::label).toList());
+        }
+
+        /**
+         * {@return the images' shape for data of {@code features} values a sample: the one given,
+         * or a square of one channel}
+         * @param features the data's values per sample
+         * @throws SpecException if they do not make an image of that shape
+         */
+        public ConvNet.Shape shape(int features) {
+            if (image != null) {
+                SpecException.check(image.size() == features, "image-shape", "is " + image + " = " + image.size()
+                    + " values a sample, but the data has " + features + " features");
+                return image;
+            }
+            int side = (int) Math.round(Math.sqrt(features));
+            SpecException.check(side * side == features, "image-shape", "is needed: " + features + " features are "
+                + "not a square image of one channel; give HEIGHTxWIDTHxCHANNELS");
+            return new ConvNet.Shape(side, side, 1);
+        }
+
+        @Override
+        public String initialWeights(long seed) {
+            return "he-normal convolutions and hidden layers, xavier-uniform output, zero biases, seed " + seed;
+        }
+
+        @Override
+        public Model newModel(int features, int classes) {
+            try {
+                return new ConvNet(shape(features), layers, classes);
+            } catch (IllegalArgumentException e) {
+                throw e instanceof SpecException ? e : new SpecException("layers", e.getMessage()
+                    .replaceFirst("^--layers: ", "do not fit " + shape(features) + " images: "));
+            }
         }
     }
 

@@ -1,0 +1,511 @@
+package org.paratrain.model;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.paratrain.data.Dataset;
+
+/**
+ * A convolutional network for images: convolutions and dense layers with ReLU, max pooling,
+ * and a dense softmax cross-entropy head over K classes (labels 0..K-1).
+ *
+ * <p>Images are stored height x width x channels, one sample per row of the data set (an IDX
+ * image of 28 x 28 bytes is 28 x 28 x 1). A convolution has stride 1 and no padding, so a
+ * {@code k x k} kernel turns {@code h x w} into {@code (h-k+1) x (w-k+1)}; a pool of {@code p}
+ * takes the largest of each {@code p x p} square, stride {@code p}, dropping a ragged edge.
+ *
+ * <p>Convolution is im2col and one matrix product ({@link Gemm}) for a whole block: each
+ * output pixel of each sample becomes a row of its {@code k x k x c} input patch, so
+ * {@code Z = cols W + b} is the block's output in the same height x width x channels layout,
+ * and the backward pass is {@code dW = cols^T dZ} and {@code dcols = dZ W^T}, which col2im adds
+ * back into the input's deltas. A patch row is {@code k} runs of {@code k x c} contiguous
+ * values, so im2col is {@code k} array copies per output pixel.
+ *
+ * <p>Layout of the flat parameters, layer by layer as in {@link MultilayerPerceptron}: the
+ * weights as an {@code in x out} matrix (a convolution's {@code in} is {@code k x k x c}, rows
+ * in patch order, one column per filter), then the {@code out} biases. Initialisation is
+ * seeded: He (normal, sd sqrt(2/in)) for the convolutions and hidden dense layers, Xavier
+ * (uniform) for the head, biases 0.
+ *
+ * <p>One instance per rank: the block's activations, patches and pooling choices are scratch
+ * grown to the largest block and reused, so a training step allocates nothing. Each block's
+ * gradient depends on its samples alone, so the sum across ranks keeps the bits of any node
+ * count.
+ */
+public final class ConvNet implements Classifier {
+
+    /** One layer of the network as {@code --layers} names it. */
+    public sealed interface Layer {
+        /** {@return the layer as {@code --layers} writes it ({@code conv:32:3})} */
+        String label();
+    }
+
+    /**
+     * {@code conv:F:K}: F filters of K x K over every input channel, stride 1, no padding, then ReLU.
+     *
+     * @param filters F, at least 1
+     * @param kernel  K, at least 1
+     */
+    public record Conv(int filters, int kernel) implements Layer {
+        @Override
+        public String label() {
+            return "conv:" + filters + ":" + kernel;
+        }
+    }
+
+    /**
+     * {@code pool:P}: the largest value of each P x P square of each channel, stride P.
+     *
+     * @param size P, at least 2
+     */
+    public record Pool(int size) implements Layer {
+        @Override
+        public String label() {
+            return "pool:" + size;
+        }
+    }
+
+    /**
+     * {@code dense:N}: a fully connected layer of N units with ReLU (the image is flattened first).
+     *
+     * @param width N, at least 1
+     */
+    public record Dense(int width) implements Layer {
+        @Override
+        public String label() {
+            return "dense:" + width;
+        }
+    }
+
+    /**
+     * The shape of an image or of a layer's output.
+     *
+     * @param height   rows, at least 1
+     * @param width    columns, at least 1
+     * @param channels values per pixel, at least 1
+     */
+    public record Shape(int height, int width, int channels) {
+        /** {@return the values of one sample of this shape} */
+        public int size() {
+            return height * width * channels;
+        }
+
+        /** {@return the shape as {@code --image-shape} writes it ({@code 28x28x1})} */
+        @Override
+        public String toString() {
+            return height + "x" + width + "x" + channels;
+        }
+    }
+
+    /** A layer placed in the network: its input and output shapes and its parameters' offset. */
+    private record Stage(Layer layer, Shape in, Shape out, int offset, int patch) {
+        /** {@return the weights' rows: a convolution's patch size, a dense layer's inputs} */
+        int fanIn() {
+            return layer instanceof Conv ? patch : in.size();
+        }
+
+        int units() {
+            return out.channels();
+        }
+
+        /** {@return output pixels per sample (1 for a dense layer)} */
+        int pixels() {
+            return out.height() * out.width();
+        }
+    }
+
+    private final Shape image;
+    private final List<Layer> layers;
+    private final Stage[] stages;       // the given layers, then the head: dense to the classes, no ReLU
+    private final int classes;
+    private final int parameters;
+    private double[][] acts = new double[0][];
+    private double[][] deltas = new double[0][];
+    private double[][] cols = new double[0][];
+    private int[][] choices = new int[0][];
+    private int capacity;
+
+    /**
+     * A network of these layers over images of this shape.
+     *
+     * @param image   the input shape; its size must be the data's features
+     * @param layers  the layers, input side first; at least one
+     * @param classes K, at least 2
+     * @throws IllegalArgumentException naming the layer a shape does not fit (a kernel or pool
+     *     larger than its input, or a convolution or pool after a dense layer)
+     */
+    public ConvNet(Shape image, List<Layer> layers, int classes) {
+        if (classes < 2) {
+            throw new IllegalArgumentException("a convolutional network needs at least 2 classes, got " + classes);
+        }
+        this.image = image;
+        this.layers = List.copyOf(layers);
+        this.classes = classes;
+        List<Stage> s = new ArrayList<>();
+        Shape shape = image;
+        int p = 0;
+        boolean flat = false;
+        for (Layer layer : this.layers) {
+            Shape out;
+            int patch = 0;
+            switch (layer) {
+                case Conv c -> {
+                    check(!flat, layer, "comes after a dense layer");
+                    check(c.kernel() <= Math.min(shape.height(), shape.width()), layer, "needs an input of at least "
+                        + c.kernel() + "x" + c.kernel() + ", got " + shape);
+                    patch = c.kernel() * c.kernel() * shape.channels();
+                    out = new Shape(shape.height() - c.kernel() + 1, shape.width() - c.kernel() + 1, c.filters());
+                }
+                case Pool q -> {
+                    check(!flat, layer, "comes after a dense layer");
+                    check(q.size() <= Math.min(shape.height(), shape.width()), layer, "needs an input of at least "
+                        + q.size() + "x" + q.size() + ", got " + shape);
+                    out = new Shape(shape.height() / q.size(), shape.width() / q.size(), shape.channels());
+                }
+                case Dense d -> {
+                    flat = true;
+                    out = new Shape(1, 1, d.width());
+                }
+            }
+            Stage st = new Stage(layer, shape, out, p, patch);
+            p += layer instanceof Pool ? 0 : st.fanIn() * st.units() + st.units();
+            s.add(st);
+            shape = out;
+        }
+        Stage head = new Stage(new Dense(classes), shape, new Shape(1, 1, classes), p, 0);
+        p += head.fanIn() * classes + classes;
+        s.add(head);
+        stages = s.toArray(new Stage[0]);
+        parameters = p;
+    }
+
+    private static void check(boolean ok, Layer layer, String what) {
+        if (!ok) {
+            throw new IllegalArgumentException("--layers: " + layer.label() + " " + what);
+        }
+    }
+
+    /** {@return the input shape} */
+    public Shape image() {
+        return image;
+    }
+
+    /** {@return the layers as given, without the head} */
+    public List<Layer> layers() {
+        return layers;
+    }
+
+    @Override
+    public int parameterCount() {
+        return parameters;
+    }
+
+    @Override
+    public String name() {
+        return "cnn";
+    }
+
+    @Override
+    public int classes() {
+        return classes;
+    }
+
+    @Override
+    public void initialize(double[] params, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        Arrays.fill(params, 0.0);
+        for (int s = 0; s < stages.length; s++) {
+            Stage st = stages[s];
+            if (st.layer() instanceof Pool) {
+                continue;
+            }
+            int in = st.fanIn();
+            int out = st.units();
+            boolean head = s == stages.length - 1;
+            double sd = Math.sqrt(2.0 / in);
+            double limit = Math.sqrt(6.0 / (in + out));
+            for (int k = 0; k < in * out; k++) {
+                params[st.offset() + k] = head ? limit * (2 * rnd.nextDouble() - 1)
+                    : sd * MultilayerPerceptron.gaussian(rnd);
+            }
+        }
+    }
+
+    /**
+     * {@inheritDoc} A range longer than {@value #CHUNK} samples runs a chunk at a time, each
+     * chunk's gradient added in turn, so the scratch stays that of one chunk (a convolution's
+     * patches take {@code k x k x c} values per output pixel).
+     */
+    @Override
+    public double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        double loss = 0.0;
+        for (int at = from; at < to; at += CHUNK) {
+            loss += chunkLossAndGradient(data, at, Math.min(to, at + CHUNK), params, grad, offset);
+        }
+        return loss;
+    }
+
+    private double chunkLossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        int n = to - from;
+        double loss = forward(data, from, n, params);
+        double[] z = acts[stages.length - 1];
+        double[] d = deltas[stages.length - 1];
+        for (int i = 0; i < n; i++) {
+            int label = (int) data.y()[from + i];
+            double lse = MultilayerPerceptron.logSumExp(z, i * classes, classes);
+            for (int c = 0; c < classes; c++) {
+                d[i * classes + c] = Math.exp(z[i * classes + c] - lse) - (c == label ? 1.0 : 0.0);
+            }
+        }
+        for (int s = stages.length - 1; s >= 0; s--) {
+            backward(data, from, n, s, params, grad, offset);
+        }
+        return loss;
+    }
+
+    @Override
+    public double loss(Dataset data, int from, int to, double[] params) {
+        double loss = 0.0;
+        for (int at = from; at < to; at += CHUNK) {
+            loss += forward(data, at, Math.min(to - at, CHUNK), params);
+        }
+        return loss;
+    }
+
+    /** Runs the block forward, keeping every stage's output; returns the summed cross-entropy. */
+    private double forward(Dataset data, int from, int n, double[] params) {
+        run(data, from, n, params);
+        double loss = 0.0;
+        double[] z = acts[stages.length - 1];
+        for (int i = 0; i < n; i++) {
+            loss += MultilayerPerceptron.logSumExp(z, i * classes, classes) - z[i * classes + (int) data.y()[from + i]];
+        }
+        return loss;
+    }
+
+    /** Runs the block through every stage, leaving the logits in the last stage's activations. */
+    private void run(Dataset data, int from, int n, double[] params) {
+        ensure(n);
+        for (int s = 0; s < stages.length; s++) {
+            Stage st = stages[s];
+            double[] in = s == 0 ? data.x() : acts[s - 1];
+            int inBase = s == 0 ? from * image.size() : 0;
+            double[] out = acts[s];
+            switch (st.layer()) {
+                case Pool q -> pool(st, q.size(), n, in, inBase, out, choices[s]);
+                case Conv c -> {
+                    im2col(st, c.kernel(), n, in, inBase, cols[s]);
+                    affine(st, n * st.pixels(), cols[s], 0, params, out, true);
+                }
+                case Dense d -> affine(st, n, in, inBase, params, out, s < stages.length - 1);
+            }
+        }
+    }
+
+    /** {@code out = a W + b} for {@code rows} rows of the stage's fan-in, then the ReLU if asked: one pass after the product. */
+    private static void affine(Stage st, int rows, double[] a, int aBase, double[] params, double[] out, boolean relu) {
+        int units = st.units();
+        int b = st.offset() + st.fanIn() * units;
+        Gemm.dgemm(false, false, rows, units, st.fanIn(), 1.0, a, aBase, params, st.offset(), 0.0, out, 0);
+        for (int r = 0; r < rows; r++) {
+            int at = r * units;
+            if (relu) {
+                for (int o = 0; o < units; o++) {
+                    out[at + o] = Math.max(out[at + o] + params[b + o], 0.0);
+                }
+            } else {
+                for (int o = 0; o < units; o++) {
+                    out[at + o] += params[b + o];
+                }
+            }
+        }
+    }
+
+    /** Each output pixel's {@code k x k x c} input patch as a row of {@code cols}: k runs of k*c values. */
+    private static void im2col(Stage st, int k, int n, double[] in, int inBase, double[] cols) {
+        Shape is = st.in();
+        Shape os = st.out();
+        int run = k * is.channels();
+        int r = 0;
+        for (int i = 0; i < n; i++) {
+            int sample = inBase + i * is.size();
+            for (int oy = 0; oy < os.height(); oy++) {
+                for (int ox = 0; ox < os.width(); ox++) {
+                    for (int ky = 0; ky < k; ky++) {
+                        System.arraycopy(in, sample + ((oy + ky) * is.width() + ox) * is.channels(), cols,
+                            r + ky * run, run);
+                    }
+                    r += st.patch();
+                }
+            }
+        }
+    }
+
+    /** Adds each row of {@code cols} back into the patch it came from: the transpose of {@link #im2col}. */
+    private static void col2im(Stage st, int k, int n, double[] cols, double[] in) {
+        Shape is = st.in();
+        Shape os = st.out();
+        int run = k * is.channels();
+        Arrays.fill(in, 0, n * is.size(), 0.0);
+        int r = 0;
+        for (int i = 0; i < n; i++) {
+            int sample = i * is.size();
+            for (int oy = 0; oy < os.height(); oy++) {
+                for (int ox = 0; ox < os.width(); ox++) {
+                    for (int ky = 0; ky < k; ky++) {
+                        int at = sample + ((oy + ky) * is.width() + ox) * is.channels();
+                        int from = r + ky * run;
+                        for (int j = 0; j < run; j++) {
+                            in[at + j] += cols[from + j];
+                        }
+                    }
+                    r += st.patch();
+                }
+            }
+        }
+    }
+
+    /** Max pooling; {@code choice[j]} is where in {@code in} (from {@code inBase}) output j's maximum was. */
+    private static void pool(Stage st, int p, int n, double[] in, int inBase, double[] out, int[] choice) {
+        Shape is = st.in();
+        Shape os = st.out();
+        int ch = is.channels();
+        int j = 0;
+        for (int i = 0; i < n; i++) {
+            int sample = i * is.size();
+            for (int oy = 0; oy < os.height(); oy++) {
+                for (int ox = 0; ox < os.width(); ox++) {
+                    // The window's first pixel, then each other pixel's channels in turn: contiguous runs.
+                    int first = sample + ((oy * p) * is.width() + ox * p) * ch;
+                    for (int c = 0; c < ch; c++) {
+                        out[j + c] = in[inBase + first + c];
+                        choice[j + c] = first + c;
+                    }
+                    for (int dy = 0; dy < p; dy++) {
+                        for (int dx = dy == 0 ? 1 : 0; dx < p; dx++) {
+                            int at = sample + ((oy * p + dy) * is.width() + ox * p + dx) * ch;
+                            for (int c = 0; c < ch; c++) {
+                                double v = in[inBase + at + c];
+                                if (v > out[j + c]) {
+                                    out[j + c] = v;
+                                    choice[j + c] = at + c;
+                                }
+                            }
+                        }
+                    }
+                    j += ch;
+                }
+            }
+        }
+    }
+
+    /**
+     * Stage s's parameter gradient from {@code deltas[s]} (the loss's gradient by the stage's
+     * output), then the deltas of stage s-1's output.
+     */
+    private void backward(Dataset data, int from, int n, int s, double[] params, double[] grad, int offset) {
+        Stage st = stages[s];
+        double[] d = deltas[s];
+        double[] prev = s == 0 ? null : deltas[s - 1];
+        if (st.layer() instanceof Pool) {
+            if (s == 0) {
+                return;         // no parameters, and nothing before it to pass deltas to
+            }
+            Arrays.fill(prev, 0, n * st.in().size(), 0.0);
+            int[] choice = choices[s];
+            for (int j = 0; j < n * st.out().size(); j++) {
+                prev[choice[j]] += d[j];
+            }
+            return;
+        }
+        int rows = n * st.pixels();
+        int units = st.units();
+        if (s < stages.length - 1) {
+            double[] a = acts[s];
+            for (int j = 0; j < rows * units; j++) {
+                d[j] = a[j] > 0.0 ? d[j] : 0.0;           // through the ReLU
+            }
+        }
+        double[] a = st.layer() instanceof Conv ? cols[s] : s == 0 ? data.x() : acts[s - 1];
+        int aBase = st.layer() instanceof Conv || s > 0 ? 0 : from * image.size();
+        int w = offset + st.offset();
+        int b = w + st.fanIn() * units;
+        Gemm.dgemm(true, false, st.fanIn(), units, rows, 1.0, a, aBase, d, 0, 1.0, grad, w);   // dW += A^T dZ
+        for (int r = 0; r < rows; r++) {
+            for (int o = 0; o < units; o++) {
+                grad[b + o] += d[r * units + o];
+            }
+        }
+        if (s == 0) {
+            return;
+        }
+        if (st.layer() instanceof Conv c) {
+            // The patches are no longer needed: their deltas take their place, then go back to pixels.
+            Gemm.dgemm(false, true, rows, st.fanIn(), units, 1.0, d, 0, params, st.offset(), 0.0, cols[s], 0);
+            col2im(st, c.kernel(), n, cols[s], prev);
+        } else {
+            Gemm.dgemm(false, true, n, st.fanIn(), units, 1.0, d, 0, params, st.offset(), 0.0, prev, 0);
+        }
+    }
+
+    @Override
+    public int predict(Dataset data, int i, double[] params) {
+        int[] c = new int[1];
+        predict(data, i, 1, params, c, null);
+        return c[0];
+    }
+
+    @Override
+    public void probabilities(Dataset data, int i, double[] params, double[] out) {
+        predict(data, i, 1, params, new int[1], out);
+    }
+
+    /** Runs the samples forward a chunk at a time: the class with the largest logit, and the softmax. */
+    @Override
+    public void predict(Dataset data, int from, int n, double[] params, int[] classesOut, double[] probabilities) {
+        for (int at = 0; at < n; at += CHUNK) {
+            int m = Math.min(CHUNK, n - at);
+            run(data, from + at, m, params);
+            MultilayerPerceptron.classify(acts[stages.length - 1], m, classes, classesOut, at, probabilities);
+        }
+    }
+
+    @Override
+    public double accuracy(Dataset data, double[] params) {
+        int[] predicted = new int[CHUNK];
+        int right = 0;
+        for (int from = 0; from < data.samples(); from += CHUNK) {
+            int m = Math.min(CHUNK, data.samples() - from);
+            predict(data, from, m, params, predicted, null);
+            for (int i = 0; i < m; i++) {
+                right += predicted[i] == (int) data.y()[from + i] ? 1 : 0;
+            }
+        }
+        return (double) right / data.samples();
+    }
+
+    /** Samples a batched evaluation runs forward at once. */
+    private static final int CHUNK = 256;
+
+    private void ensure(int n) {
+        if (n <= capacity) {
+            return;
+        }
+        acts = new double[stages.length][];
+        deltas = new double[stages.length][];
+        cols = new double[stages.length][];
+        choices = new int[stages.length][];
+        for (int s = 0; s < stages.length; s++) {
+            Stage st = stages[s];
+            acts[s] = new double[n * st.out().size()];
+            deltas[s] = new double[n * st.out().size()];
+            if (st.layer() instanceof Conv) {
+                cols[s] = new double[n * st.pixels() * st.patch()];
+            } else if (st.layer() instanceof Pool) {
+                choices[s] = new int[n * st.out().size()];
+            }
+        }
+        capacity = n;
+    }
+}
