@@ -135,7 +135,7 @@ public final class Trainer {
     }
 
     /**
-     * {@return this trainer, with the MLP's forward and backward passes in single precision}
+     * {@return this trainer, with a network's (MLP or CNN) forward and backward passes in single precision}
      * The parameters, the summed gradient and the optimizer stay in double precision, so the
      * results are the same bits at any node count.
      */

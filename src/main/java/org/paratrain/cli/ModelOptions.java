@@ -37,7 +37,7 @@ final class ModelOptions {
         + "(He initialisation), tanh or sigmoid (Xavier).")
     String activation;
 
-    @Option(names = "--precision", defaultValue = "float64", description = "Arithmetic of an MLP's forward and "
+    @Option(names = "--precision", defaultValue = "float64", description = "Arithmetic of a network's (mlp, cnn) forward and "
         + "backward passes: float64 (default) or float32 (single-precision matrix products; the parameters, the "
         + "summed gradient and the optimizer stay in float64, so the same bits at any node count).")
     String precision;

@@ -84,6 +84,7 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
         if (spec instanceof ModelSpec.Cnn cnn) {
             o.put("layers", cnn.label());
             o.put("image_shape", cnn.shape(features).toString());
+            o.put("precision", cnn.precision().name().toLowerCase(java.util.Locale.ROOT));
         }
         if (classNames != null) {
             classNames.names().forEach(o.putArray("class_names")::add);

@@ -114,7 +114,8 @@ final class ModelFileCheck {
         try {
             return org.paratrain.train.spec.ModelNames.named("cnn", true, classes("cnn"),
                 layers == null || !layers.isTextual() ? "" : layers.asText(), "relu",
-                shape == null || !shape.isTextual() ? "?" : shape.asText());
+                shape == null || !shape.isTextual() ? "?" : shape.asText())
+                .withPrecision(org.paratrain.train.spec.ModelNames.precision(precision()));
         } catch (org.paratrain.train.spec.SpecException e) {
             throw error("field \"" + e.setting().replace('-', '_') + "\" is " + shown(root.get(e.setting()
                 .replace('-', '_'))) + "; it " + e.requirement());

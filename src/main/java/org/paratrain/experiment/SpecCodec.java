@@ -82,6 +82,7 @@ public final class SpecCodec {
         }
         if (model instanceof ModelSpec.Cnn cnn) {
             m.put("layers", cnn.label());
+            m.put("precision", cnn.precision().name().toLowerCase(Locale.ROOT));
             if (cnn.image() != null) {
                 m.put("image_shape", cnn.image().toString());
             }

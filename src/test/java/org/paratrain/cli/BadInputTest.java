@@ -168,7 +168,7 @@ class BadInputTest {
             "--y", "@labels.in", "--layers", "dense:4", "--image-shape", "5x5x1")));
         c.add(bad("cnn kernel larger than the image", 2, "--layers|conv:4:3|1x2x1", train("--model", "cnn", "--y",
             "@labels.in", "--layers", "conv:4:3", "--image-shape", "1x2x1")));
-        c.add(bad("float32 with a linear model", 2, "--precision|MLP", train("--precision", "float32")));
+        c.add(bad("float32 with a linear model", 2, "--precision|networks", train("--precision", "float32")));
         c.add(bad("ranks per process with local", 2, "--ranks-per-process", train("--ranks-per-process", "2")));
         c.add(bad("ranks per process not a number", 2, "--ranks-per-process|whole number", train("--backend", "mpi",
             "--nodes", "2", "--ranks-per-process", "two")));

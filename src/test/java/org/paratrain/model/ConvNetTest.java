@@ -222,6 +222,48 @@ class ConvNetTest {
         }
     }
 
+    /** float32 passes within float rounding of float64's, element by element, over several chunks. */
+    @Test
+    void float32LossAndGradientAgreeWithFloat64ToFloatRounding() {
+        ConvNet f64 = new ConvNet(IMAGE, LAYERS, 4);
+        ConvNet f32 = new ConvNet(IMAGE, LAYERS, 4, MultilayerPerceptron.Precision.FLOAT32);
+        Dataset d = noise(IMAGE, 700, 4, 21);
+        double[] w = new double[f64.parameterCount()];
+        f64.initialize(w, 4);
+        double[] g64 = new double[w.length];
+        double[] g32 = new double[w.length + 2];
+        double l64 = f64.lossAndGradient(d, 3, 690, w, g64, 0);
+        double l32 = f32.lossAndGradient(d, 3, 690, w, g32, 2);
+        assertEquals(l64, l32, 1e-5 * Math.abs(l64));
+        assertEquals(l32, f32.loss(d, 3, 690, w), 1e-9 * Math.abs(l32), "loss() follows the precision");
+        double scale = 0;
+        for (double g : g64) {
+            scale = Math.max(scale, Math.abs(g));
+        }
+        for (int j = 0; j < w.length; j++) {
+            assertEquals(g64[j], g32[2 + j], 1e-4 * scale, "gradient " + j);
+        }
+    }
+
+    @Test
+    void float32TrainingLearnsBarsWithTheSameBitsAtAnyNodeCount() {
+        Dataset train = bars(600, 1);
+        ModelSpec cnn = new ModelSpec.Cnn(ModelNames.cnnLayers("conv:4:3,pool:2,dense:8"), null, 3)
+            .withPrecision(MultilayerPerceptron.Precision.FLOAT32);
+        TrainSpec spec = TrainSpec.paper().withModel(cnn).withEpochs(12).withLearningRate(0.01)
+            .withLossReduction(LossReduction.MEAN).withMethod(OptimizerSpec.Method.ADAM).withBatches(50, 5)
+            .withExchange(ExchangeSpec.parse("ring", ExchangeSpec.Sum.FIXED_1));
+        TrainingResult one = Training.local(train, spec);
+        TrainingResult f64 = Training.local(train, spec.withModel(new ModelSpec.Cnn(cnn instanceof ModelSpec.Cnn c
+            ? c.layers() : List.of(), null, 3)));
+        double accuracy = ((ConvNet) cnn.newModel(64, 3)).accuracy(bars(300, 2), one.params());
+        assertTrue(accuracy > 0.95, "test accuracy " + accuracy);
+        assertEquals(f64.finalLoss(), one.finalLoss(), 0.02 * f64.finalLoss() + 1e-3, "float32 ends where float64 does");
+        TrainingResult two = Training.local(train, spec.withNodes(2));
+        assertArrayEquals(one.params(), two.params());
+        assertEquals(one.finalLoss(), two.finalLoss(), 0.0);
+    }
+
     @Test
     void shapesThatDoNotFitAreRefusedNamingTheLayer() {
         ModelSpec big = new ModelSpec.Cnn(ModelNames.cnnLayers("conv:4:5,pool:2,conv:4:5"), null, 3);

@@ -77,7 +77,7 @@ public sealed interface ModelSpec {
      */
     default ModelSpec withPrecision(MultilayerPerceptron.Precision precision) {
         SpecException.check(precision == MultilayerPerceptron.Precision.FLOAT64, "precision",
-            "float32 is for the MLPs (mlp, mlp-regression), got model " + kind());
+            "float32 is for the networks (mlp, mlp-regression, cnn), got model " + kind());
         return this;
     }
 
@@ -294,10 +294,24 @@ public sealed interface ModelSpec {
      * @param image     the images' shape, or null for square single-channel images (the side is
      *                  the square root of the features: 784 is 28x28x1)
      * @param classes   K, or 0 to count the classes from the labels
+     * @param precision the arithmetic of the training passes (float64 by default)
      */
-    record Cnn(List<ConvNet.Layer> layers, ConvNet.Shape image, int classes) implements ModelSpec {
+    record Cnn(List<ConvNet.Layer> layers, ConvNet.Shape image, int classes,
+               MultilayerPerceptron.Precision precision) implements ModelSpec {
+        /**
+         * A network trained in double precision.
+         *
+         * @param layers  the layers, input side first
+         * @param image   the images' shape, or null for square single-channel images
+         * @param classes K, or 0 to count them
+         */
+        public Cnn(List<ConvNet.Layer> layers, ConvNet.Shape image, int classes) {
+            this(layers, image, classes, MultilayerPerceptron.Precision.FLOAT64);
+        }
+
         /** Checks the layers and the classes, and keeps an unmodifiable copy of the layers. */
         public Cnn {
+            SpecException.check(precision != null, "precision", "must be float32 or float64");
             layers = List.copyOf(layers);
             SpecException.check(!layers.isEmpty(), "layers", "must name the network's layers, e.g. "
                 + ModelNames.CNN_EXAMPLE);
@@ -350,11 +364,16 @@ public sealed interface ModelSpec {
         @Override
         public Model newModel(int features, int classes) {
             try {
-                return new ConvNet(shape(features), layers, classes);
+                return new ConvNet(shape(features), layers, classes, precision);
             } catch (IllegalArgumentException e) {
                 throw e instanceof SpecException ? e : new SpecException("layers", e.getMessage()
                     .replaceFirst("^--layers: ", "do not fit " + shape(features) + " images: "));
             }
+        }
+
+        @Override
+        public ModelSpec withPrecision(MultilayerPerceptron.Precision p) {
+            return new Cnn(layers, image, classes, p);
         }
     }
 

@@ -1,0 +1,195 @@
+package org.paratrain.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.paratrain.data.Dataset;
+import org.paratrain.model.MultilayerPerceptron;
+import org.paratrain.train.Training;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelNames;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.TrainSpec;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code paratrain bench dl}: deep-learning training throughput beside PyTorch
+ * DistributedDataParallel, in the same run: the same networks, batch, optimizer and data,
+ * at each worker count and precision, paratrain's run and PyTorch's alternating.
+ */
+@Command(name = "dl", mixinStandardHelpOptions = true,
+    description = {"Training throughput of the MLP and the CNN beside PyTorch DDP, side by side in one run.",
+        "Both train the 784-256-10 MLP or the CNN conv:32:3,pool:2,conv:64:3,pool:2,dense:128 with Adam (lr 1e-3)",
+        "on Fashion-MNIST (random images where it is not installed), the global batch split over the workers,",
+        "one thread a worker: paratrain's local ranks, and PyTorch DDP processes over gloo",
+        "(resources/python/ddp_bench.py). Runs alternate; each side's best is kept. Where the Python has no",
+        "torch (apt-get install python3-torch), paratrain's figures are printed alone."})
+final class BenchDlCommand implements Runnable {
+    /** The CNN both sides train. */
+    static final String CNN = "conv:32:3,pool:2,conv:64:3,pool:2,dense:128";
+    private static final Path FASHION = Path.of("/usr/share/datasets/fashion-mnist");
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--models", split = ",", defaultValue = "mlp,cnn", description = "mlp, cnn or both (default ${DEFAULT-VALUE}).")
+    List<String> models;
+
+    @Option(names = "--precision", split = ",", defaultValue = "float32,float64",
+        description = "Precisions, comma-separated (default ${DEFAULT-VALUE}).")
+    List<String> precisions;
+
+    @Option(names = "--workers", split = ",", defaultValue = "1,2", description = "Worker counts (default ${DEFAULT-VALUE}).")
+    List<Integer> workers;
+
+    @Option(names = "--batch-size", defaultValue = "256", description = "Global batch (default ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--steps", defaultValue = "20", description = "Timed steps a run (default ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "Alternating runs of each side (default ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--python", defaultValue = "/usr/bin/python3",
+        description = "The Python with torch (default ${DEFAULT-VALUE}: Debian's, whose torch links the system BLAS).")
+    String python;
+
+    /** One row of the table: both sides' best samples per second (NaN where PyTorch did not run). */
+    record Row(String model, String precision, int workers, double paratrain, double torch) { }
+
+    @Override
+    public void run() {
+        check();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Dataset data = BenchMlpCommand.images(Math.max(512, batch * steps));
+        String torch = torchVersion();
+        out.printf(Locale.ROOT, "bench dl: batch %d, Adam (lr 1e-3), %d timed steps a run, one thread a worker, %s; "
+            + "samples/s, best of %d alternating runs%n", batch, steps,
+            Files.isDirectory(FASHION) ? "Fashion-MNIST" : "random images", rounds);
+        out.println(torch == null ? "  PyTorch: not available (" + python + " has no torch; apt-get install python3-torch); "
+            + "paratrain alone" : "  PyTorch " + torch + " DistributedDataParallel, gloo, one process a worker");
+        out.println();
+        out.println("| model | precision | workers | paratrain | PyTorch | paratrain / PyTorch |");
+        out.println("|---|---|---:|---:|---:|---:|");
+        out.flush();
+        List<Row> rows = new ArrayList<>();
+        for (String model : models) {
+            for (String precision : precisions) {
+                for (int w : workers) {
+                    err.printf(Locale.ROOT, "  running %s %s at %d worker%s...%n", model, precision, w, w == 1 ? "" : "s");
+                    err.flush();
+                    Row r = measure(data, model, precision, w, torch != null);
+                    rows.add(r);
+                    out.printf(Locale.ROOT, "| %s | %s | %d | %.0f | %s | %s |%n", model, precision, w, r.paratrain(),
+                        Double.isNaN(r.torch()) ? "-" : String.format(Locale.ROOT, "%.0f", r.torch()),
+                        Double.isNaN(r.torch()) ? "-" : String.format(Locale.ROOT, "%.2f", r.paratrain() / r.torch()));
+                    out.flush();
+                }
+            }
+        }
+        out.println();
+        out.printf(Locale.ROOT, "targets (float32): paratrain / PyTorch >= 1.0 at 1 worker, >= 1.5 at 2 workers%n");
+    }
+
+    private void check() {
+        for (String m : models) {
+            if (!m.equals("mlp") && !m.equals("cnn")) {
+                throw new IllegalArgumentException("--models must be mlp, cnn or both, got '" + m + "'");
+            }
+        }
+        precisions.forEach(ModelNames::precision);
+        for (int w : workers) {
+            if (w < 1 || w > 64 || batch % w != 0) {
+                throw new IllegalArgumentException("--workers must be from 1 to 64 and divide --batch-size " + batch
+                    + ", got " + w);
+            }
+        }
+        if (batch < 2 || steps < 1 || rounds < 1) {
+            throw new IllegalArgumentException("--batch-size must be at least 2, --steps and --rounds at least 1");
+        }
+    }
+
+    /** {@code rounds} alternating runs of paratrain and PyTorch; each side's best. */
+    private Row measure(Dataset data, String model, String precision, int w, boolean torch) {
+        TrainSpec s = spec(model, precision, w);
+        Training.local(BenchMlpCommand.images(Math.max(512, batch * 2)), s);     // warm-up: JIT and buffers
+        double best = 0;
+        double bestTorch = torch ? 0 : Double.NaN;
+        for (int r = 0; r < rounds; r++) {
+            best = Math.max(best, (double) batch * steps / Training.local(data, s).trainSeconds());
+            if (torch) {
+                bestTorch = Math.max(bestTorch, torchRun(model, precision, w));
+            }
+        }
+        return new Row(model, precision, w, best, bestTorch);
+    }
+
+    /** One epoch of {@code steps} batches, one block a worker a batch, the ring allreduce with the default sum. */
+    private TrainSpec spec(String model, String precision, int w) {
+        ModelSpec m = model.equals("mlp") ? new ModelSpec.Mlp(List.of(256), MultilayerPerceptron.Activation.RELU,
+            MultilayerPerceptron.Head.SOFTMAX, 10) : new ModelSpec.Cnn(ModelNames.cnnLayers(CNN), null, 10);
+        TrainSpec base = BenchMlpCommand.mlp(batch, batch / w, "ring");
+        return base.withModel(m.withPrecision(ModelNames.precision(precision))).withNodes(w)
+            .withExchange(ExchangeSpec.parse("ring"));
+    }
+
+    /** {@return torch's version, or null where the Python cannot import it} */
+    private String torchVersion() {
+        try {
+            Process p = new ProcessBuilder(python, "-c", "import torch; print(torch.__version__)")
+                .redirectErrorStream(true).start();
+            String text = new String(p.getInputStream().readAllBytes()).strip();
+            return p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0 ? text : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** One PyTorch DDP run's samples per second. */
+    private double torchRun(String model, String precision, int w) {
+        try {
+            Path script = Files.createTempFile("ddp_bench", ".py");
+            try {
+                try (InputStream in = BenchDlCommand.class.getResourceAsStream("/python/ddp_bench.py")) {
+                    Files.copy(in, script, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+                List<String> cmd = new ArrayList<>(List.of(python, script.toString(), model, precision,
+                    String.valueOf(w), String.valueOf(batch), String.valueOf(steps)));
+                if (Files.isDirectory(FASHION)) {
+                    cmd.add(FASHION.resolve("train-images-idx3-ubyte.gz").toString());
+                    cmd.add(FASHION.resolve("train-labels-idx1-ubyte.gz").toString());
+                }
+                ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+                pb.environment().put("OMP_NUM_THREADS", "1");
+                pb.environment().put("OPENBLAS_NUM_THREADS", "1");
+                Process p = pb.start();
+                String text = new String(p.getInputStream().readAllBytes());
+                if (p.waitFor() != 0 || !text.contains("samples_per_s ")) {
+                    throw new IllegalStateException("the PyTorch run failed: " + text.lines()
+                        .reduce((a, b) -> b).orElse("no output"));
+                }
+                return Double.parseDouble(text.lines().filter(l -> l.startsWith("samples_per_s "))
+                    .findFirst().orElseThrow().substring(14).strip());
+            } finally {
+                Files.deleteIfExists(script);
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        }
+    }
+}

@@ -1,0 +1,278 @@
+package org.paratrain.model;
+
+import java.util.Arrays;
+import org.paratrain.data.Dataset;
+import org.paratrain.model.ConvNet.Conv;
+import org.paratrain.model.ConvNet.Dense;
+import org.paratrain.model.ConvNet.Pool;
+import org.paratrain.model.ConvNet.Stage;
+
+/**
+ * The forward and backward passes of a {@link ConvNet} trained in float32: the parameters
+ * and a chunk's images rounded to floats, im2col, pooling and the products
+ * ({@code cblas_sgemm}) in floats, the block's gradient widened back into the doubles the
+ * exchange sums. The head's loss and deltas are computed in doubles from the float logits,
+ * as {@link FloatPasses} does for the MLP. Inference stays in doubles.
+ *
+ * <p>The kernels mirror {@link ConvNet}'s double ones line for line: a float kernel in Java
+ * has to be written for floats for the JIT to vectorise it over eight or sixteen lanes.
+ *
+ * <p>One instance a network (a network belongs to one rank): its buffers are reused.
+ */
+final class ConvFloatPasses {
+    private final ConvNet net;
+    private final Stage[] stages;
+    private final float[] paramsF;
+    private final float[] gradF;
+    private float[] inputsF = new float[0];
+    private float[][] acts = new float[0][];
+    private float[][] deltas = new float[0][];
+    private float[][] cols = new float[0][];
+    private int[][] choices = new int[0][];
+    private int capacity;
+
+    ConvFloatPasses(ConvNet net, Stage[] stages) {
+        this.net = net;
+        this.stages = stages;
+        this.paramsF = new float[net.parameterCount()];
+        this.gradF = new float[net.parameterCount()];
+    }
+
+    /** As the double path, a chunk at a time, in floats: the block's gradient added to {@code grad} once. */
+    double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        round(params);
+        Arrays.fill(gradF, 0f);
+        double loss = 0.0;
+        for (int at = from; at < to; at += ConvNet.CHUNK) {
+            int n = Math.min(to - at, ConvNet.CHUNK);
+            loss += forward(data, at, n, true);
+            for (int s = stages.length - 1; s >= 0; s--) {
+                backward(n, s);
+            }
+        }
+        for (int j = 0; j < gradF.length; j++) {
+            grad[offset + j] += gradF[j];
+        }
+        return loss;
+    }
+
+    /** The summed loss of samples {@code [from, to)} from the float forward pass. */
+    double loss(Dataset data, int from, int to, double[] params) {
+        round(params);
+        double loss = 0.0;
+        for (int at = from; at < to; at += ConvNet.CHUNK) {
+            loss += forward(data, at, Math.min(to - at, ConvNet.CHUNK), false);
+        }
+        return loss;
+    }
+
+    private void round(double[] params) {
+        for (int j = 0; j < paramsF.length; j++) {
+            paramsF[j] = (float) params[j];
+        }
+    }
+
+    /** Runs n samples forward; returns their summed cross-entropy, and leaves the head's deltas if asked. */
+    private double forward(Dataset data, int from, int n, boolean deltasToo) {
+        ensure(n);
+        int size = net.image().size();
+        double[] x = data.x();
+        for (int j = 0; j < n * size; j++) {
+            inputsF[j] = (float) x[from * size + j];
+        }
+        for (int s = 0; s < stages.length; s++) {
+            Stage st = stages[s];
+            float[] in = s == 0 ? inputsF : acts[s - 1];
+            switch (st.layer()) {
+                case Pool q -> pool(st, q.size(), n, in, acts[s], choices[s]);
+                case Conv c -> {
+                    im2col(st, c.kernel(), n, in, cols[s]);
+                    affine(st, n * st.pixels(), cols[s], acts[s], true);
+                }
+                case Dense d -> affine(st, n, in, acts[s], s < stages.length - 1);
+            }
+        }
+        // The head in doubles, from the float logits.
+        int k = net.classes();
+        float[] z = acts[stages.length - 1];
+        float[] d = deltas[stages.length - 1];
+        double loss = 0.0;
+        for (int i = 0; i < n; i++) {
+            int label = (int) data.y()[from + i];
+            double max = Double.NEGATIVE_INFINITY;
+            for (int c = 0; c < k; c++) {
+                max = Math.max(max, z[i * k + c]);
+            }
+            double sum = 0.0;
+            for (int c = 0; c < k; c++) {
+                sum += Math.exp(z[i * k + c] - max);
+            }
+            double lse = max + Math.log(sum);
+            loss += lse - z[i * k + label];
+            if (deltasToo) {
+                for (int c = 0; c < k; c++) {
+                    d[i * k + c] = (float) (Math.exp(z[i * k + c] - lse) - (c == label ? 1.0 : 0.0));
+                }
+            }
+        }
+        return loss;
+    }
+
+    private void affine(Stage st, int rows, float[] a, float[] out, boolean relu) {
+        int units = st.units();
+        int b = st.offset() + st.fanIn() * units;
+        Gemm.sgemm(false, false, rows, units, st.fanIn(), 1f, a, 0, paramsF, st.offset(), 0f, out, 0);
+        for (int r = 0; r < rows; r++) {
+            int at = r * units;
+            if (relu) {
+                for (int o = 0; o < units; o++) {
+                    out[at + o] = Math.max(out[at + o] + paramsF[b + o], 0f);
+                }
+            } else {
+                for (int o = 0; o < units; o++) {
+                    out[at + o] += paramsF[b + o];
+                }
+            }
+        }
+    }
+
+    private static void im2col(Stage st, int k, int n, float[] in, float[] cols) {
+        ConvNet.Shape is = st.in();
+        ConvNet.Shape os = st.out();
+        int run = k * is.channels();
+        int r = 0;
+        for (int i = 0; i < n; i++) {
+            int sample = i * is.size();
+            for (int oy = 0; oy < os.height(); oy++) {
+                for (int ox = 0; ox < os.width(); ox++) {
+                    for (int ky = 0; ky < k; ky++) {
+                        System.arraycopy(in, sample + ((oy + ky) * is.width() + ox) * is.channels(), cols,
+                            r + ky * run, run);
+                    }
+                    r += st.patch();
+                }
+            }
+        }
+    }
+
+    private static void col2im(Stage st, int k, int n, float[] cols, float[] in) {
+        ConvNet.Shape is = st.in();
+        ConvNet.Shape os = st.out();
+        int run = k * is.channels();
+        Arrays.fill(in, 0, n * is.size(), 0f);
+        int r = 0;
+        for (int i = 0; i < n; i++) {
+            int sample = i * is.size();
+            for (int oy = 0; oy < os.height(); oy++) {
+                for (int ox = 0; ox < os.width(); ox++) {
+                    for (int ky = 0; ky < k; ky++) {
+                        int at = sample + ((oy + ky) * is.width() + ox) * is.channels();
+                        int from = r + ky * run;
+                        for (int j = 0; j < run; j++) {
+                            in[at + j] += cols[from + j];
+                        }
+                    }
+                    r += st.patch();
+                }
+            }
+        }
+    }
+
+    private static void pool(Stage st, int p, int n, float[] in, float[] out, int[] choice) {
+        ConvNet.Shape is = st.in();
+        ConvNet.Shape os = st.out();
+        int ch = is.channels();
+        int j = 0;
+        for (int i = 0; i < n; i++) {
+            int sample = i * is.size();
+            for (int oy = 0; oy < os.height(); oy++) {
+                for (int ox = 0; ox < os.width(); ox++) {
+                    int first = sample + ((oy * p) * is.width() + ox * p) * ch;
+                    for (int c = 0; c < ch; c++) {
+                        out[j + c] = in[first + c];
+                        choice[j + c] = first + c;
+                    }
+                    for (int dy = 0; dy < p; dy++) {
+                        for (int dx = dy == 0 ? 1 : 0; dx < p; dx++) {
+                            int at = sample + ((oy * p + dy) * is.width() + ox * p + dx) * ch;
+                            for (int c = 0; c < ch; c++) {
+                                float v = in[at + c];
+                                if (v > out[j + c]) {
+                                    out[j + c] = v;
+                                    choice[j + c] = at + c;
+                                }
+                            }
+                        }
+                    }
+                    j += ch;
+                }
+            }
+        }
+    }
+
+    /** Stage s's gradient added into {@link #gradF}, then the deltas of stage s-1's output. */
+    private void backward(int n, int s) {
+        Stage st = stages[s];
+        float[] d = deltas[s];
+        float[] prev = s == 0 ? null : deltas[s - 1];
+        if (st.layer() instanceof Pool) {
+            if (s == 0) {
+                return;
+            }
+            Arrays.fill(prev, 0, n * st.in().size(), 0f);
+            int[] choice = choices[s];
+            for (int j = 0; j < n * st.out().size(); j++) {
+                prev[choice[j]] += d[j];
+            }
+            return;
+        }
+        int rows = n * st.pixels();
+        int units = st.units();
+        if (s < stages.length - 1) {
+            float[] a = acts[s];
+            for (int j = 0; j < rows * units; j++) {
+                d[j] = a[j] > 0f ? d[j] : 0f;
+            }
+        }
+        float[] a = st.layer() instanceof Conv ? cols[s] : s == 0 ? inputsF : acts[s - 1];
+        int w = st.offset();
+        int b = w + st.fanIn() * units;
+        Gemm.sgemm(true, false, st.fanIn(), units, rows, 1f, a, 0, d, 0, 1f, gradF, w);
+        for (int r = 0; r < rows; r++) {
+            for (int o = 0; o < units; o++) {
+                gradF[b + o] += d[r * units + o];
+            }
+        }
+        if (s == 0) {
+            return;
+        }
+        if (st.layer() instanceof Conv c) {
+            Gemm.sgemm(false, true, rows, st.fanIn(), units, 1f, d, 0, paramsF, w, 0f, cols[s], 0);
+            col2im(st, c.kernel(), n, cols[s], prev);
+        } else {
+            Gemm.sgemm(false, true, n, st.fanIn(), units, 1f, d, 0, paramsF, w, 0f, prev, 0);
+        }
+    }
+
+    private void ensure(int n) {
+        if (n <= capacity) {
+            return;
+        }
+        inputsF = new float[n * net.image().size()];
+        acts = new float[stages.length][];
+        deltas = new float[stages.length][];
+        cols = new float[stages.length][];
+        choices = new int[stages.length][];
+        for (int s = 0; s < stages.length; s++) {
+            Stage st = stages[s];
+            acts[s] = new float[n * st.out().size()];
+            deltas[s] = new float[n * st.out().size()];
+            if (st.layer() instanceof Conv) {
+                cols[s] = new float[n * st.pixels() * st.patch()];
+            } else if (st.layer() instanceof Pool) {
+                choices[s] = new int[n * st.out().size()];
+            }
+        }
+        capacity = n;
+    }
+}
