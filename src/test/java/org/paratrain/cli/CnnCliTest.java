@@ -1,0 +1,104 @@
+package org.paratrain.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.IdxFormat;
+import org.paratrain.experiment.ModelFile;
+import org.paratrain.model.ConvNet;
+
+/**
+ * {@code --model cnn} from the command line on IDX images: trained at 1 and 2 ranks to the
+ * same bits, recorded in model.json with its layers, image shape and precision, and evaluated
+ * from that file to the accuracy the network itself gives; and {@code bench dl} without torch.
+ */
+class CnnCliTest {
+    @TempDir
+    Path dir;
+
+    /** 8x8 images of a horizontal (0), vertical (1) or diagonal (2) bar over noise, as IDX bytes. */
+    private void bars(String name, int n, long seed) throws IOException {
+        Random r = new Random(seed);
+        byte[] pixels = new byte[n * 64];
+        byte[] labels = new byte[n];
+        for (int i = 0; i < n; i++) {
+            int label = r.nextInt(3);
+            labels[i] = (byte) label;
+            int at = r.nextInt(4) + 2;
+            for (int j = 0; j < 64; j++) {
+                pixels[i * 64 + j] = (byte) r.nextInt(80);
+            }
+            for (int t = 1; t < 7; t++) {
+                int p = label == 0 ? at * 8 + t : label == 1 ? t * 8 + at : t * 8 + t;
+                pixels[i * 64 + p] = (byte) (160 + r.nextInt(96));
+            }
+        }
+        Files.write(dir.resolve(name + "-images"), BadInputFiles.idx(new int[] {n, 8, 8}, pixels));
+        Files.write(dir.resolve(name + "-labels"), BadInputFiles.idx(new int[] {n}, labels));
+    }
+
+    private CliTest.Run train(int nodes, String precision) {
+        return CliTest.run("train", "--format", "idx", "--data", dir.resolve("train-images").toString(), "--labels",
+            dir.resolve("train-labels").toString(), "--test-data", dir.resolve("test-images").toString(),
+            "--test-labels", dir.resolve("test-labels").toString(), "--model", "cnn", "--layers",
+            "conv:4:3,pool:2,dense:8", "--precision", precision, "--optimizer", "adam", "--lr", "0.01",
+            "--batch-size", "50", "--block-size", "10", "--loss-reduction", "mean", "--epochs", "12", "--seed", "3",
+            "--nodes", String.valueOf(nodes), "--out", dir.resolve("run-" + nodes + "-" + precision).toString());
+    }
+
+    @Test
+    void trainsOnIdxImagesRecordsTheNetworkAndEvaluatesFromTheFile() throws IOException {
+        bars("train", 600, 1);
+        bars("test", 300, 2);
+        for (String precision : new String[] {"float64", "float32"}) {
+            CliTest.Run one = train(1, precision);
+            assertEquals(0, one.status(), one.err());
+            CliTest.Run two = train(2, precision);
+            assertEquals(0, two.status(), two.err());
+            assertTrue(two.out().contains("trained cnn on 600 samples x 64 features: 2 nodes"), two.out());
+            Path file = dir.resolve("run-2-" + precision + "/model.json");
+            ModelFile m1 = ModelFile.read(dir.resolve("run-1-" + precision + "/model.json"));
+            ModelFile m2 = ModelFile.read(file);
+            assertArrayEquals(m1.params(), m2.params(), 0.0, precision + ": the same bits at 1 and 2 ranks");
+            JsonNode json = new ObjectMapper().readTree(file.toFile());
+            assertEquals("cnn", json.get("model").asText());
+            assertEquals("conv:4:3,pool:2,dense:8", json.get("layers").asText());
+            assertEquals("8x8x1", json.get("image_shape").asText());
+            assertEquals(precision, json.get("precision").asText());
+
+            // evaluate reads the file back and gives the network's own accuracy on the test images.
+            Dataset test = IdxFormat.read(dir.resolve("test-images"), dir.resolve("test-labels"));
+            double accuracy = ((ConvNet) m2.newModel()).accuracy(test, m2.params());
+            assertTrue(accuracy > 0.9, precision + ": test accuracy " + accuracy);
+            Path metrics = dir.resolve("metrics-" + precision + ".json");
+            CliTest.Run ev = CliTest.run("evaluate", "--model-file", file.toString(), "--format", "idx", "--data",
+                dir.resolve("test-images").toString(), "--labels", dir.resolve("test-labels").toString(), "--out",
+                metrics.toString());
+            assertEquals(0, ev.status(), ev.err());
+            assertEquals(accuracy, new ObjectMapper().readTree(metrics.toFile()).get("accuracy").asDouble(), 1e-12);
+        }
+    }
+
+    @Test
+    void benchDlWithoutTorchPrintsParatrainAlone() {
+        CliTest.Run r = CliTest.run("bench", "dl", "--models", "cnn", "--precision", "float32", "--workers", "1,2",
+            "--batch-size", "32", "--steps", "2", "--rounds", "1", "--python", dir.resolve("no-python").toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("PyTorch: not available"), r.out());
+        assertTrue(r.out().matches("(?s).*\\| cnn \\| float32 \\| 1 \\| [1-9][0-9]* \\| - \\| - \\|.*"), r.out());
+        assertTrue(r.out().matches("(?s).*\\| cnn \\| float32 \\| 2 \\| [1-9][0-9]* \\| - \\| - \\|.*"), r.out());
+        CliTest.Run bad = CliTest.run("bench", "dl", "--models", "resnet");
+        assertEquals(2, bad.status());
+        assertTrue(bad.err().contains("--models must be mlp, cnn or both, got 'resnet'"), bad.err());
+    }
+}
