@@ -231,7 +231,7 @@ final class ConvFloatPasses {
         if (s < stages.length - 1) {
             float[] a = acts[s];
             for (int j = 0; j < rows * units; j++) {
-                d[j] = a[j] > 0f ? d[j] : 0f;
+                d[j] *= Math.signum(a[j]);
             }
         }
         float[] a = st.layer() instanceof Conv ? cols[s] : s == 0 ? inputsF : acts[s - 1];

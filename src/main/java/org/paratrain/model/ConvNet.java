@@ -453,7 +453,7 @@ public final class ConvNet implements Classifier {
         if (s < stages.length - 1) {
             double[] a = acts[s];
             for (int j = 0; j < rows * units; j++) {
-                d[j] = a[j] > 0.0 ? d[j] : 0.0;           // through the ReLU
+                d[j] *= Math.signum(a[j]);      // through the ReLU: a >= 0, so 1 or 0, and vectorised (a select is not)
             }
         }
         double[] a = st.layer() instanceof Conv ? cols[s] : s == 0 ? data.x() : acts[s - 1];
