@@ -87,7 +87,7 @@ final class ConvFloatPasses {
                 case Pool q -> pool(st, q.size(), n, in, acts[s], choices[s]);
                 case Conv c -> {
                     im2col(st, c.kernel(), n, in, cols[s]);
-                    affine(st, n * st.pixels(), cols[s], acts[s], true);
+                    convolve(st, n * st.pixels(), cols[s], acts[s]);
                 }
                 case Dense d -> affine(st, n, in, acts[s], s < stages.length - 1);
             }
@@ -116,6 +116,15 @@ final class ConvFloatPasses {
             }
         }
         return loss;
+    }
+
+    /** As {@link ConvNet}'s: the biases come in through each patch row's trailing 1. */
+    private void convolve(Stage st, int rows, float[] cols, float[] out) {
+        int units = st.units();
+        Gemm.sgemm(false, false, rows, units, st.patch() + 1, 1f, cols, 0, paramsF, st.offset(), 0f, out, 0);
+        for (int j = 0; j < rows * units; j++) {
+            out[j] = Math.max(out[j], 0f);
+        }
     }
 
     private void affine(Stage st, int rows, float[] a, float[] out, boolean relu) {
@@ -149,7 +158,8 @@ final class ConvFloatPasses {
                         System.arraycopy(in, sample + ((oy + ky) * is.width() + ox) * is.channels(), cols,
                             r + ky * run, run);
                     }
-                    r += st.patch();
+                    cols[r + st.patch()] = 1f;        // the bias's input
+                    r += st.patch() + 1;
                 }
             }
         }
@@ -172,7 +182,7 @@ final class ConvFloatPasses {
                             in[at + j] += cols[from + j];
                         }
                     }
-                    r += st.patch();
+                    r += st.patch() + 1;
                 }
             }
         }
@@ -237,6 +247,14 @@ final class ConvFloatPasses {
         float[] a = st.layer() instanceof Conv ? cols[s] : s == 0 ? inputsF : acts[s - 1];
         int w = st.offset();
         int b = w + st.fanIn() * units;
+        if (st.layer() instanceof Conv c) {
+            Gemm.sgemm(true, false, st.patch() + 1, units, rows, 1f, a, 0, d, 0, 1f, gradF, w);
+            if (s > 0) {
+                Gemm.sgemm(false, true, rows, st.patch() + 1, units, 1f, d, 0, paramsF, w, 0f, cols[s], 0);
+                col2im(st, c.kernel(), n, cols[s], prev);
+            }
+            return;
+        }
         Gemm.sgemm(true, false, st.fanIn(), units, rows, 1f, a, 0, d, 0, 1f, gradF, w);
         for (int r = 0; r < rows; r++) {
             for (int o = 0; o < units; o++) {
@@ -246,12 +264,7 @@ final class ConvFloatPasses {
         if (s == 0) {
             return;
         }
-        if (st.layer() instanceof Conv c) {
-            Gemm.sgemm(false, true, rows, st.fanIn(), units, 1f, d, 0, paramsF, w, 0f, cols[s], 0);
-            col2im(st, c.kernel(), n, cols[s], prev);
-        } else {
-            Gemm.sgemm(false, true, n, st.fanIn(), units, 1f, d, 0, paramsF, w, 0f, prev, 0);
-        }
+        Gemm.sgemm(false, true, n, st.fanIn(), units, 1f, d, 0, paramsF, w, 0f, prev, 0);
     }
 
     private void ensure(int n) {
@@ -268,7 +281,7 @@ final class ConvFloatPasses {
             acts[s] = new float[n * st.out().size()];
             deltas[s] = new float[n * st.out().size()];
             if (st.layer() instanceof Conv) {
-                cols[s] = new float[n * st.pixels() * st.patch()];
+                cols[s] = new float[n * st.pixels() * (st.patch() + 1)];
             } else if (st.layer() instanceof Pool) {
                 choices[s] = new int[n * st.out().size()];
             }

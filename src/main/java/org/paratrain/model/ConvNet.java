@@ -325,10 +325,23 @@ public final class ConvNet implements Classifier {
                 case Pool q -> pool(st, q.size(), n, in, inBase, out, choices[s]);
                 case Conv c -> {
                     im2col(st, c.kernel(), n, in, inBase, cols[s]);
-                    affine(st, n * st.pixels(), cols[s], 0, params, out, true);
+                    convolve(st, n * st.pixels(), cols[s], params, out);
                 }
                 case Dense d -> affine(st, n, in, inBase, params, out, s < stages.length - 1);
             }
+        }
+    }
+
+    /**
+     * A convolution's output, {@code relu(cols W')}: each patch row ends in a 1 and the biases
+     * follow the weights in the parameters, so {@code W'} is the weights and biases as they lie
+     * and the product adds the biases (and, backward, sums their gradient) itself.
+     */
+    private static void convolve(Stage st, int rows, double[] cols, double[] params, double[] out) {
+        int units = st.units();
+        Gemm.dgemm(false, false, rows, units, st.patch() + 1, 1.0, cols, 0, params, st.offset(), 0.0, out, 0);
+        for (int j = 0; j < rows * units; j++) {
+            out[j] = Math.max(out[j], 0.0);
         }
     }
 
@@ -365,7 +378,8 @@ public final class ConvNet implements Classifier {
                         System.arraycopy(in, sample + ((oy + ky) * is.width() + ox) * is.channels(), cols,
                             r + ky * run, run);
                     }
-                    r += st.patch();
+                    cols[r + st.patch()] = 1.0;        // the bias's input
+                    r += st.patch() + 1;
                 }
             }
         }
@@ -389,7 +403,7 @@ public final class ConvNet implements Classifier {
                             in[at + j] += cols[from + j];
                         }
                     }
-                    r += st.patch();
+                    r += st.patch() + 1;
                 }
             }
         }
@@ -460,6 +474,16 @@ public final class ConvNet implements Classifier {
         int aBase = st.layer() instanceof Conv || s > 0 ? 0 : from * image.size();
         int w = offset + st.offset();
         int b = w + st.fanIn() * units;
+        if (st.layer() instanceof Conv c) {
+            // dW' += cols^T dZ: the weights' and the biases' gradient in one product (see convolve).
+            Gemm.dgemm(true, false, st.patch() + 1, units, rows, 1.0, a, 0, d, 0, 1.0, grad, w);
+            if (s > 0) {
+                // The patches are no longer needed: their deltas take their place, then go back to pixels.
+                Gemm.dgemm(false, true, rows, st.patch() + 1, units, 1.0, d, 0, params, st.offset(), 0.0, cols[s], 0);
+                col2im(st, c.kernel(), n, cols[s], prev);
+            }
+            return;
+        }
         Gemm.dgemm(true, false, st.fanIn(), units, rows, 1.0, a, aBase, d, 0, 1.0, grad, w);   // dW += A^T dZ
         for (int r = 0; r < rows; r++) {
             for (int o = 0; o < units; o++) {
@@ -469,13 +493,7 @@ public final class ConvNet implements Classifier {
         if (s == 0) {
             return;
         }
-        if (st.layer() instanceof Conv c) {
-            // The patches are no longer needed: their deltas take their place, then go back to pixels.
-            Gemm.dgemm(false, true, rows, st.fanIn(), units, 1.0, d, 0, params, st.offset(), 0.0, cols[s], 0);
-            col2im(st, c.kernel(), n, cols[s], prev);
-        } else {
-            Gemm.dgemm(false, true, n, st.fanIn(), units, 1.0, d, 0, params, st.offset(), 0.0, prev, 0);
-        }
+        Gemm.dgemm(false, true, n, st.fanIn(), units, 1.0, d, 0, params, st.offset(), 0.0, prev, 0);
     }
 
     @Override
@@ -534,7 +552,7 @@ public final class ConvNet implements Classifier {
             acts[s] = new double[n * st.out().size()];
             deltas[s] = new double[n * st.out().size()];
             if (st.layer() instanceof Conv) {
-                cols[s] = new double[n * st.pixels() * st.patch()];
+                cols[s] = new double[n * st.pixels() * (st.patch() + 1)];
             } else if (st.layer() instanceof Pool) {
                 choices[s] = new int[n * st.out().size()];
             }
