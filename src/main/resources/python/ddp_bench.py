@@ -47,7 +47,9 @@ def worker(rank, world, port, kind, precision, batch, steps, files, out):
     torch.set_num_threads(1)
     torch.manual_seed(1)
     dtype = torch.float64 if precision == "float64" else torch.float32
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank, world_size=world)
+    import datetime
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=120))
     local = batch // world
     n = batch * (steps + 3)
     if files:
@@ -58,7 +60,7 @@ def worker(rank, world, port, kind, precision, batch, steps, files, out):
     x = torch.tensor(x, dtype=dtype)
     y = torch.tensor(y, dtype=torch.int64)
     model = network(kind).to(dtype)
-    ddp = DDP(model) if world > 1 else model
+    ddp = DDP(model)            # at 1 worker too: the same wrapper and hooks as at 2
     opt = torch.optim.Adam(ddp.parameters(), lr=1e-3)
     loss_fn = torch.nn.CrossEntropyLoss()
 

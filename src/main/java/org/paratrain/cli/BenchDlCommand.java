@@ -58,12 +58,32 @@ final class BenchDlCommand implements Runnable {
     @Option(names = "--rounds", defaultValue = "3", description = "Alternating runs of each side (default ${DEFAULT-VALUE}).")
     int rounds;
 
+    @Option(names = "--shard-optimizer", description = "Also time paratrain with the optimizer's state and update "
+        + "sharded over the workers (reduce-scatter, update a shard, allgather), a row of its own.")
+    boolean shard;
+
+    @Option(names = "--out", defaultValue = "results/bench-dl", description = "Where the table goes as "
+        + "bench-dl.csv, .json and .md, with the ratios plotted as bench-dl.png and .svg (default ${DEFAULT-VALUE}).")
+    Path outDir;
+
     @Option(names = "--python", defaultValue = "/usr/bin/python3",
         description = "The Python with torch (default ${DEFAULT-VALUE}: Debian's, whose torch links the system BLAS).")
     String python;
 
     /** One row of the table: both sides' best samples per second (NaN where PyTorch did not run). */
-    record Row(String model, String precision, int workers, double paratrain, double torch) { }
+    record Row(String model, String precision, int workers, double paratrain, double torch) {
+        /** {@return the target paratrain / PyTorch (float32 only), NaN where none} */
+        double target() {
+            return precision.equals("float32") ? workers == 1 ? 1.0 : 1.5 : Double.NaN;
+        }
+    }
+
+    /** What paratrain runs: the model, its precision, the worker count, and whether the optimizer is sharded. */
+    private record Setup(String model, String precision, int workers, boolean sharded) {
+        String label() {
+            return model + (sharded ? " (sharded)" : "");
+        }
+    }
 
     @Override
     public void run() {
@@ -71,6 +91,8 @@ final class BenchDlCommand implements Runnable {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Dataset data = BenchMlpCommand.images(Math.max(512, batch * steps));
+        data = new Dataset(java.util.Arrays.copyOf(data.x(), batch * steps * 784),
+            java.util.Arrays.copyOf(data.y(), batch * steps), batch * steps, 784);     // exactly the timed steps
         String torch = torchVersion();
         out.printf(Locale.ROOT, "bench dl: batch %d, Adam (lr 1e-3), %d timed steps a run, one thread a worker, %s; "
             + "samples/s, best of %d alternating runs%n", batch, steps,
@@ -85,19 +107,65 @@ final class BenchDlCommand implements Runnable {
         for (String model : models) {
             for (String precision : precisions) {
                 for (int w : workers) {
-                    err.printf(Locale.ROOT, "  running %s %s at %d worker%s...%n", model, precision, w, w == 1 ? "" : "s");
-                    err.flush();
-                    Row r = measure(data, model, precision, w, torch != null);
-                    rows.add(r);
-                    out.printf(Locale.ROOT, "| %s | %s | %d | %.0f | %s | %s |%n", model, precision, w, r.paratrain(),
-                        Double.isNaN(r.torch()) ? "-" : String.format(Locale.ROOT, "%.0f", r.torch()),
-                        Double.isNaN(r.torch()) ? "-" : String.format(Locale.ROOT, "%.2f", r.paratrain() / r.torch()));
-                    out.flush();
+                    for (boolean sharded : shard && w > 1 ? new boolean[] {false, true} : new boolean[] {false}) {
+                        Setup setup = new Setup(model, precision, w, sharded);
+                        err.printf(Locale.ROOT, "  running %s %s at %d worker%s...%n", setup.label(), precision, w,
+                            w == 1 ? "" : "s");
+                        err.flush();
+                        Row r = new Row(setup.label(), precision, w, 0, 0);
+                        r = measure(data, setup, torch != null, r);
+                        rows.add(r);
+                        out.printf(Locale.ROOT, "| %s | %s | %d | %.0f | %s | %s |%n", setup.label(), precision, w,
+                            r.paratrain(), Double.isNaN(r.torch()) ? "-" : String.format(Locale.ROOT, "%.0f", r.torch()),
+                            Double.isNaN(r.torch()) ? "-" : String.format(Locale.ROOT, "%.2f", r.paratrain() / r.torch()));
+                        out.flush();
+                    }
                 }
             }
         }
         out.println();
         out.printf(Locale.ROOT, "targets (float32): paratrain / PyTorch >= 1.0 at 1 worker, >= 1.5 at 2 workers%n");
+        write(rows, torch);
+        out.println("wrote " + outDir.resolve("bench-dl") + ".csv, .json, .md" + (torch == null ? "" : ", .png and .svg"));
+    }
+
+    /** The rows as CSV, JSON and Markdown, and where PyTorch ran, the ratios as a plot. */
+    private void write(List<Row> rows, String torch) {
+        StringBuilder csv = new StringBuilder("model,precision,workers,paratrain_samples_per_s,pytorch_samples_per_s,"
+            + "ratio,target\n");
+        StringBuilder md = new StringBuilder("| model | precision | workers | paratrain | PyTorch | paratrain / PyTorch "
+            + "| target |\n|---|---|---:|---:|---:|---:|---:|\n");
+        com.fasterxml.jackson.databind.node.ObjectNode json = org.paratrain.experiment.RunWriter.json().createObjectNode();
+        json.put("batch_size", batch).put("steps", steps).put("rounds", rounds).put("pytorch", torch);
+        var array = json.putArray("rows");
+        for (Row r : rows) {
+            double ratio = r.paratrain() / r.torch();
+            csv.append(String.format(Locale.ROOT, "%s,%s,%d,%.1f,%s,%s,%s%n", r.model(), r.precision(), r.workers(),
+                r.paratrain(), num(r.torch(), "%.1f"), num(ratio, "%.3f"), num(r.target(), "%.1f")));
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.0f | %s | %s | %s |%n", r.model(), r.precision(),
+                r.workers(), r.paratrain(), num(r.torch(), "%.0f"), num(ratio, "%.2f"), num(r.target(), "%.1f")));
+            var o = array.addObject().put("model", r.model()).put("precision", r.precision())
+                .put("workers", r.workers()).put("paratrain_samples_per_s", r.paratrain());
+            if (!Double.isNaN(r.torch())) {
+                o.put("pytorch_samples_per_s", r.torch()).put("ratio", ratio);
+            }
+        }
+        org.paratrain.io.AtomicFiles.writeText(outDir.resolve("bench-dl.csv"), w -> w.write(csv.toString()));
+        org.paratrain.io.AtomicFiles.writeText(outDir.resolve("bench-dl.md"), w -> w.write(md.toString()));
+        org.paratrain.io.AtomicFiles.writeBytes(outDir.resolve("bench-dl.json"),
+            o -> org.paratrain.experiment.RunWriter.json().writeValue(o, json));
+        if (torch != null) {
+            org.paratrain.experiment.Plots.save(org.paratrain.experiment.Plots.ratios(
+                rows.stream().map(r -> r.model() + " " + r.precision() + ", " + r.workers() + "w").toList(),
+                rows.stream().map(r -> r.paratrain() / r.torch()).toList(),
+                rows.stream().map(Row::target).toList(),
+                "paratrain against PyTorch " + torch + " DDP (batch " + batch + ", Adam)",
+                "paratrain / PyTorch samples per second"), outDir, "bench-dl");
+        }
+    }
+
+    private static String num(double v, String format) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, format, v);
     }
 
     private void check() {
@@ -113,24 +181,37 @@ final class BenchDlCommand implements Runnable {
                     + ", got " + w);
             }
         }
+        if (Files.exists(outDir) && !Files.isDirectory(outDir)) {
+            throw new IllegalArgumentException("--out " + outDir + " is not a directory");
+        }
+        if ((long) batch * (steps + 3) > 60_000) {
+            throw new IllegalArgumentException("--batch-size x (--steps + 3) must be at most the 60,000 training images, "
+                + "got " + batch + " x " + (steps + 3));
+        }
         if (batch < 2 || steps < 1 || rounds < 1) {
             throw new IllegalArgumentException("--batch-size must be at least 2, --steps and --rounds at least 1");
         }
     }
 
     /** {@code rounds} alternating runs of paratrain and PyTorch; each side's best. */
-    private Row measure(Dataset data, String model, String precision, int w, boolean torch) {
+    private Row measure(Dataset data, Setup setup, boolean torch, Row row) {
+        String model = setup.model();
+        String precision = setup.precision();
+        int w = setup.workers();
         TrainSpec s = spec(model, precision, w);
-        Training.local(BenchMlpCommand.images(Math.max(512, batch * 2)), s);     // warm-up: JIT and buffers
+        s = setup.sharded() ? s.withExchange(s.exchange().sharded()) : s;
+        int two = Math.min(data.samples(), 2 * batch);
+        Training.local(new Dataset(java.util.Arrays.copyOf(data.x(), two * 784), java.util.Arrays.copyOf(data.y(), two),
+            two, 784), s);     // warm-up: JIT and buffers
         double best = 0;
         double bestTorch = torch ? 0 : Double.NaN;
         for (int r = 0; r < rounds; r++) {
             best = Math.max(best, (double) batch * steps / Training.local(data, s).trainSeconds());
             if (torch) {
-                bestTorch = Math.max(bestTorch, torchRun(model, precision, w));
+                bestTorch = Math.max(bestTorch, torchRun(model, precision, w));   // NaN once a run failed
             }
         }
-        return new Row(model, precision, w, best, bestTorch);
+        return new Row(row.model(), precision, w, best, bestTorch);
     }
 
     /** One epoch of {@code steps} batches, one block a worker a batch, the ring allreduce with the default sum. */
@@ -174,11 +255,20 @@ final class BenchDlCommand implements Runnable {
                 ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
                 pb.environment().put("OMP_NUM_THREADS", "1");
                 pb.environment().put("OPENBLAS_NUM_THREADS", "1");
+                Path log = Files.createTempFile("ddp_bench", ".log");
+                pb.redirectOutput(log.toFile());
                 Process p = pb.start();
-                String text = new String(p.getInputStream().readAllBytes());
-                if (p.waitFor() != 0 || !text.contains("samples_per_s ")) {
-                    throw new IllegalStateException("the PyTorch run failed: " + text.lines()
-                        .reduce((a, b) -> b).orElse("no output"));
+                boolean ended = p.waitFor(10, TimeUnit.MINUTES);
+                if (!ended) {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly();
+                }
+                String text = Files.readString(log);
+                Files.deleteIfExists(log);
+                if (!ended || p.exitValue() != 0 || !text.contains("samples_per_s ")) {
+                    spec.commandLine().getErr().println("  the PyTorch run failed (" + (ended ? "" : "no end after 10 "
+                        + "minutes; ") + text.lines().reduce((a, b) -> b).orElse("no output") + "); its row shows -");
+                    return Double.NaN;
                 }
                 return Double.parseDouble(text.lines().filter(l -> l.startsWith("samples_per_s "))
                     .findFirst().orElseThrow().substring(14).strip());

@@ -134,7 +134,13 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
         }
         ModelFile m = new ModelFile(spec, features, classes, params, check.standardizer(features),
             check.classNames(classes));
-        int needed = m.newModel().parameterCount();
+        int needed;
+        try {
+            needed = m.newModel().parameterCount();
+        } catch (org.paratrain.train.spec.SpecException e) {
+            throw new DataFormatException(file + ": the " + kind + " it describes cannot be built: field \""
+                + e.setting().replace('-', '_') + "\": " + e.requirement());
+        }
         if (needed != params.length) {
             throw new DataFormatException(file + ": " + params.length + " parameters, the model needs " + needed);
         }

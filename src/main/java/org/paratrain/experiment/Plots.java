@@ -120,6 +120,30 @@ public final class Plots {
         return c;
     }
 
+    /**
+     * One bar per configuration: a ratio of two throughputs, with the level a target asks for
+     * drawn as a series of its own so the bars can be read against it.
+     *
+     * @param labels  the configurations, e.g. {@code cnn float32, 2 workers}
+     * @param ratios  the ratio of each
+     * @param targets the target of each (NaN for none)
+     * @param title   the chart's title
+     * @param yTitle  what the ratio is of
+     * @return the chart, for {@link #save}
+     */
+    public static CategoryChart ratios(List<String> labels, List<Double> ratios, List<Double> targets, String title,
+                                       String yTitle) {
+        CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
+            .xAxisTitle("model, precision, workers").yAxisTitle(yTitle).build();
+        style(c.getStyler());
+        c.getStyler().setDecimalPattern("0.00");
+        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        c.getStyler().setXAxisLabelRotation(20);
+        c.addSeries("measured", labels, ratios.stream().map(v -> (Number) v).toList());
+        c.addSeries("target", labels, targets.stream().map(v -> (Number) (Double.isNaN(v) ? 0.0 : v)).toList());
+        return c;
+    }
+
     private static String total(double us) {
         return us >= 100 ? String.format(Locale.ROOT, "%,.0f", us) : String.format(Locale.ROOT, "%.3g", us);
     }

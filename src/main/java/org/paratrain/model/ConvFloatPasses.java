@@ -22,8 +22,8 @@ import org.paratrain.model.ConvNet.Stage;
 final class ConvFloatPasses {
     private final ConvNet net;
     private final Stage[] stages;
-    private final float[] paramsF;
-    private final float[] gradF;
+    private float[] paramsF = new float[0];     // made at the first pass: counting parameters builds a network too
+    private float[] gradF = new float[0];
     private float[] inputsF = new float[0];
     private float[][] acts = new float[0][];
     private float[][] deltas = new float[0][];
@@ -34,8 +34,6 @@ final class ConvFloatPasses {
     ConvFloatPasses(ConvNet net, Stage[] stages) {
         this.net = net;
         this.stages = stages;
-        this.paramsF = new float[net.parameterCount()];
-        this.gradF = new float[net.parameterCount()];
     }
 
     /** As the double path, a chunk at a time, in floats: the block's gradient added to {@code grad} once. */
@@ -67,6 +65,10 @@ final class ConvFloatPasses {
     }
 
     private void round(double[] params) {
+        if (paramsF.length != net.parameterCount()) {
+            paramsF = new float[net.parameterCount()];
+            gradF = new float[net.parameterCount()];
+        }
         for (int j = 0; j < paramsF.length; j++) {
             paramsF[j] = (float) params[j];
         }

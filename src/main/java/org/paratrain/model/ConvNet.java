@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.paratrain.data.Dataset;
+import org.paratrain.data.HeapBudget;
 
 /**
  * A convolutional network for images: convolutions and dense layers with ReLU, max pooling,
@@ -48,6 +49,14 @@ public final class ConvNet implements Classifier {
      * @param kernel  K, at least 1
      */
     public record Conv(int filters, int kernel) implements Layer {
+        /** Checks the sizes. */
+        public Conv {
+            if (filters < 1 || kernel < 1) {
+                throw new IllegalArgumentException("--layers: conv needs at least 1 filter of at least 1x1, got "
+                    + filters + " of " + kernel + "x" + kernel);
+            }
+        }
+
         @Override
         public String label() {
             return "conv:" + filters + ":" + kernel;
@@ -60,6 +69,13 @@ public final class ConvNet implements Classifier {
      * @param size P, at least 2
      */
     public record Pool(int size) implements Layer {
+        /** Checks the size. */
+        public Pool {
+            if (size < 2) {
+                throw new IllegalArgumentException("--layers: pool needs a size of at least 2, got " + size);
+            }
+        }
+
         @Override
         public String label() {
             return "pool:" + size;
@@ -72,6 +88,13 @@ public final class ConvNet implements Classifier {
      * @param width N, at least 1
      */
     public record Dense(int width) implements Layer {
+        /** Checks the width. */
+        public Dense {
+            if (width < 1) {
+                throw new IllegalArgumentException("--layers: dense needs a width of at least 1, got " + width);
+            }
+        }
+
         @Override
         public String label() {
             return "dense:" + width;
@@ -86,6 +109,14 @@ public final class ConvNet implements Classifier {
      * @param channels values per pixel, at least 1
      */
     public record Shape(int height, int width, int channels) {
+        /** Checks that the sizes are positive and a sample fits in an array. */
+        public Shape {
+            if (height < 1 || width < 1 || channels < 1 || (long) height * width * channels > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("an image shape needs positive sizes whose product fits an array, "
+                    + "got " + height + "x" + width + "x" + channels);
+            }
+        }
+
         /** {@return the values of one sample of this shape} */
         public int size() {
             return height * width * channels;
@@ -161,7 +192,8 @@ public final class ConvNet implements Classifier {
         this.classes = classes;
         List<Stage> s = new ArrayList<>();
         Shape shape = image;
-        int p = 0;
+        long p = 0;
+        long scratch = 0;       // the largest chunk buffer: an output, or a convolution's patches
         boolean flat = false;
         for (Layer layer : this.layers) {
             Shape out;
@@ -171,7 +203,12 @@ public final class ConvNet implements Classifier {
                     check(!flat, layer, "comes after a dense layer");
                     check(c.kernel() <= Math.min(shape.height(), shape.width()), layer, "needs an input of at least "
                         + c.kernel() + "x" + c.kernel() + ", got " + shape);
-                    patch = c.kernel() * c.kernel() * shape.channels();
+                    long cells = (long) c.kernel() * c.kernel() * shape.channels();
+                    long pixels = (long) (shape.height() - c.kernel() + 1) * (shape.width() - c.kernel() + 1);
+                    check(cells < HeapBudget.MAX_ARRAY && pixels * c.filters() <= HeapBudget.MAX_ARRAY, layer,
+                        "makes outputs larger than an array holds");
+                    scratch = Math.max(scratch, pixels * (cells + 1));
+                    patch = (int) cells;
                     out = new Shape(shape.height() - c.kernel() + 1, shape.width() - c.kernel() + 1, c.filters());
                 }
                 case Pool q -> {
@@ -185,16 +222,26 @@ public final class ConvNet implements Classifier {
                     out = new Shape(1, 1, d.width());
                 }
             }
-            Stage st = new Stage(layer, shape, out, p, patch);
-            p += layer instanceof Pool ? 0 : st.fanIn() * st.units() + st.units();
+            Stage st = new Stage(layer, shape, out, (int) Math.min(p, Integer.MAX_VALUE), patch);
+            p += layer instanceof Pool ? 0 : ((long) st.fanIn() + 1) * st.units();
+            scratch = Math.max(scratch, out.size());
             s.add(st);
             shape = out;
         }
-        Stage head = new Stage(new Dense(classes), shape, new Shape(1, 1, classes), p, 0);
-        p += head.fanIn() * classes + classes;
+        p += ((long) shape.size() + 1) * classes;
+        if (p > HeapBudget.MAX_ARRAY) {
+            throw new IllegalArgumentException("--layers: these layers make " + p + " parameters, more than an array "
+                + "holds (" + HeapBudget.MAX_ARRAY + ")");
+        }
+        if (scratch * CHUNK > HeapBudget.MAX_ARRAY) {
+            throw new IllegalArgumentException("--layers: these layers need " + scratch + " values of scratch a "
+                + "sample, more than an array holds for " + CHUNK + " samples");
+        }
+        Stage head = new Stage(new Dense(classes), shape, new Shape(1, 1, classes),
+            (int) (p - ((long) shape.size() + 1) * classes), 0);
         s.add(head);
         stages = s.toArray(new Stage[0]);
-        parameters = p;
+        parameters = (int) p;
         floats = precision == MultilayerPerceptron.Precision.FLOAT32 ? new ConvFloatPasses(this, stages) : null;
     }
 

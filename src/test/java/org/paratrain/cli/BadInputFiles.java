@@ -119,6 +119,17 @@ final class BadInputFiles {
             MODEL.replace("[1.0, 2.0]", "[1.0, 2.0, 3.0]")));
         c.add(bad("model empty", 1, "model.json", evaluate()).file("model.json", ""));
         c.add(bad("model not a model", 1, "model.json", evaluate()).file("model.json", "[1, 2, 3]"));
+        // A cnn file: 1x2x1 images, conv:1:1 (2 parameters) and a head of 2 classes over 2 values (6).
+        String cnn = MODEL.replace("\"linear\"", "\"cnn\"").replace("\"classes\": 0", "\"classes\": 2, \"layers\": "
+            + "\"conv:1:1\", \"image_shape\": \"1x2x1\"").replace("[1.0, 2.0]", "[1, 2, 3, 4, 5, 6, 7, 8]");
+        c.add(bad("cnn model image shape not the features", 1, "model.json|image_shape|2 features",
+            evaluate("--y", "@labels.in")).file("model.json", cnn.replace("1x2x1", "2x2x1")));
+        c.add(bad("cnn model layers too large", 1, "model.json|layers|conv:1:3", evaluate("--y", "@labels.in"))
+            .file("model.json", cnn.replace("conv:1:1", "conv:1:3")));
+        c.add(bad("cnn model layers damaged", 1, "model.json|layers", evaluate("--y", "@labels.in"))
+            .file("model.json", cnn.replace("conv:1:1", "conv:x")));
+        c.add(bad("cnn model of too many parameters", 1, "model.json|layers", evaluate("--y", "@labels.in"))
+            .file("model.json", cnn.replace("conv:1:1", "dense:65536,dense:65536")));
         c.add(bad("model is a directory", 1, "sub|directory", "evaluate", "--model-file", "@sub", "--x", "@X.in",
             "--y", "@y.in"));
         c.add(bad("evaluate wrong features", 1, "X3.in|features", evaluate("--x", "@X3.in")).file("X3.in",

@@ -168,6 +168,12 @@ class BadInputTest {
             "--y", "@labels.in", "--layers", "dense:4", "--image-shape", "5x5x1")));
         c.add(bad("cnn kernel larger than the image", 2, "--layers|conv:4:3|1x2x1", train("--model", "cnn", "--y",
             "@labels.in", "--layers", "conv:4:3", "--image-shape", "1x2x1")));
+        c.add(bad("cnn of too many parameters", 2, "--layers|array", train("--model", "cnn", "--y", "@labels.in",
+            "--layers", "dense:65536,dense:65536", "--image-shape", "1x2x1")));
+        c.add(bad("cnn of too many parameters in float32", 2, "--layers|array", train("--model", "cnn", "--y",
+            "@labels.in", "--layers", "dense:65536,dense:65536", "--image-shape", "1x2x1", "--precision", "float32")));
+        c.add(bad("image shape of zero", 2, "--image-shape", train("--model", "cnn", "--y", "@labels.in",
+            "--layers", "dense:4", "--image-shape", "0x2x1")));
         c.add(bad("float32 with a linear model", 2, "--precision|networks", train("--precision", "float32")));
         c.add(bad("ranks per process with local", 2, "--ranks-per-process", train("--ranks-per-process", "2")));
         c.add(bad("ranks per process not a number", 2, "--ranks-per-process|whole number", train("--backend", "mpi",

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -90,10 +91,15 @@ class CnnCliTest {
     }
 
     @Test
-    void benchDlWithoutTorchPrintsParatrainAlone() {
+    void benchDlWithoutTorchPrintsParatrainAlone() throws IOException {
         CliTest.Run r = CliTest.run("bench", "dl", "--models", "cnn", "--precision", "float32", "--workers", "1,2",
-            "--batch-size", "32", "--steps", "2", "--rounds", "1", "--python", dir.resolve("no-python").toString());
+            "--batch-size", "32", "--steps", "2", "--rounds", "1", "--python", dir.resolve("no-python").toString(),
+            "--out", dir.resolve("bench").toString());
         assertEquals(0, r.status(), r.err());
+        List<String> csv = Files.readAllLines(dir.resolve("bench/bench-dl.csv"));
+        assertEquals(3, csv.size(), csv.toString());
+        assertTrue(csv.get(2).startsWith("cnn,float32,2,"), csv.toString());
+        assertTrue(Files.exists(dir.resolve("bench/bench-dl.json")) && Files.exists(dir.resolve("bench/bench-dl.md")));
         assertTrue(r.out().contains("PyTorch: not available"), r.out());
         assertTrue(r.out().matches("(?s).*\\| cnn \\| float32 \\| 1 \\| [1-9][0-9]* \\| - \\| - \\|.*"), r.out());
         assertTrue(r.out().matches("(?s).*\\| cnn \\| float32 \\| 2 \\| [1-9][0-9]* \\| - \\| - \\|.*"), r.out());

@@ -268,7 +268,7 @@ class ConvNetTest {
     void shapesThatDoNotFitAreRefusedNamingTheLayer() {
         ModelSpec big = new ModelSpec.Cnn(ModelNames.cnnLayers("conv:4:5,pool:2,conv:4:5"), null, 3);
         SpecException e = assertThrows(SpecException.class, () -> big.newModel(64, 3));
-        assertEquals("layers do not fit 8x8x1 images: conv:4:5 needs an input of at least 5x5, got 2x2x4",
+        assertEquals("layers conv:4:5 needs an input of at least 5x5, got 2x2x4 (images 8x8x1)",
             e.getMessage());
         assertThrows(SpecException.class, () -> new ModelSpec.Cnn(ModelNames.cnnLayers("dense:4,pool:2"), null, 3)
             .newModel(64, 3));

@@ -96,8 +96,8 @@ public final class ModelNames {
                     return shape;
                 }
             }
-        } catch (NumberFormatException e) {
-            // refused below
+        } catch (IllegalArgumentException e) {
+            // not numbers, or sizes no image has: refused below
         }
         throw new SpecException("image-shape", "must be HEIGHTxWIDTHxCHANNELS, e.g. 28x28x1, got '" + s + "'");
     }

@@ -367,7 +367,7 @@ public sealed interface ModelSpec {
                 return new ConvNet(shape(features), layers, classes, precision);
             } catch (IllegalArgumentException e) {
                 throw e instanceof SpecException ? e : new SpecException("layers", e.getMessage()
-                    .replaceFirst("^--layers: ", "do not fit " + shape(features) + " images: "));
+                    .replaceFirst("^--layers: ", "") + " (images " + shape(features) + ")");
             }
         }
 
