@@ -60,7 +60,9 @@ def worker(rank, world, port, kind, precision, batch, steps, files, out):
     x = torch.tensor(x, dtype=dtype)
     y = torch.tensor(y, dtype=torch.int64)
     model = network(kind).to(dtype)
-    ddp = DDP(model)            # at 1 worker too: the same wrapper and hooks as at 2
+    # DDP at 1 worker too (its hooks cost time even there), unless DDP_BENCH_WRAP=0 asks for the plain
+    # model, as one process training alone would run it.
+    ddp = DDP(model) if os.environ.get("DDP_BENCH_WRAP", "1") == "1" else model
     opt = torch.optim.Adam(ddp.parameters(), lr=1e-3)
     loss_fn = torch.nn.CrossEntropyLoss()
 

@@ -71,7 +71,7 @@ final class BenchDlCommand implements Runnable {
     String python;
 
     /** One row of the table: both sides' best samples per second (NaN where PyTorch did not run). */
-    record Row(String model, String precision, int workers, double paratrain, double torch) {
+    record Row(String model, String precision, int workers, double paratrain, double torch, double plain) {
         /** {@return the target paratrain / PyTorch (float32 only), NaN where none} */
         double target() {
             return precision.equals("float32") ? workers == 1 ? 1.0 : 1.5 : Double.NaN;
@@ -98,10 +98,12 @@ final class BenchDlCommand implements Runnable {
             + "samples/s, best of %d alternating runs%n", batch, steps,
             Files.isDirectory(FASHION) ? "Fashion-MNIST" : "random images", rounds);
         out.println(torch == null ? "  PyTorch: not available (" + python + " has no torch; apt-get install python3-torch); "
-            + "paratrain alone" : "  PyTorch " + torch + " DistributedDataParallel, gloo, one process a worker");
+            + "paratrain alone" : "  PyTorch " + torch + " DistributedDataParallel, gloo, one process a worker; "
+            + "at 1 worker also the model without DDP, as one process would train it");
         out.println();
-        out.println("| model | precision | workers | paratrain | PyTorch | paratrain / PyTorch |");
-        out.println("|---|---|---:|---:|---:|---:|");
+        out.println("| model | precision | workers | paratrain | PyTorch DDP | paratrain / DDP | PyTorch, no DDP | "
+            + "paratrain / no DDP |");
+        out.println("|---|---|---:|---:|---:|---:|---:|---:|");
         out.flush();
         List<Row> rows = new ArrayList<>();
         for (String model : models) {
@@ -112,12 +114,11 @@ final class BenchDlCommand implements Runnable {
                         err.printf(Locale.ROOT, "  running %s %s at %d worker%s...%n", setup.label(), precision, w,
                             w == 1 ? "" : "s");
                         err.flush();
-                        Row r = new Row(setup.label(), precision, w, 0, 0);
-                        r = measure(data, setup, torch != null, r);
+                        Row r = measure(data, setup, torch != null);
                         rows.add(r);
-                        out.printf(Locale.ROOT, "| %s | %s | %d | %.0f | %s | %s |%n", setup.label(), precision, w,
-                            r.paratrain(), Double.isNaN(r.torch()) ? "-" : String.format(Locale.ROOT, "%.0f", r.torch()),
-                            Double.isNaN(r.torch()) ? "-" : String.format(Locale.ROOT, "%.2f", r.paratrain() / r.torch()));
+                        out.printf(Locale.ROOT, "| %s | %s | %d | %.0f | %s | %s | %s | %s |%n", setup.label(), precision,
+                            w, r.paratrain(), dash(r.torch(), "%.0f"), dash(r.paratrain() / r.torch(), "%.2f"),
+                            dash(r.plain(), "%.0f"), dash(r.paratrain() / r.plain(), "%.2f"));
                         out.flush();
                     }
                 }
@@ -132,22 +133,27 @@ final class BenchDlCommand implements Runnable {
     /** The rows as CSV, JSON and Markdown, and where PyTorch ran, the ratios as a plot. */
     private void write(List<Row> rows, String torch) {
         StringBuilder csv = new StringBuilder("model,precision,workers,paratrain_samples_per_s,pytorch_samples_per_s,"
-            + "ratio,target\n");
-        StringBuilder md = new StringBuilder("| model | precision | workers | paratrain | PyTorch | paratrain / PyTorch "
-            + "| target |\n|---|---|---:|---:|---:|---:|---:|\n");
+            + "ratio,target,pytorch_no_ddp_samples_per_s,ratio_no_ddp\n");
+        StringBuilder md = new StringBuilder("| model | precision | workers | paratrain | PyTorch DDP | paratrain / DDP "
+            + "| target | PyTorch, no DDP | paratrain / no DDP |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         com.fasterxml.jackson.databind.node.ObjectNode json = org.paratrain.experiment.RunWriter.json().createObjectNode();
         json.put("batch_size", batch).put("steps", steps).put("rounds", rounds).put("pytorch", torch);
         var array = json.putArray("rows");
         for (Row r : rows) {
             double ratio = r.paratrain() / r.torch();
-            csv.append(String.format(Locale.ROOT, "%s,%s,%d,%.1f,%s,%s,%s%n", r.model(), r.precision(), r.workers(),
-                r.paratrain(), num(r.torch(), "%.1f"), num(ratio, "%.3f"), num(r.target(), "%.1f")));
-            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.0f | %s | %s | %s |%n", r.model(), r.precision(),
-                r.workers(), r.paratrain(), num(r.torch(), "%.0f"), num(ratio, "%.2f"), num(r.target(), "%.1f")));
+            csv.append(String.format(Locale.ROOT, "%s,%s,%d,%.1f,%s,%s,%s,%s,%s%n", r.model(), r.precision(),
+                r.workers(), r.paratrain(), num(r.torch(), "%.1f"), num(ratio, "%.3f"), num(r.target(), "%.1f"),
+                num(r.plain(), "%.1f"), num(r.paratrain() / r.plain(), "%.3f")));
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.0f | %s | %s | %s | %s | %s |%n", r.model(),
+                r.precision(), r.workers(), r.paratrain(), dash(r.torch(), "%.0f"), dash(ratio, "%.2f"),
+                dash(r.target(), "%.1f"), dash(r.plain(), "%.0f"), dash(r.paratrain() / r.plain(), "%.2f")));
             var o = array.addObject().put("model", r.model()).put("precision", r.precision())
                 .put("workers", r.workers()).put("paratrain_samples_per_s", r.paratrain());
             if (!Double.isNaN(r.torch())) {
                 o.put("pytorch_samples_per_s", r.torch()).put("ratio", ratio);
+            }
+            if (!Double.isNaN(r.plain())) {
+                o.put("pytorch_no_ddp_samples_per_s", r.plain()).put("ratio_no_ddp", r.paratrain() / r.plain());
             }
         }
         org.paratrain.io.AtomicFiles.writeText(outDir.resolve("bench-dl.csv"), w -> w.write(csv.toString()));
@@ -156,12 +162,17 @@ final class BenchDlCommand implements Runnable {
             o -> org.paratrain.experiment.RunWriter.json().writeValue(o, json));
         if (torch != null) {
             org.paratrain.experiment.Plots.save(org.paratrain.experiment.Plots.ratios(
-                rows.stream().map(r -> r.model() + " " + r.precision() + ", " + r.workers() + "w").toList(),
+                rows.stream().map(r -> r.model().replace(" (sharded)", " sharded") + " " + r.precision().replace("float", "f")
+                    + " " + r.workers() + "w").toList(),
                 rows.stream().map(r -> r.paratrain() / r.torch()).toList(),
                 rows.stream().map(Row::target).toList(),
                 "paratrain against PyTorch " + torch + " DDP (batch " + batch + ", Adam)",
                 "paratrain / PyTorch samples per second"), outDir, "bench-dl");
         }
+    }
+
+    private static String dash(double v, String format) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, format, v);
     }
 
     private static String num(double v, String format) {
@@ -194,24 +205,26 @@ final class BenchDlCommand implements Runnable {
     }
 
     /** {@code rounds} alternating runs of paratrain and PyTorch; each side's best. */
-    private Row measure(Dataset data, Setup setup, boolean torch, Row row) {
+    private Row measure(Dataset data, Setup setup, boolean torch) {
         String model = setup.model();
         String precision = setup.precision();
         int w = setup.workers();
         TrainSpec s = spec(model, precision, w);
         s = setup.sharded() ? s.withExchange(s.exchange().sharded()) : s;
-        int two = Math.min(data.samples(), 2 * batch);
-        Training.local(new Dataset(java.util.Arrays.copyOf(data.x(), two * 784), java.util.Arrays.copyOf(data.y(), two),
-            two, 784), s);     // warm-up: JIT and buffers
+        Training.local(data, s);     // warm-up: the JIT compiles the step's loops (PyTorch's are compiled ahead of time)
         double best = 0;
         double bestTorch = torch ? 0 : Double.NaN;
+        double bestPlain = torch && w == 1 ? 0 : Double.NaN;
         for (int r = 0; r < rounds; r++) {
             best = Math.max(best, (double) batch * steps / Training.local(data, s).trainSeconds());
             if (torch) {
-                bestTorch = Math.max(bestTorch, torchRun(model, precision, w));   // NaN once a run failed
+                bestTorch = Math.max(bestTorch, torchRun(model, precision, w, true));   // NaN once a run failed
+                if (w == 1) {
+                    bestPlain = Math.max(bestPlain, torchRun(model, precision, w, false));
+                }
             }
         }
-        return new Row(row.model(), precision, w, best, bestTorch);
+        return new Row(setup.label(), precision, w, best, bestTorch, bestPlain);
     }
 
     /** One epoch of {@code steps} batches, one block a worker a batch, the ring allreduce with the default sum. */
@@ -238,8 +251,8 @@ final class BenchDlCommand implements Runnable {
         }
     }
 
-    /** One PyTorch DDP run's samples per second. */
-    private double torchRun(String model, String precision, int w) {
+    /** One PyTorch run's samples per second: DDP, or (one worker) the plain model a single-process user trains. */
+    private double torchRun(String model, String precision, int w, boolean ddp) {
         try {
             Path script = Files.createTempFile("ddp_bench", ".py");
             try {
@@ -255,6 +268,7 @@ final class BenchDlCommand implements Runnable {
                 ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
                 pb.environment().put("OMP_NUM_THREADS", "1");
                 pb.environment().put("OPENBLAS_NUM_THREADS", "1");
+                pb.environment().put("DDP_BENCH_WRAP", ddp ? "1" : "0");
                 Path log = Files.createTempFile("ddp_bench", ".log");
                 pb.redirectOutput(log.toFile());
                 Process p = pb.start();

@@ -137,8 +137,8 @@ public final class Plots {
             .xAxisTitle("model, precision, workers").yAxisTitle(yTitle).build();
         style(c.getStyler());
         c.getStyler().setDecimalPattern("0.00");
-        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
-        c.getStyler().setXAxisLabelRotation(20);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        c.getStyler().setXAxisLabelRotation(90);
         c.addSeries("measured", labels, ratios.stream().map(v -> (Number) v).toList());
         c.addSeries("target", labels, targets.stream().map(v -> (Number) (Double.isNaN(v) ? 0.0 : v)).toList());
         return c;

@@ -101,8 +101,8 @@ class CnnCliTest {
         assertTrue(csv.get(2).startsWith("cnn,float32,2,"), csv.toString());
         assertTrue(Files.exists(dir.resolve("bench/bench-dl.json")) && Files.exists(dir.resolve("bench/bench-dl.md")));
         assertTrue(r.out().contains("PyTorch: not available"), r.out());
-        assertTrue(r.out().matches("(?s).*\\| cnn \\| float32 \\| 1 \\| [1-9][0-9]* \\| - \\| - \\|.*"), r.out());
-        assertTrue(r.out().matches("(?s).*\\| cnn \\| float32 \\| 2 \\| [1-9][0-9]* \\| - \\| - \\|.*"), r.out());
+        assertTrue(r.out().matches("(?s).*\\| cnn \\| float32 \\| 1 \\| [1-9][0-9]* \\| - \\| - \\| - \\| - \\|.*"), r.out());
+        assertTrue(r.out().matches("(?s).*\\| cnn \\| float32 \\| 2 \\| [1-9][0-9]* \\| - \\| - \\| - \\| - \\|.*"), r.out());
         CliTest.Run bad = CliTest.run("bench", "dl", "--models", "resnet");
         assertEquals(2, bad.status());
         assertTrue(bad.err().contains("--models must be mlp, cnn or both, got 'resnet'"), bad.err());
