@@ -124,9 +124,18 @@ public final class AtomicFiles {
         try {
             Files.createDirectories(parent);
             StaleStaging.remove(parent, prefix);
-            Path dir = Files.createTempDirectory(parent, prefix + ProcessHandle.current().pid() + "-");
-            ExitCleanup.deleteOnExit(dir);
-            return dir;
+            // Registered before it exists: a signal between making it and registering it would leave it behind.
+            java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+            while (true) {
+                Path dir = parent.resolve(prefix + ProcessHandle.current().pid() + "-" + Long.toUnsignedString(
+                    random.nextLong(), 36));
+                ExitCleanup.deleteOnExit(dir);
+                try {
+                    return Files.createDirectory(dir);
+                } catch (java.nio.file.FileAlreadyExistsException e) {
+                    ExitCleanup.forget(dir);        // another's name: draw again
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a directory beside " + target + ": " + e.getMessage(), e);
         }
