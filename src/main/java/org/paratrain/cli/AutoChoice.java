@@ -20,7 +20,7 @@ final class AutoChoice {
     private AutoChoice() { }
 
     static TrainSpec resolve(TrainSpec spec, boolean autoNodes, Dataset data, boolean mpi, PrintWriter out) {
-        int params = data.features() + (spec.model().intercept() ? 1 : 0);
+        int params = org.paratrain.experiment.Calibration.exchanged(data, spec);
         BlockSharding sharding = Plan.sharding(data.samples(), spec.run().blockSize());
         TrainSpec config = autoNodes ? spec.withNodes(1) : spec;
         EpochModel model = Calibration.forWorkload(data, config);

@@ -163,9 +163,12 @@ public final class Calibration {
      */
     public static org.paratrain.train.EpochModel forWorkload(Dataset data, TrainSpec config) {
         Allreduce.Machine machine = quickMachine();
-        Dataset probe = prefix(data, Math.max(1, PROBE_VALUES / data.features()));
-        int params = data.features() + (config.model().intercept() ? 1 : 0);
-        int epochs = (int) Math.max(10, Math.min(300, PROBE_VALUES / ((long) probe.samples() * params)));
+        int params = exchanged(data, config);
+        // A network's sample costs about a pass over its parameters, not its features: probe fewer samples,
+        // but enough for a block at each of 2 ranks and a mini-batch.
+        int least = 2 * Math.max(Math.max(config.run().batchSize(), config.run().blockSize()), 64);
+        Dataset probe = prefix(data, Math.max(least, PROBE_VALUES / Math.max(data.features(), params)));
+        int epochs = (int) Math.max(params > 10_000 ? 3 : 10, Math.min(300, PROBE_VALUES / ((long) probe.samples() * params)));
         TrainSpec one = config.withNodes(1).withEpochs(epochs).withExchange(ExchangeSpec.MASTER_WORKER)
             .withLossReduction(org.paratrain.train.LossReduction.MEAN)
             .withLearningRate(stableRate(probe, config.model().intercept()));
@@ -188,6 +191,28 @@ public final class Calibration {
         double exchange1 = partial.exchangeSeconds(ExchangeSpec.MASTER_WORKER, 1, sharding, params);
         return new org.paratrain.train.EpochModel(machine, partial.secondsPerSampleParam(), partial.cores(),
             Math.max(0, other - exchange1), partial.conversion());
+    }
+
+    /**
+     * {@return the values a rank sends a step: the model's parameters (a network's, not its inputs)}
+     * @param data   the workload's samples
+     * @param config its model
+     */
+    public static int exchanged(Dataset data, TrainSpec config) {
+        org.paratrain.train.spec.ModelSpec m = config.model();
+        if (!m.classifier() && !(m instanceof org.paratrain.train.spec.ModelSpec.Mlp)) {
+            return data.features() + (m.intercept() ? 1 : 0);
+        }
+        int classes = m.classifier() ? m.classes() > 0 ? m.classes() : Math.max(2, maxLabel(data) + 1) : 0;
+        return (int) Math.min(Integer.MAX_VALUE, m.parameterCount(data.features(), classes));
+    }
+
+    private static int maxLabel(Dataset data) {
+        double max = 0;
+        for (double v : data.y()) {
+            max = Math.max(max, v);
+        }
+        return (int) Math.min(Integer.MAX_VALUE - 1, max);
     }
 
     /**
