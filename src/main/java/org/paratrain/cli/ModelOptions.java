@@ -30,7 +30,7 @@ final class ModelOptions {
     String layers;
 
     @Option(names = "--image-shape", defaultValue = "", paramLabel = "HxWxC", description = "The images' shape for "
-        + "--model cnn, e.g. 28x28x1 (default: square images of one channel, as IDX files hold).")
+        + "--model cnn, e.g. 28x28x1 (default: an IDX file's own shape; otherwise square images of one channel).")
     String imageShape;
 
     @Option(names = "--activation", defaultValue = "relu", description = "Hidden activation of --model mlp: relu "

@@ -205,11 +205,25 @@ final class TrainCommand implements Runnable {
         RunSpec.Nodes nodes = child && !command.commandLine().getParseResult().hasMatchedOption("--nodes")
             ? new RunSpec.Nodes.Count(Backend.mpiJobSize())
             : RunSpec.Nodes.parse(nodesText);
-        ModelSpec m = learning.model();
+        ModelSpec m = idxImages(learning.model());
         OptimizerSpec o = learning.optimizer();
         RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize);
         ExchangeSpec exchange = ExchangeSpec.parse(allreduce, sum == null ? null : ExchangeSpec.Sum.parse(sum));
         return new TrainSpec(m, o, shardOptimizer ? exchange.sharded() : exchange, run);
+    }
+
+    /** A CNN on IDX images without --image-shape takes the images' shape from the file's header. */
+    private ModelSpec idxImages(ModelSpec m) {
+        if (!(m instanceof ModelSpec.Cnn cnn) || cnn.image() != null || dataFormat.format() != DataSpec.Format.IDX
+            || xFile == null) {
+            return m;
+        }
+        int[] item = org.paratrain.data.IdxFormat.itemShape(xFile);
+        if (item.length < 2 || item.length > 3) {
+            return m;       // not images: the features are then checked as a square
+        }
+        return new ModelSpec.Cnn(cnn.layers(), new org.paratrain.model.ConvNet.Shape(item[0], item[1],
+            item.length == 3 ? item[2] : 1), cnn.classes(), cnn.precision());
     }
 
     /** The data's spec: files, format, held-out samples and scaling. */

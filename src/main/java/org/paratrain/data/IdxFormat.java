@@ -43,6 +43,17 @@ public final class IdxFormat {
     }
 
     /**
+     * {@return the shape of one item of an IDX file, from its header: {@code rows, cols} for
+     * images of one channel ({@code 28, 28} for MNIST), {@code rows, cols, channels} for more}
+     * @param file an IDX file, gzipped or not
+     * @throws DataFormatException if the header is not IDX or announces a size the file does not hold
+     */
+    public static int[] itemShape(Path file) {
+        int[] dims = readArray(file, 0, 0).dims;
+        return java.util.Arrays.copyOfRange(dims, 1, dims.length);
+    }
+
+    /**
      * Reads only items {@code [from, to)} of images and labels: what one rank of a large job keeps.
      *
      * @param images an IDX file of images

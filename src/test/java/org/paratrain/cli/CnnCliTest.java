@@ -90,6 +90,28 @@ class CnnCliTest {
         }
     }
 
+    /** IDX images keep their shape: 6 x 10 images train without --image-shape, and the model records it. */
+    @Test
+    void nonSquareIdxImagesKeepTheirShape() throws IOException {
+        Random r = new Random(4);
+        byte[] pixels = new byte[40 * 60];
+        r.nextBytes(pixels);
+        byte[] labels = new byte[40];
+        for (int i = 0; i < 40; i++) {
+            labels[i] = (byte) (i % 2);
+        }
+        Files.write(dir.resolve("wide-images"), BadInputFiles.idx(new int[] {40, 6, 10}, pixels));
+        Files.write(dir.resolve("wide-labels"), BadInputFiles.idx(new int[] {40}, labels));
+        CliTest.Run run = CliTest.run("train", "--format", "idx", "--data", dir.resolve("wide-images").toString(),
+            "--labels", dir.resolve("wide-labels").toString(), "--model", "cnn", "--layers", "conv:2:3,pool:2",
+            "--epochs", "2", "--lr", "0.01", "--out", dir.resolve("wide").toString());
+        assertEquals(0, run.status(), run.err());
+        JsonNode json = new ObjectMapper().readTree(dir.resolve("wide/model.json").toFile());
+        assertEquals("6x10x1", json.get("image_shape").asText());
+        // conv:2:3 on 6x10x1: 9 weights + 1 bias per filter; pool:2 of 4x8x2 is 2x4x2; the head 16 x 2 + 2.
+        assertEquals(2 * 10 + 16 * 2 + 2, json.get("params").size());
+    }
+
     @Test
     void benchDlWithoutTorchPrintsParatrainAlone() throws IOException {
         CliTest.Run r = CliTest.run("bench", "dl", "--models", "cnn", "--precision", "float32", "--workers", "1,2",
