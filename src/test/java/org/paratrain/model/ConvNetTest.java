@@ -222,6 +222,19 @@ class ConvNetTest {
         }
     }
 
+    /** The training accuracy a local run reports, counted on two threads, is the network's own over all samples. */
+    @Test
+    void theReportedTrainingAccuracyIsTheNetworksOwn() {
+        Dataset train = bars(2500, 7);
+        ModelSpec cnn = new ModelSpec.Cnn(ModelNames.cnnLayers("conv:4:3,pool:2,dense:8"), null, 3);
+        TrainingResult r = Training.local(train, TrainSpec.paper().withModel(cnn).withEpochs(1).withLearningRate(0.01)
+            .withLossReduction(LossReduction.MEAN).withMethod(OptimizerSpec.Method.ADAM).withBatches(100, 25)
+            .withNodes(2));
+        double own = ((ConvNet) cnn.newModel(64, 3)).accuracy(train, r.params());
+        assertTrue(own > 0.4 && own < 1, "accuracy after one epoch " + own);
+        assertEquals(own, r.trainAccuracy(), 0.0);
+    }
+
     /** float32 passes within float rounding of float64's, element by element, over several chunks. */
     @Test
     void float32LossAndGradientAgreeWithFloat64ToFloatRounding() {
