@@ -219,8 +219,8 @@ final class TrainCommand implements Runnable {
             return m;
         }
         int[] item = org.paratrain.data.IdxFormat.itemShape(xFile);
-        if (item.length < 2 || item.length > 3) {
-            return m;       // not images: the features are then checked as a square
+        if (item.length < 2 || item.length > 3 || item.length == 2 && item[0] == item[1]) {
+            return m;       // not images (checked as a square), or the square of one channel the default assumes
         }
         return new ModelSpec.Cnn(cnn.layers(), new org.paratrain.model.ConvNet.Shape(item[0], item[1],
             item.length == 3 ? item[2] : 1), cnn.classes(), cnn.precision());

@@ -164,11 +164,13 @@ public final class Calibration {
     public static org.paratrain.train.EpochModel forWorkload(Dataset data, TrainSpec config) {
         Allreduce.Machine machine = quickMachine();
         int params = exchanged(data, config);
+        boolean network = config.model() instanceof org.paratrain.train.spec.ModelSpec.Mlp
+            || config.model() instanceof org.paratrain.train.spec.ModelSpec.Cnn;
         // A network's sample costs about a pass over its parameters, not its features: probe fewer samples,
         // but enough for a block at each of 2 ranks and a mini-batch.
-        int least = 2 * Math.max(Math.max(config.run().batchSize(), config.run().blockSize()), 64);
+        int least = network ? 2 * Math.max(Math.max(config.run().batchSize(), config.run().blockSize()), 64) : 1;
         Dataset probe = prefix(data, Math.max(least, PROBE_VALUES / Math.max(data.features(), params)));
-        int epochs = (int) Math.max(params > 10_000 ? 3 : 10, Math.min(300, PROBE_VALUES / ((long) probe.samples() * params)));
+        int epochs = (int) Math.max(network ? 3 : 10, Math.min(300, PROBE_VALUES / ((long) probe.samples() * params)));
         TrainSpec one = config.withNodes(1).withEpochs(epochs).withExchange(ExchangeSpec.MASTER_WORKER)
             .withLossReduction(org.paratrain.train.LossReduction.MEAN)
             .withLearningRate(stableRate(probe, config.model().intercept()));

@@ -144,7 +144,7 @@ public final class Report {
             return Double.NaN;
         }
         TrainSpec c = in.spec().base();
-        int params = in.data().features() + (c.model().intercept() ? 1 : 0);
+        int params = Calibration.exchanged(in.data(), c);
         return c.epochs() * model.epochSeconds(c.exchange(), p,
             Plan.sharding(in.data().samples(), c.run().blockSize()), params);
     }

@@ -131,7 +131,16 @@ public final class AtomicFiles {
                     random.nextLong(), 36));
                 ExitCleanup.deleteOnExit(dir);
                 try {
-                    return Files.createDirectory(dir);
+                    Files.createDirectory(dir, parent.getFileSystem().supportedFileAttributeViews().contains("posix")
+                        ? new java.nio.file.attribute.FileAttribute<?>[] {java.nio.file.attribute.PosixFilePermissions
+                            .asFileAttribute(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"))}
+                        : new java.nio.file.attribute.FileAttribute<?>[0]);
+                    if (ExitCleanup.exiting()) {
+                        // The exit's clean-up may have run before the directory existed: undo it here.
+                        deleteQuietly(dir);
+                        throw new java.util.concurrent.CancellationException("the process is exiting");
+                    }
+                    return dir;
                 } catch (java.nio.file.FileAlreadyExistsException e) {
                     ExitCleanup.forget(dir);        // another's name: draw again
                 }

@@ -67,7 +67,7 @@ public final class Training {
             }
             throw e;
         }
-        return withAccuracy(results.get(0), data, spec, classes);
+        return withAccuracy(results.get(0), data, spec, classes, true);
     }
 
     /**
@@ -128,20 +128,23 @@ public final class Training {
      * forward pass over the whole training set is seconds on one core. The counts are whole
      * numbers, so their sum does not depend on the split.
      */
-    private static TrainingResult withAccuracy(TrainingResult r, Dataset data, TrainSpec spec, int classes) {
+    private static TrainingResult withAccuracy(TrainingResult r, Dataset data, TrainSpec spec, int classes,
+                                               boolean threads) {
         if (r == null || !(spec.model().newModel(data.features(), classes)
             instanceof org.paratrain.model.Classifier c) || !c.classifies()) {
             return r;
         }
-        int parts = Math.max(1, Math.min(Math.min(r.nodes(), Runtime.getRuntime().availableProcessors()),
+        // Local ranks have ended, so their cores are free; an MPI job's other ranks may still hold theirs.
+        int parts = !threads ? 1 : Math.max(1, Math.min(Math.min(r.nodes(), Runtime.getRuntime().availableProcessors()),
             data.samples() / 1024));
         if (parts == 1) {
             return r.withAccuracy(c.accuracy(data, r.params()));
         }
         long right = java.util.stream.IntStream.range(0, parts).parallel().mapToLong(k -> {
             var own = (org.paratrain.model.Classifier) spec.model().newModel(data.features(), classes);
-            int from = (int) ((long) data.samples() * k / parts);
-            int to = (int) ((long) data.samples() * (k + 1) / parts);
+            // Ranges start at multiples of 256, so each network runs the chunks accuracy() runs: the same bits.
+            int from = k == 0 ? 0 : (int) ((long) data.samples() * k / parts) / 256 * 256;
+            int to = k == parts - 1 ? data.samples() : (int) ((long) data.samples() * (k + 1) / parts) / 256 * 256;
             int[] predicted = new int[4096];
             long n = 0;
             for (int at = from; at < to; at += predicted.length) {
@@ -178,7 +181,7 @@ public final class Training {
             Model m = spec.model().newModel(data.features(), classes);
             Model model = failure == null ? m : failure.wrap(m, comm.rank());
             return withAccuracy(new RankTrainer(comm, data, model,
-                spec.optimizer().newOptimizer(spec.totalSteps(data)), spec).train(control), data, spec, classes);
+                spec.optimizer().newOptimizer(spec.totalSteps(data)), spec).train(control), data, spec, classes, false);
         }).get(0));
     }
 
