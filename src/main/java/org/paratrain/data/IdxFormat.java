@@ -93,6 +93,27 @@ public final class IdxFormat {
         return new Dataset(x, y, n, features);
     }
 
+    /**
+     * Reads the images of an IDX file alone, for prediction: every target is 0.
+     *
+     * @param images an IDX file of unsigned bytes, gzipped or not
+     * @return its n images as samples of rows*cols features in [0, 1]
+     * @throws DataFormatException naming the file, as {@link #read} does
+     */
+    public static Dataset readImages(Path images) {
+        Array img = readArray(images, 0, count(images));
+        int n = img.dims[0];
+        int features = itemSize(img.dims);
+        if (n == 0) {
+            throw new DataFormatException(images + ": holds no images");
+        }
+        double[] x = new double[img.values.length];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (img.values[i] & 0xff) / 255.0;
+        }
+        return new Dataset(x, new double[n], n, features);
+    }
+
     /** Values per item: the product of every dimension but the first (checked by {@link #header} to fit). */
     private static int itemSize(int[] dims) {
         int s = 1;

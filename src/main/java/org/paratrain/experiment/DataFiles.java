@@ -96,6 +96,9 @@ public record DataFiles(Format format, CsvFormat.Layout csv) {
         if (format == Format.PAPER && y == null) {
             return PaperFormat.readFeatures(x);
         }
+        if (format == Format.IDX && y == null) {
+            return IdxFormat.readImages(x);      // prediction needs no labels
+        }
         if (format == Format.CSV) {
             CsvTable t = CsvFormat.read(x, csv);
             if (csv.label() == null && t.features() + 1 == features) {

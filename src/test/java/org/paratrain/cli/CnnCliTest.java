@@ -87,6 +87,18 @@ class CnnCliTest {
                 metrics.toString());
             assertEquals(0, ev.status(), ev.err());
             assertEquals(accuracy, new ObjectMapper().readTree(metrics.toFile()).get("accuracy").asDouble(), 1e-12);
+
+            // predict needs no labels: the images alone give the classes the network predicts.
+            Path predicted = dir.resolve("predicted-" + precision + ".txt");
+            CliTest.Run pr = CliTest.run("predict", "--model-file", file.toString(), "--format", "idx", "--data",
+                dir.resolve("test-images").toString(), "--out", predicted.toString());
+            assertEquals(0, pr.status(), pr.err());
+            List<String> lines = Files.readAllLines(predicted);
+            assertEquals(test.samples(), lines.size());
+            ConvNet net = (ConvNet) m2.newModel();
+            for (int i = 0; i < test.samples(); i += 37) {
+                assertEquals(net.predict(test, i, m2.params()), Integer.parseInt(lines.get(i).strip()), "image " + i);
+            }
         }
     }
 
