@@ -86,9 +86,9 @@ final class ConvFloatPasses {
             Stage st = stages[s];
             float[] in = s == 0 ? inputsF : acts[s - 1];
             switch (st.layer()) {
-                case Pool q -> pool(st, q.size(), n, in, acts[s], choices[s]);
+                case Pool q -> ConvKernels.pool(st, q.size(), n, in, acts[s], choices[s]);
                 case Conv c -> {
-                    im2col(st, c.kernel(), n, in, cols[s]);
+                    ConvKernels.im2col(st, c.kernel(), n, in, cols[s]);
                     convolve(st, n * st.pixels(), cols[s], acts[s]);
                 }
                 case Dense d -> affine(st, n, in, acts[s], s < stages.length - 1);
@@ -147,81 +147,6 @@ final class ConvFloatPasses {
         }
     }
 
-    private static void im2col(Stage st, int k, int n, float[] in, float[] cols) {
-        ConvNet.Shape is = st.in();
-        ConvNet.Shape os = st.out();
-        int run = k * is.channels();
-        int r = 0;
-        for (int i = 0; i < n; i++) {
-            int sample = i * is.size();
-            for (int oy = 0; oy < os.height(); oy++) {
-                for (int ox = 0; ox < os.width(); ox++) {
-                    for (int ky = 0; ky < k; ky++) {
-                        System.arraycopy(in, sample + ((oy + ky) * is.width() + ox) * is.channels(), cols,
-                            r + ky * run, run);
-                    }
-                    cols[r + st.patch()] = 1f;        // the bias's input
-                    r += st.patch() + 1;
-                }
-            }
-        }
-    }
-
-    private static void col2im(Stage st, int k, int n, float[] cols, float[] in) {
-        ConvNet.Shape is = st.in();
-        ConvNet.Shape os = st.out();
-        int run = k * is.channels();
-        Arrays.fill(in, 0, n * is.size(), 0f);
-        int r = 0;
-        for (int i = 0; i < n; i++) {
-            int sample = i * is.size();
-            for (int oy = 0; oy < os.height(); oy++) {
-                for (int ox = 0; ox < os.width(); ox++) {
-                    for (int ky = 0; ky < k; ky++) {
-                        int at = sample + ((oy + ky) * is.width() + ox) * is.channels();
-                        int from = r + ky * run;
-                        for (int j = 0; j < run; j++) {
-                            in[at + j] += cols[from + j];
-                        }
-                    }
-                    r += st.patch() + 1;
-                }
-            }
-        }
-    }
-
-    private static void pool(Stage st, int p, int n, float[] in, float[] out, int[] choice) {
-        ConvNet.Shape is = st.in();
-        ConvNet.Shape os = st.out();
-        int ch = is.channels();
-        int j = 0;
-        for (int i = 0; i < n; i++) {
-            int sample = i * is.size();
-            for (int oy = 0; oy < os.height(); oy++) {
-                for (int ox = 0; ox < os.width(); ox++) {
-                    int first = sample + ((oy * p) * is.width() + ox * p) * ch;
-                    for (int c = 0; c < ch; c++) {
-                        out[j + c] = in[first + c];
-                        choice[j + c] = first + c;
-                    }
-                    for (int dy = 0; dy < p; dy++) {
-                        for (int dx = dy == 0 ? 1 : 0; dx < p; dx++) {
-                            int at = sample + ((oy * p + dy) * is.width() + ox * p + dx) * ch;
-                            for (int c = 0; c < ch; c++) {
-                                float v = in[at + c];
-                                if (v > out[j + c]) {
-                                    out[j + c] = v;
-                                    choice[j + c] = at + c;
-                                }
-                            }
-                        }
-                    }
-                    j += ch;
-                }
-            }
-        }
-    }
-
     /** Stage s's gradient added into {@link #gradF}, then the deltas of stage s-1's output. */
     private void backward(int n, int s) {
         Stage st = stages[s];
@@ -231,11 +156,7 @@ final class ConvFloatPasses {
             if (s == 0) {
                 return;
             }
-            Arrays.fill(prev, 0, n * st.in().size(), 0f);
-            int[] choice = choices[s];
-            for (int j = 0; j < n * st.out().size(); j++) {
-                prev[choice[j]] += d[j];
-            }
+            ConvKernels.unpool(st, n, choices[s], d, prev);
             return;
         }
         int rows = n * st.pixels();
@@ -253,7 +174,7 @@ final class ConvFloatPasses {
             Gemm.sgemm(true, false, st.patch() + 1, units, rows, 1f, a, 0, d, 0, 1f, gradF, w);
             if (s > 0) {
                 Gemm.sgemm(false, true, rows, st.patch() + 1, units, 1f, d, 0, paramsF, w, 0f, cols[s], 0);
-                col2im(st, c.kernel(), n, cols[s], prev);
+                ConvKernels.col2im(st, c.kernel(), n, cols[s], prev);
             }
             return;
         }

@@ -321,16 +321,7 @@ public final class ConvNet implements Classifier {
 
     private double chunkLossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
         int n = to - from;
-        double loss = forward(data, from, n, params);
-        double[] z = acts[stages.length - 1];
-        double[] d = deltas[stages.length - 1];
-        for (int i = 0; i < n; i++) {
-            int label = (int) data.y()[from + i];
-            double lse = MultilayerPerceptron.logSumExp(z, i * classes, classes);
-            for (int c = 0; c < classes; c++) {
-                d[i * classes + c] = Math.exp(z[i * classes + c] - lse) - (c == label ? 1.0 : 0.0);
-            }
-        }
+        double loss = forward(data, from, n, params, true);
         for (int s = stages.length - 1; s >= 0; s--) {
             backward(data, from, n, s, params, grad, offset);
         }
@@ -344,18 +335,29 @@ public final class ConvNet implements Classifier {
         }
         double loss = 0.0;
         for (int at = from; at < to; at += CHUNK) {
-            loss += forward(data, at, Math.min(to - at, CHUNK), params);
+            loss += forward(data, at, Math.min(to - at, CHUNK), params, false);
         }
         return loss;
     }
 
-    /** Runs the block forward, keeping every stage's output; returns the summed cross-entropy. */
-    private double forward(Dataset data, int from, int n, double[] params) {
+    /**
+     * Runs a chunk forward, keeping every stage's output; returns the summed cross-entropy, and
+     * writes the head's deltas (from the same log-sum-exp) if asked.
+     */
+    private double forward(Dataset data, int from, int n, double[] params, boolean deltasToo) {
         run(data, from, n, params);
         double loss = 0.0;
         double[] z = acts[stages.length - 1];
+        double[] d = deltas[stages.length - 1];
         for (int i = 0; i < n; i++) {
-            loss += MultilayerPerceptron.logSumExp(z, i * classes, classes) - z[i * classes + (int) data.y()[from + i]];
+            int label = (int) data.y()[from + i];
+            double lse = MultilayerPerceptron.logSumExp(z, i * classes, classes);
+            loss += lse - z[i * classes + label];
+            if (deltasToo) {        // the head's deltas from the same log-sum-exp: softmax minus one-hot
+                for (int c = 0; c < classes; c++) {
+                    d[i * classes + c] = Math.exp(z[i * classes + c] - lse) - (c == label ? 1.0 : 0.0);
+                }
+            }
         }
         return loss;
     }
@@ -369,9 +371,9 @@ public final class ConvNet implements Classifier {
             int inBase = s == 0 ? from * image.size() : 0;
             double[] out = acts[s];
             switch (st.layer()) {
-                case Pool q -> pool(st, q.size(), n, in, inBase, out, choices[s]);
+                case Pool q -> ConvKernels.pool(st, q.size(), n, in, inBase, out, choices[s]);
                 case Conv c -> {
-                    im2col(st, c.kernel(), n, in, inBase, cols[s]);
+                    ConvKernels.im2col(st, c.kernel(), n, in, inBase, cols[s]);
                     convolve(st, n * st.pixels(), cols[s], params, out);
                 }
                 case Dense d -> affine(st, n, in, inBase, params, out, s < stages.length - 1);
@@ -411,85 +413,6 @@ public final class ConvNet implements Classifier {
         }
     }
 
-    /** Each output pixel's {@code k x k x c} input patch as a row of {@code cols}: k runs of k*c values. */
-    private static void im2col(Stage st, int k, int n, double[] in, int inBase, double[] cols) {
-        Shape is = st.in();
-        Shape os = st.out();
-        int run = k * is.channels();
-        int r = 0;
-        for (int i = 0; i < n; i++) {
-            int sample = inBase + i * is.size();
-            for (int oy = 0; oy < os.height(); oy++) {
-                for (int ox = 0; ox < os.width(); ox++) {
-                    for (int ky = 0; ky < k; ky++) {
-                        System.arraycopy(in, sample + ((oy + ky) * is.width() + ox) * is.channels(), cols,
-                            r + ky * run, run);
-                    }
-                    cols[r + st.patch()] = 1.0;        // the bias's input
-                    r += st.patch() + 1;
-                }
-            }
-        }
-    }
-
-    /** Adds each row of {@code cols} back into the patch it came from: the transpose of {@link #im2col}. */
-    private static void col2im(Stage st, int k, int n, double[] cols, double[] in) {
-        Shape is = st.in();
-        Shape os = st.out();
-        int run = k * is.channels();
-        Arrays.fill(in, 0, n * is.size(), 0.0);
-        int r = 0;
-        for (int i = 0; i < n; i++) {
-            int sample = i * is.size();
-            for (int oy = 0; oy < os.height(); oy++) {
-                for (int ox = 0; ox < os.width(); ox++) {
-                    for (int ky = 0; ky < k; ky++) {
-                        int at = sample + ((oy + ky) * is.width() + ox) * is.channels();
-                        int from = r + ky * run;
-                        for (int j = 0; j < run; j++) {
-                            in[at + j] += cols[from + j];
-                        }
-                    }
-                    r += st.patch() + 1;
-                }
-            }
-        }
-    }
-
-    /** Max pooling; {@code choice[j]} is where in {@code in} (from {@code inBase}) output j's maximum was. */
-    private static void pool(Stage st, int p, int n, double[] in, int inBase, double[] out, int[] choice) {
-        Shape is = st.in();
-        Shape os = st.out();
-        int ch = is.channels();
-        int j = 0;
-        for (int i = 0; i < n; i++) {
-            int sample = i * is.size();
-            for (int oy = 0; oy < os.height(); oy++) {
-                for (int ox = 0; ox < os.width(); ox++) {
-                    // The window's first pixel, then each other pixel's channels in turn: contiguous runs.
-                    int first = sample + ((oy * p) * is.width() + ox * p) * ch;
-                    for (int c = 0; c < ch; c++) {
-                        out[j + c] = in[inBase + first + c];
-                        choice[j + c] = first + c;
-                    }
-                    for (int dy = 0; dy < p; dy++) {
-                        for (int dx = dy == 0 ? 1 : 0; dx < p; dx++) {
-                            int at = sample + ((oy * p + dy) * is.width() + ox * p + dx) * ch;
-                            for (int c = 0; c < ch; c++) {
-                                double v = in[inBase + at + c];
-                                if (v > out[j + c]) {
-                                    out[j + c] = v;
-                                    choice[j + c] = at + c;
-                                }
-                            }
-                        }
-                    }
-                    j += ch;
-                }
-            }
-        }
-    }
-
     /**
      * Stage s's parameter gradient from {@code deltas[s]} (the loss's gradient by the stage's
      * output), then the deltas of stage s-1's output.
@@ -502,11 +425,7 @@ public final class ConvNet implements Classifier {
             if (s == 0) {
                 return;         // no parameters, and nothing before it to pass deltas to
             }
-            Arrays.fill(prev, 0, n * st.in().size(), 0.0);
-            int[] choice = choices[s];
-            for (int j = 0; j < n * st.out().size(); j++) {
-                prev[choice[j]] += d[j];
-            }
+            ConvKernels.unpool(st, n, choices[s], d, prev);
             return;
         }
         int rows = n * st.pixels();
@@ -527,7 +446,7 @@ public final class ConvNet implements Classifier {
             if (s > 0) {
                 // The patches are no longer needed: their deltas take their place, then go back to pixels.
                 Gemm.dgemm(false, true, rows, st.patch() + 1, units, 1.0, d, 0, params, st.offset(), 0.0, cols[s], 0);
-                col2im(st, c.kernel(), n, cols[s], prev);
+                ConvKernels.col2im(st, c.kernel(), n, cols[s], prev);
             }
             return;
         }
