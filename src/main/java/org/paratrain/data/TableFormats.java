@@ -10,6 +10,9 @@ import org.paratrain.io.Clip;
  * expected; NaN and infinities are refused.
  */
 public final class TableFormats {
+    /** Compiled once: {@code String.split} with a pattern compiles it again for every line. */
+    private static final java.util.regex.Pattern WHITESPACE = java.util.regex.Pattern.compile("\\s+");
+
     private TableFormats() { }
 
     /** The shape of a LibSVM file, from a first pass that checks every index. */
@@ -46,7 +49,7 @@ public final class TableFormats {
             int row = 0;
             String line;
             while ((line = in.next()) != null) {
-                String[] t = line.strip().split("\\s+");
+                String[] t = WHITESPACE.split(line.strip());
                 if (t[0].isEmpty()) {
                     continue;
                 }
@@ -69,7 +72,7 @@ public final class TableFormats {
             int maxLine = 0;
             String line;
             while ((line = in.next()) != null) {
-                String[] t = line.strip().split("\\s+");
+                String[] t = WHITESPACE.split(line.strip());
                 if (t[0].isEmpty()) {
                     continue;
                 }

@@ -104,4 +104,19 @@ class PaperFormatTest {
         Files.writeString(dir.resolve("y.in"), "1\n");
         assertThrows(DataFormatException.class, () -> PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")));
     }
+
+    /** The scan splits a line as the regular expression it replaced did, on any mix of the characters around separators. */
+    @Property(tries = 2000)
+    void tokensAreWhatTheRegularExpressionGave(@ForAll long seed) {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+        char[] alphabet = {' ', '\t', '1', '-', 'e', '\u00a0', '\r', '.'};
+        StringBuilder line = new StringBuilder();
+        int n = r.nextInt(0, 24);
+        for (int i = 0; i < n; i++) {
+            line.append(alphabet[r.nextInt(alphabet.length)]);
+        }
+        String s = line.toString().strip();
+        String[] expected = s.isEmpty() ? new String[0] : s.split("[ \t]+");
+        assertArrayEquals(expected, PaperFormat.tokens(line.toString()), "line '" + line + "'");
+    }
 }
