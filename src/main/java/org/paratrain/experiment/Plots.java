@@ -144,6 +144,28 @@ public final class Plots {
         return c;
     }
 
+    /**
+     * Bars side by side: one group per label, one bar per series in each group.
+     *
+     * @param labels the groups, e.g. {@code both cores free, first run}
+     * @param series each series' name and its value per group, in order
+     * @param title  the chart's title
+     * @param xTitle what the groups are
+     * @param yTitle what the values are
+     * @return the chart, for {@link #save}
+     */
+    public static CategoryChart bars(List<String> labels, java.util.Map<String, List<Double>> series, String title,
+                                     String xTitle, String yTitle) {
+        CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
+            .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        style(c.getStyler());
+        c.getStyler().setDecimalPattern("#,##0");
+        c.getStyler().setLabelsVisible(true);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        series.forEach((name, values) -> c.addSeries(name, labels, values.stream().map(v -> (Number) v).toList()));
+        return c;
+    }
+
     private static String total(double us) {
         return us >= 100 ? String.format(Locale.ROOT, "%,.0f", us) : String.format(Locale.ROOT, "%.3g", us);
     }

@@ -1,0 +1,120 @@
+package org.paratrain.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.paratrain.cli.BenchBalanceCommand.Mode;
+import org.paratrain.cli.BenchBalanceCommand.Row;
+import org.paratrain.experiment.Plots;
+import org.paratrain.experiment.RunWriter;
+import org.paratrain.io.AtomicFiles;
+
+/** What {@code bench balance} prints and writes: the table, the ratios against the targets, files and a plot. */
+final class BalanceReport {
+    /** With both cores free, 2 ranks at least this much faster than 1. */
+    static final double FREE_TARGET = 1.5;
+    /** With one core busy, 2 ranks at most this much slower than 1. */
+    static final double BUSY_TARGET = 1.1;
+
+    private BalanceReport() { }
+
+    static void print(PrintWriter out, List<Row> rows, int samples, int features, int epochs, int rounds) {
+        out.printf(Locale.ROOT, "linear regression, full batch, %,d x %d, %,d epochs, local ranks; each run a fresh JVM,"
+            + " medians of %d; %d cores%n", samples, features, epochs, rounds, Runtime.getRuntime().availableProcessors());
+        out.print(markdown(rows));
+        for (String line : verdicts(rows)) {
+            out.println(line);
+        }
+        out.flush();
+    }
+
+    /** The table in Markdown. */
+    static String markdown(List<Row> rows) {
+        StringBuilder md = new StringBuilder();
+        md.append("| cores | ranks | first run ms (median, min-max) | JIT compiling during it, ms | later run ms |\n");
+        md.append("|---|---:|---:|---:|---:|\n");
+        for (Row r : rows) {
+            md.append(String.format(Locale.ROOT, "| %s | %d | %.1f (%.1f-%.1f) | %.0f | %.1f |%n", label(r.mode()),
+                r.ranks(), 1e3 * r.coldSeconds(), 1e3 * r.coldMin(), 1e3 * r.coldMax(), r.compileMs(),
+                1e3 * r.warmSeconds()));
+        }
+        return md.toString();
+    }
+
+    /** One line per mode: 2 ranks against 1, first and later runs, against the target. */
+    static List<String> verdicts(List<Row> rows) {
+        List<String> lines = new java.util.ArrayList<>();
+        Row free1 = find(rows, Mode.FREE, 1);
+        Row free2 = find(rows, Mode.FREE, 2);
+        lines.add(String.format(Locale.ROOT, "both cores free: 2 ranks are %.2fx as fast as 1 on the first run, %.2fx "
+            + "on later runs (target >= %.1f)", free1.coldSeconds() / free2.coldSeconds(),
+            free1.warmSeconds() / free2.warmSeconds(), FREE_TARGET));
+        Row busy1 = find(rows, Mode.BUSY, 1);
+        Row busy2 = find(rows, Mode.BUSY, 2);
+        if (busy1 != null && busy2 != null) {
+            lines.add(String.format(Locale.ROOT, "one core busy: 2 ranks take %.2fx one rank's time on the first run, "
+                + "%.2fx on later runs (target <= %.1f)", busy2.coldSeconds() / busy1.coldSeconds(),
+                busy2.warmSeconds() / busy1.warmSeconds(), BUSY_TARGET));
+        }
+        return lines;
+    }
+
+    static void write(Path dir, List<Row> rows, int samples, int features, int epochs, int rounds) {
+        StringBuilder csv = new StringBuilder("cores,ranks,first_run_ms,first_run_min_ms,first_run_max_ms,"
+            + "jit_compiling_ms,later_run_ms\n");
+        var json = RunWriter.json().createObjectNode();
+        json.put("samples", samples).put("features", features).put("epochs", epochs).put("rounds", rounds)
+            .put("cores", Runtime.getRuntime().availableProcessors());
+        var array = json.putArray("rows");
+        for (Row r : rows) {
+            csv.append(String.format(Locale.ROOT, "%s,%d,%.3f,%.3f,%.3f,%.0f,%.3f%n", r.mode().name().toLowerCase(
+                Locale.ROOT), r.ranks(), 1e3 * r.coldSeconds(), 1e3 * r.coldMin(), 1e3 * r.coldMax(), r.compileMs(),
+                1e3 * r.warmSeconds()));
+            array.addObject().put("cores", r.mode().name().toLowerCase(Locale.ROOT)).put("ranks", r.ranks())
+                .put("first_run_ms", 1e3 * r.coldSeconds()).put("first_run_min_ms", 1e3 * r.coldMin())
+                .put("first_run_max_ms", 1e3 * r.coldMax()).put("jit_compiling_ms", r.compileMs())
+                .put("later_run_ms", 1e3 * r.warmSeconds());
+        }
+        var verdicts = json.putArray("verdicts");
+        verdicts(rows).forEach(verdicts::add);
+        String md = markdown(rows) + "\n" + String.join("\n", verdicts(rows)) + "\n";
+        AtomicFiles.writeText(dir.resolve("balance.csv"), w -> w.write(csv.toString()));
+        AtomicFiles.writeText(dir.resolve("balance.md"), w -> w.write(md));
+        AtomicFiles.writeBytes(dir.resolve("balance.json"), o -> RunWriter.json().writeValue(o, json));
+        Plots.save(chart(rows, samples, features, epochs), dir, "balance");
+    }
+
+    private static org.knowm.xchart.CategoryChart chart(List<Row> rows, int samples, int features, int epochs) {
+        List<String> groups = new java.util.ArrayList<>();
+        Map<String, List<Double>> series = new LinkedHashMap<>();
+        series.put("1 rank", new java.util.ArrayList<>());
+        series.put("2 ranks", new java.util.ArrayList<>());
+        for (Mode m : Mode.values()) {
+            Row one = find(rows, m, 1);
+            Row two = find(rows, m, 2);
+            if (one == null || two == null) {
+                continue;
+            }
+            groups.add(label(m) + ", first run");
+            series.get("1 rank").add(1e3 * one.coldSeconds());
+            series.get("2 ranks").add(1e3 * two.coldSeconds());
+            groups.add(label(m) + ", later run");
+            series.get("1 rank").add(1e3 * one.warmSeconds());
+            series.get("2 ranks").add(1e3 * two.warmSeconds());
+        }
+        return Plots.bars(groups, series, String.format(Locale.ROOT, "Linear regression, %,d x %d, %,d epochs: "
+            + "1 and 2 local ranks", samples, features, epochs), "cores, and which run of a fresh JVM",
+            "training time (ms, median)");
+    }
+
+    private static String label(Mode m) {
+        return m == Mode.FREE ? "both free" : "one busy";
+    }
+
+    private static Row find(List<Row> rows, Mode m, int ranks) {
+        return rows.stream().filter(r -> r.mode() == m && r.ranks() == ranks).findFirst().orElse(null);
+    }
+}
