@@ -27,12 +27,19 @@ final class CpuAffinity {
     private static final int SET_BYTES = 128;      // cpu_set_t: 1024 CPUs
     private static final MethodHandle GET;
     private static final MethodHandle SET;
+    private static final MethodHandle GETCPU;
 
     static {
         MethodHandle get = null;
         MethodHandle set = null;
+        MethodHandle getcpu = null;
         try {
             Linker linker = Linker.nativeLinker();
+            Optional<MemorySegment> c = linker.defaultLookup().find("sched_getcpu");
+            if (c.isPresent()) {
+                getcpu = linker.downcallHandle(c.get(), FunctionDescriptor.of(ValueLayout.JAVA_INT),
+                    Linker.Option.critical(false));
+            }
             FunctionDescriptor fd = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                 ValueLayout.JAVA_LONG, ValueLayout.ADDRESS);
             Optional<MemorySegment> g = linker.defaultLookup().find("sched_getaffinity");
@@ -47,6 +54,19 @@ final class CpuAffinity {
         }
         GET = get;
         SET = set;
+        GETCPU = getcpu;
+    }
+
+    /** The CPU the calling thread runs on now, or -1 if unknown (not Linux, no C library found). */
+    static int cpu() {
+        if (GETCPU == null) {
+            return -1;
+        }
+        try {
+            return (int) GETCPU.invokeExact();
+        } catch (Throwable t) {
+            return -1;
+        }
     }
 
     private CpuAffinity() { }

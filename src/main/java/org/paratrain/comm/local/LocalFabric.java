@@ -36,6 +36,10 @@ final class LocalFabric {
             channels[i] = new Channel();
         }
         this.threads = new Thread[size];
+        this.cpus = new java.util.concurrent.atomic.AtomicIntegerArray(size);
+        for (int r = 0; r < size; r++) {
+            cpus.set(r, -1);
+        }
         this.waitingFor = new java.util.concurrent.atomic.AtomicIntegerArray(size);
         for (int r = 0; r < size; r++) {
             waitingFor.set(r, -1);
@@ -77,7 +81,7 @@ final class LocalFabric {
             int n = ch.mayHaveMessages() ? ch.take(tag, buf, offset, capacity) : -1;
             if (n == -1) {
                 checkFailure();
-                if (spinNanos != 0 && keepPolling(start, ++spins)) {
+                if (spinNanos != 0 && keepPolling(start, ++spins, self, source)) {
                     continue;
                 }
                 ch.waiter = Thread.currentThread();
@@ -133,7 +137,7 @@ final class LocalFabric {
         int spins = 0;
         while (!ch.isDelivered(ticket)) {
             checkFailure();
-            if (spinNanos != 0 && keepPolling(start, ++spins)) {
+            if (spinNanos != 0 && keepPolling(start, ++spins, self, dest)) {
                 continue;
             }
             ch.sender = Thread.currentThread();
@@ -147,17 +151,21 @@ final class LocalFabric {
 
     /**
      * Pauses once and says whether to go on polling. A PAUSE costs up to ~140 cycles, so the
-     * clock is read every 64th time (about 3 us here), and each time the poller also yields
-     * its core. The operating system often runs two ranks on one core: while the JIT's
-     * compiler thread or another process holds the other core, and for as long afterwards as
-     * the two keep handing the core to each other. Then the peer this rank waits for can only
-     * run once it steps aside, and every microsecond spent polling before that is lost twice
-     * an exchange. Yielding at the first check instead of after 5 us took the paper's linear
-     * model on 20,000 x 10 with another process busy on one core from 103 to 93-96 us an
-     * epoch at 2 ranks (1 rank: 88-91); with both cores free a yield with nothing else to run
-     * returns at once.
+     * clock is read every 64th time (about 3 us here); each time the poller also records the CPU
+     * it runs on and yields its core if the peer it waits for last recorded the same CPU.
+     *
+     * <p>Why yield at all: the operating system often runs two ranks on one core, while the
+     * JIT's compiler thread or another process holds the other, and for as long afterwards as
+     * the two keep handing the core to each other. Then the peer can only run once this rank
+     * steps aside, and every microsecond spent polling first is lost twice an exchange.
+     * Why only then: a rank that shares its core with another process and yields gives that
+     * process the rest of its time slice, milliseconds, while its peer on the other core waits.
+     * On 20,000 x 10 (3,000 epochs, later runs of a JVM) with another process spinning on one
+     * core, 2 ranks took 1.23x one rank's time yielding at every check and 1.10x yielding only
+     * to a peer on the same CPU ({@code bench balance}); yielding only after 5 us, as before,
+     * left them 1.15x slower than 1 rank even while they shared a core.
      */
-    private boolean keepPolling(long start, int spins) {
+    private boolean keepPolling(long start, int spins, int self, int peer) {
         if ((spins & 63) != 0) {
             Thread.onSpinWait();
             return true;
@@ -165,9 +173,17 @@ final class LocalFabric {
         if (System.nanoTime() - start >= spinNanos) {
             return false;
         }
-        Thread.yield();
+        int mine = CpuAffinity.cpu();
+        cpus.setOpaque(self, mine);
+        int theirs = cpus.getOpaque(peer);
+        if (theirs == mine || mine < 0 || theirs < 0) {
+            Thread.yield();
+        }
         return true;
     }
+
+    /** Per rank: the CPU it ran on when it last polled, or -1; a hint, read without ordering. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray cpus;
 
     /** Records the first failure and wakes every rank so that each sees it. */
     void fail(int rank, Throwable cause) {
