@@ -21,13 +21,15 @@ final class BalanceReport {
 
     private BalanceReport() { }
 
-    static void print(PrintWriter out, List<Row> rows, int samples, int features, int epochs, int rounds) {
+    static void print(PrintWriter out, List<Row> rows, int samples, int features, int epochs, int rounds,
+                      double[] losses) {
         out.printf(Locale.ROOT, "linear regression, full batch, %,d x %d, %,d epochs, local ranks; each run a fresh JVM,"
             + " medians of %d; %d cores%n", samples, features, epochs, rounds, Runtime.getRuntime().availableProcessors());
         out.print(markdown(rows));
         for (String line : verdicts(rows)) {
             out.println(line);
         }
+        out.println(sameBits(losses));
         out.flush();
     }
 
@@ -62,12 +64,20 @@ final class BalanceReport {
         return lines;
     }
 
-    static void write(Path dir, List<Row> rows, int samples, int features, int epochs, int rounds) {
+    /** Whether every run, at 1 and 2 ranks, ended with the same final loss. */
+    static String sameBits(double[] losses) {
+        return losses.length == 1 ? String.format(Locale.ROOT, "every run ended with the same final loss, to the bit: %s",
+            Double.toString(losses[0])) : "the runs ended with " + losses.length + " different final losses: "
+            + java.util.Arrays.toString(losses);
+    }
+
+    static void write(Path dir, List<Row> rows, int samples, int features, int epochs, int rounds, double[] losses) {
         StringBuilder csv = new StringBuilder("cores,ranks,first_run_ms,first_run_min_ms,first_run_max_ms,"
             + "jit_compiling_ms,later_run_ms\n");
         var json = RunWriter.json().createObjectNode();
         json.put("samples", samples).put("features", features).put("epochs", epochs).put("rounds", rounds)
-            .put("cores", Runtime.getRuntime().availableProcessors());
+            .put("cores", Runtime.getRuntime().availableProcessors()).put("final_loss", losses[0])
+            .put("same_final_loss", losses.length == 1);
         var array = json.putArray("rows");
         for (Row r : rows) {
             csv.append(String.format(Locale.ROOT, "%s,%d,%.3f,%.3f,%.3f,%.0f,%.3f%n", r.mode().name().toLowerCase(
@@ -80,7 +90,7 @@ final class BalanceReport {
         }
         var verdicts = json.putArray("verdicts");
         verdicts(rows).forEach(verdicts::add);
-        String md = markdown(rows) + "\n" + String.join("\n", verdicts(rows)) + "\n";
+        String md = markdown(rows) + "\n" + String.join("\n", verdicts(rows)) + "\n" + sameBits(losses) + "\n";
         AtomicFiles.writeText(dir.resolve("balance.csv"), w -> w.write(csv.toString()));
         AtomicFiles.writeText(dir.resolve("balance.md"), w -> w.write(md));
         AtomicFiles.writeBytes(dir.resolve("balance.json"), o -> RunWriter.json().writeValue(o, json));

@@ -62,7 +62,7 @@ final class BenchBalanceCommand implements Runnable {
     enum Mode { FREE, BUSY }
 
     /** One child's figures: seconds of the cold run, ms the JIT compiled during it, seconds of a warm run. */
-    record Run(double coldSeconds, double compileMs, double warmSeconds) { }
+    record Run(double coldSeconds, double compileMs, double warmSeconds, double loss) { }
 
     /** The medians of one mode and rank count. */
     record Row(Mode mode, int ranks, double coldSeconds, double coldMin, double coldMax, double compileMs,
@@ -103,8 +103,10 @@ final class BenchBalanceCommand implements Runnable {
                 rows.add(row(m, ranks, runs.get(m).get(ranks - 1)));
             }
         }
-        BalanceReport.print(spec.commandLine().getOut(), rows, samples, features, epochs, rounds);
-        BalanceReport.write(outDir, rows, samples, features, epochs, rounds);
+        double[] losses = runs.values().stream().flatMap(List::stream).flatMap(List::stream).mapToDouble(Run::loss)
+            .distinct().toArray();
+        BalanceReport.print(spec.commandLine().getOut(), rows, samples, features, epochs, rounds, losses);
+        BalanceReport.write(outDir, rows, samples, features, epochs, rounds, losses);
     }
 
     private static Row row(Mode m, int ranks, List<Run> runs) {
@@ -122,7 +124,10 @@ final class BenchBalanceCommand implements Runnable {
             "--features", Integer.toString(features), "--epochs", Integer.toString(epochs), "--nodes",
             Integer.toString(ranks)));
         String out = CReference.output(cmd);
-        return new Run(value(out, "cold_s"), value(out, "compile_ms"), value(out, "warm_s"));
+        return new Run(value(out, "cold_s"), value(out, "compile_ms"), value(out, "warm_s"),
+            Double.longBitsToDouble(Long.parseUnsignedLong(out.lines().filter(l -> l.startsWith("loss_bits "))
+                .findFirst().orElseThrow(() -> new IllegalStateException("a benchmark run printed no loss: " + out))
+                .substring(10).strip(), 16)));
     }
 
     /** This JVM's executable, its options (the launcher's) and class path. */
@@ -185,8 +190,8 @@ final class BenchBalanceCommand implements Runnable {
                 warm[i] = Training.local(data, train).trainSeconds();
             }
             // The JIT's time counts every compiler thread, and part of it ran while the run's setup did.
-            System.out.printf(Locale.ROOT, "cold_s %.6f%ncompile_ms %d%nwarm_s %.6f%n", cold.trainSeconds(),
-                compileMs, Statistics.median(warm));
+            System.out.printf(Locale.ROOT, "cold_s %.6f%ncompile_ms %d%nwarm_s %.6f%nloss_bits %x%n",
+                cold.trainSeconds(), compileMs, Statistics.median(warm), Double.doubleToRawLongBits(cold.finalLoss()));
         }
     }
 

@@ -140,7 +140,7 @@ class CliTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"", "generate", "generate regression", "train", "bench", "bench paper", "paper", "scale",
-        "plan", "evaluate", "predict", "bench collectives", "bench mpi", "bench kernels"})
+        "plan", "evaluate", "predict", "bench collectives", "bench mpi", "bench kernels", "bench balance"})
     void everyCommandHasHelp(String command) {
         String[] words = command.isEmpty() ? new String[0] : command.split(" ");
         String[] args = java.util.Arrays.copyOf(words, words.length + 1);

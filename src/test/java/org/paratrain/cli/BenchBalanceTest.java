@@ -1,0 +1,83 @@
+package org.paratrain.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.paratrain.experiment.RunWriter;
+import org.paratrain.train.Training;
+
+class BenchBalanceTest {
+    @TempDir
+    Path dir;
+
+    /**
+     * Each run is a child JVM: their final loss is the one this JVM computes for the same training,
+     * at 1 and 2 ranks, free and busy; the busy process is gone afterwards; every file is written.
+     */
+    @Test
+    void childRunsTrainWhatThisJvmTrainsAndTheBusyProcessEnds() throws IOException {
+        Path out = dir.resolve("balance");
+        CliTest.Run r = CliTest.run("bench", "balance", "--samples", "300", "--features", "3", "--epochs", "40",
+            "--rounds", "1", "--quiet", "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("| both free | 1 |") && r.out().contains("| one busy | 2 |"), r.out());
+        assertTrue(r.out().contains("both cores free: 2 ranks are") && r.out().contains("one core busy: 2 ranks take"),
+            r.out());
+        double loss = Training.local(KernelData.generate(300, 3), BenchBalanceCommand.training(300, 40, 1)).finalLoss();
+        assertTrue(r.out().contains("every run ended with the same final loss, to the bit: " + loss), r.out());
+        JsonNode json = RunWriter.json().readTree(out.resolve("balance.json").toFile());
+        assertEquals(4, json.get("rows").size());
+        assertEquals(loss, json.get("final_loss").asDouble());
+        for (JsonNode row : json.get("rows")) {
+            assertTrue(row.get("first_run_ms").asDouble() > 0 && row.get("later_run_ms").asDouble() > 0, row.toString());
+            // A fresh JVM compiles the training loop while it runs: the child really was a new JVM.
+            assertTrue(row.get("jit_compiling_ms").asDouble() > 0, row.toString());
+        }
+        assertEquals(5, Files.readAllLines(out.resolve("balance.csv")).size());
+        for (String f : List.of("balance.md", "balance.png", "balance.svg")) {
+            assertTrue(Files.size(out.resolve(f)) > 0, f);
+        }
+        assertFalse(busyLoops().stream().anyMatch(ProcessHandle::isAlive), "a busy process was left running");
+    }
+
+    /** The busy process ends by itself once whoever started it has gone (its standard input closes). */
+    @Test
+    void theBusyProcessEndsWhenItsParentGoes() throws Exception {
+        List<String> cmd = new ArrayList<>(BenchBalanceCommand.javaAndOptions());
+        cmd.addAll(List.of(Main.class.getName(), "bench", "busy-loop"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+        try {
+            assertFalse(p.waitFor(1, TimeUnit.SECONDS), "the busy process ended on its own");
+            long cpu = p.toHandle().info().totalCpuDuration().map(java.time.Duration::toMillis).orElse(1000L);
+            assertTrue(cpu >= 300, "the busy process used only " + cpu + " ms of CPU in a second");
+            p.getOutputStream().close();
+            assertTrue(p.waitFor(10, TimeUnit.SECONDS), "the busy process outlived its parent's end");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void badOptionsAreOneLineErrors() {
+        CliTest.Run r = CliTest.run("bench", "balance", "--rounds", "0");
+        assertEquals(2, r.status());
+        assertTrue(r.err().contains("--rounds must be in [1, 1000], got 0"), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+    }
+
+    private static List<ProcessHandle> busyLoops() {
+        return ProcessHandle.current().descendants().filter(h -> h.info().commandLine().orElse("")
+            .contains("busy-loop")).toList();
+    }
+}
