@@ -15,7 +15,7 @@ import java.util.Optional;
  * <p>Off unless {@code -Dparatrain.bind=true}. It was on by default: when every rank has a
  * core, ranks poll for messages, and a poll only works if the peer runs at the same time;
  * unbound, the kernel once kept both ranks of a 2-rank run on one core (one run in four took
- * 8 times longer). Measured again with today's waits (poll 50 us, yielding, then park), on
+ * 8 times longer). Measured again with the waits then (poll 50 us, yielding, then park), on
  * 20,000 x 10, 3,000 epochs, 2 ranks: bound 169-198 us an epoch, unbound 137-157 over ten
  * runs with no outlier (1 rank: 130-141); over 20,000 epochs the same (72-75 and 70-72). A
  * bound rank cannot leave a core the JIT's compiler threads or another process take, so its
