@@ -48,8 +48,10 @@ final class BenchBalanceCommand implements Runnable {
     @Option(names = "--rounds", defaultValue = "5", description = "Runs of each rank count and mode (default ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--no-busy", description = "Only with both cores free.")
-    boolean noBusy;
+    @Option(names = "--modes", split = ",", defaultValue = "free,busy",
+        description = "free (both cores free), busy (another process spinning on one core) or both "
+            + "(default ${DEFAULT-VALUE}).")
+    List<String> modeNames;
 
     @Option(names = "--quiet", description = "No progress bar.")
     boolean quiet;
@@ -78,7 +80,8 @@ final class BenchBalanceCommand implements Runnable {
             throw new IllegalArgumentException("--samples x --features make " + (long) samples * features
                 + " values, more than one array holds");
         }
-        List<Mode> modes = noBusy ? List.of(Mode.FREE) : List.of(Mode.FREE, Mode.BUSY);
+        OutputPaths.directory("--out", outDir);
+        List<Mode> modes = modes();
         Map<Mode, List<List<Run>>> runs = new EnumMap<>(Mode.class);
         for (Mode m : modes) {
             runs.put(m, List.of(new ArrayList<>(), new ArrayList<>()));
@@ -103,10 +106,32 @@ final class BenchBalanceCommand implements Runnable {
                 rows.add(row(m, ranks, runs.get(m).get(ranks - 1)));
             }
         }
+        // The same training in this JVM: every child, at 1 and 2 ranks, must end with its bits.
+        double loss = Training.local(KernelData.generate(samples, features), training(samples, epochs, 1)).finalLoss();
         double[] losses = runs.values().stream().flatMap(List::stream).flatMap(List::stream).mapToDouble(Run::loss)
-            .distinct().toArray();
-        BalanceReport.print(spec.commandLine().getOut(), rows, samples, features, epochs, rounds, losses);
-        BalanceReport.write(outDir, rows, samples, features, epochs, rounds, losses);
+            .filter(l -> Double.doubleToRawLongBits(l) != Double.doubleToRawLongBits(loss)).distinct().toArray();
+        if (losses.length > 0) {
+            throw new org.paratrain.comm.BackendException("bench balance: runs ended with final losses "
+                + java.util.Arrays.toString(losses) + " instead of " + loss + ", the same training's in this JVM");
+        }
+        BalanceReport.print(spec.commandLine().getOut(), rows, samples, features, epochs, rounds, loss);
+        BalanceReport.write(outDir, rows, samples, features, epochs, rounds, loss);
+    }
+
+    private List<Mode> modes() {
+        List<Mode> modes = new ArrayList<>();
+        for (String name : modeNames) {
+            Mode m = switch (name.strip().toLowerCase(Locale.ROOT)) {
+                case "free" -> Mode.FREE;
+                case "busy" -> Mode.BUSY;
+                default -> throw new IllegalArgumentException("--modes: '" + name + "' is not free or busy");
+            };
+            if (!modes.contains(m)) {
+                modes.add(m);
+            }
+        }
+        modes.sort(null);
+        return modes;
     }
 
     private static Row row(Mode m, int ranks, List<Run> runs) {
@@ -123,11 +148,66 @@ final class BenchBalanceCommand implements Runnable {
         cmd.addAll(List.of(Main.class.getName(), "bench", "balance-run", "--samples", Integer.toString(samples),
             "--features", Integer.toString(features), "--epochs", Integer.toString(epochs), "--nodes",
             Integer.toString(ranks)));
-        String out = CReference.output(cmd);
-        return new Run(value(out, "cold_s"), value(out, "compile_ms"), value(out, "warm_s"),
-            Double.longBitsToDouble(Long.parseUnsignedLong(out.lines().filter(l -> l.startsWith("loss_bits "))
-                .findFirst().orElseThrow(() -> new IllegalStateException("a benchmark run printed no loss: " + out))
-                .substring(10).strip(), 16)));
+        String out = output(cmd);
+        try {
+            return new Run(value(out, "cold_s"), value(out, "compile_ms"), value(out, "warm_s"),
+                Double.longBitsToDouble(Long.parseUnsignedLong(text(out, "loss_bits"), 16)));
+        } catch (NumberFormatException e) {
+            throw new org.paratrain.comm.BackendException("bench balance: a run printed what is not a figure: "
+                + out.strip());
+        }
+    }
+
+    /** How long one child may take before it is taken for hung. */
+    private static final long CHILD_MINUTES = 10;
+
+    /** Runs a child JVM to its end (at most {@link #CHILD_MINUTES}); returns its output, or fails naming it. */
+    private static String output(List<String> cmd) {
+        Process p = start(cmd, ProcessBuilder.Redirect.PIPE);
+        Runnable unregister = org.paratrain.io.ExitCleanup.stopOnExit(p);   // a cancel ends the child too
+        try {
+            java.util.concurrent.CompletableFuture<String> text = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new String(p.getInputStream().readAllBytes());
+                } catch (java.io.IOException e) {
+                    return "";
+                }
+            });
+            if (!p.waitFor(CHILD_MINUTES, java.util.concurrent.TimeUnit.MINUTES)) {
+                throw new org.paratrain.comm.BackendException("bench balance: a run took more than " + CHILD_MINUTES
+                    + " minutes: " + String.join(" ", cmd.subList(cmd.size() - 10, cmd.size())));
+            }
+            String out = text.join();
+            if (p.exitValue() != 0) {
+                // A child reports its own error on one line, last.
+                String last = out.strip().lines().reduce((a, b) -> b).orElse("no output");
+                throw new org.paratrain.comm.BackendException("bench balance: a run failed (exit " + p.exitValue()
+                    + "): " + last);
+            }
+            return out;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.paratrain.comm.BackendException("interrupted");
+        } finally {
+            p.destroyForcibly();
+            unregister.run();
+        }
+    }
+
+    /**
+     * Starts a JVM of this benchmark, its output to {@code out}: without the options that the
+     * environment would add a second time ({@code JDK_JAVA_OPTIONS}) or that name files and
+     * ports every child would share ({@code JAVA_TOOL_OPTIONS}).
+     */
+    private static Process start(List<String> cmd, ProcessBuilder.Redirect out) {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out);
+        pb.environment().remove("JDK_JAVA_OPTIONS");
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        try {
+            return pb.start();
+        } catch (java.io.IOException e) {
+            throw new org.paratrain.comm.BackendException("cannot start " + cmd.get(0) + ": " + e.getMessage());
+        }
     }
 
     /** This JVM's executable, its options (the launcher's) and class path. */
@@ -136,7 +216,7 @@ final class BenchBalanceCommand implements Runnable {
         cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java")
             .toString()));
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (!a.startsWith("-XX:StartFlightRecording") && !a.startsWith("-agentlib") && !a.startsWith("-javaagent")) {
+            if (passedOn(a)) {
                 cmd.add(a);
             }
         }
@@ -149,10 +229,34 @@ final class BenchBalanceCommand implements Runnable {
         return cmd;
     }
 
+    /**
+     * Whether a child gets this JVM option: the heap, the collector and other {@code -XX} settings,
+     * native access, modules and paratrain's own properties; not agents, recordings, debuggers,
+     * log files or management ports, which every child would open at once.
+     */
+    static boolean passedOn(String option) {
+        if (option.startsWith("-XX:")) {
+            return !option.startsWith("-XX:StartFlightRecording") && !option.startsWith("-XX:FlightRecorderOptions");
+        }
+        return option.startsWith("-Xmx") || option.startsWith("-Xms") || option.startsWith("-Xss")
+            || option.startsWith("--enable-native-access") || option.startsWith("--add-")
+            || option.startsWith("-Dparatrain.");
+    }
+
     private static double value(String out, String key) {
-        return out.lines().filter(l -> l.startsWith(key + " ")).mapToDouble(l -> Double.parseDouble(l.substring(
-            key.length()).strip())).findFirst().orElseThrow(() -> new IllegalStateException("a benchmark run printed no "
-            + key + ": " + out.strip()));
+        try {
+            return Double.parseDouble(text(out, key));
+        } catch (NumberFormatException e) {
+            throw new org.paratrain.comm.BackendException("bench balance: a run printed what is not a figure for "
+                + key + ": " + out.strip());
+        }
+    }
+
+    /** The text after {@code key} on the child's line that starts with it. */
+    private static String text(String out, String key) {
+        return out.lines().filter(l -> l.startsWith(key + " ")).map(l -> l.substring(key.length()).strip()).findFirst()
+            .orElseThrow(() -> new org.paratrain.comm.BackendException("bench balance: a run printed no " + key + ": "
+                + out.strip()));
     }
 
     /** The data and training every run does: full-batch linear regression, the paper's exchange. */
@@ -214,6 +318,8 @@ final class BenchBalanceCommand implements Runnable {
             });
             watch.setDaemon(true);
             watch.start();
+            System.out.println("ready");
+            System.out.flush();
             double x = 1;
             while (true) {
                 for (int i = 0; i < 1_000_000; i++) {
@@ -237,14 +343,22 @@ final class BenchBalanceCommand implements Runnable {
         static BusyProcess start() {
             List<String> cmd = new ArrayList<>(javaAndOptions());
             cmd.addAll(List.of(Main.class.getName(), "bench", "busy-loop"));
+            BusyProcess busy = new BusyProcess(BenchBalanceCommand.start(cmd, ProcessBuilder.Redirect.PIPE));
             try {
-                Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-                Thread.sleep(500);      // its JVM started and its loop compiled before the runs begin
-                return new BusyProcess(p);
-            } catch (java.io.IOException e) {
-                throw new org.paratrain.comm.BackendException("cannot start the busy process: " + e.getMessage());
+                // Its JVM has started once it says so; a moment more and its loop runs compiled.
+                String line = new java.io.BufferedReader(new java.io.InputStreamReader(busy.process.getInputStream()))
+                    .readLine();
+                if (!"ready".equals(line)) {
+                    throw new org.paratrain.comm.BackendException("the busy process did not start: " + line);
+                }
+                Thread.sleep(200);
+                return busy;
+            } catch (java.io.IOException | RuntimeException e) {
+                busy.close();
+                throw e instanceof RuntimeException r ? r
+                    : new org.paratrain.comm.BackendException("the busy process did not start: " + e.getMessage());
             } catch (InterruptedException e) {
+                busy.close();
                 Thread.currentThread().interrupt();
                 throw new org.paratrain.comm.BackendException("interrupted");
             }

@@ -34,7 +34,8 @@ class BenchBalanceTest {
         assertTrue(r.out().contains("both cores free: 2 ranks are") && r.out().contains("one core busy: 2 ranks take"),
             r.out());
         double loss = Training.local(KernelData.generate(300, 3), BenchBalanceCommand.training(300, 40, 1)).finalLoss();
-        assertTrue(r.out().contains("every run ended with the same final loss, to the bit: " + loss), r.out());
+        assertTrue(r.out().contains("ended with the final loss of the same training in this JVM, to the bit: " + loss),
+            r.out());
         JsonNode json = RunWriter.json().readTree(out.resolve("balance.json").toFile());
         assertEquals(4, json.get("rows").size());
         assertEquals(loss, json.get("final_loss").asDouble());
@@ -68,12 +69,46 @@ class BenchBalanceTest {
         }
     }
 
+    /**
+     * A run that fails (a child JVM out of heap) while the busy process spins ends the benchmark
+     * with the child's own one-line error, leaves no busy process, and writes nothing.
+     */
+    @Test
+    void aFailingRunEndsTheBenchmarkAndTheBusyProcess() {
+        Path out = dir.resolve("failed");
+        // 40,000,000 x 10 doubles are 3.2 GB: more than a child's heap (this JVM's -Xmx is passed on).
+        CliTest.Run r = CliTest.run("bench", "balance", "--samples", "40000000", "--features", "10", "--epochs", "1",
+            "--rounds", "1", "--modes", "busy", "--quiet", "--out", out.toString());
+        assertEquals(1, r.status(), r.err());
+        assertTrue(r.err().contains("a run failed") && r.err().contains("out of memory"), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertFalse(Files.exists(out), "files were written");
+        assertFalse(busyLoops().stream().anyMatch(ProcessHandle::isAlive), "a busy process was left running");
+    }
+
+    /** Options a child JVM must not get: each would open the same file or port in every child. */
+    @Test
+    void childrenGetTheHeapAndCollectorButNoAgentsOrRecordings() {
+        for (String kept : List.of("-Xmx2g", "-XX:+UseParallelGC", "--enable-native-access=ALL-UNNAMED",
+            "-Dparatrain.bind=true", "--add-modules=jdk.incubator.vector")) {
+            assertTrue(BenchBalanceCommand.passedOn(kept), kept);
+        }
+        for (String dropped : List.of("-XX:StartFlightRecording=filename=a.jfr", "-agentlib:jdwp=transport=dt_socket",
+            "-javaagent:x.jar", "-agentpath:/x.so", "-Xrunjdwp:server=y", "-Dcom.sun.management.jmxremote.port=9010",
+            "-Xlog:gc:file=gc.log", "-Duser.dir=/tmp")) {
+            assertFalse(BenchBalanceCommand.passedOn(dropped), dropped);
+        }
+    }
+
     @Test
     void badOptionsAreOneLineErrors() {
         CliTest.Run r = CliTest.run("bench", "balance", "--rounds", "0");
         assertEquals(2, r.status());
         assertTrue(r.err().contains("--rounds must be in [1, 1000], got 0"), r.err());
         assertEquals(1, r.err().strip().lines().count(), r.err());
+        CliTest.Run modes = CliTest.run("bench", "balance", "--modes", "idle");
+        assertEquals(2, modes.status());
+        assertTrue(modes.err().contains("--modes: 'idle' is not free or busy"), modes.err());
     }
 
     private static List<ProcessHandle> busyLoops() {

@@ -40,6 +40,11 @@ final class CpuAffinity {
                 getcpu = linker.downcallHandle(c.get(), FunctionDescriptor.of(ValueLayout.JAVA_INT),
                     Linker.Option.critical(false));
             }
+        } catch (RuntimeException | LinkageError e) {
+            getcpu = null;
+        }
+        try {
+            Linker linker = Linker.nativeLinker();
             FunctionDescriptor fd = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                 ValueLayout.JAVA_LONG, ValueLayout.ADDRESS);
             Optional<MemorySegment> g = linker.defaultLookup().find("sched_getaffinity");

@@ -8,10 +8,11 @@ import org.paratrain.comm.PeerFailedException;
  * What the ranks of one local job share: a channel per ordered pair of ranks and the
  * job's failure state.
  *
- * <p>Waiting polls for up to 50 microseconds, yielding the core every few, then parks. When
- * there are more ranks than cores a polling rank would hold a core its peer needs to make
- * progress, so it parks at once and costs nothing while it waits. No wait lasts longer than the job's timeout: a
- * rank that is hung (or stopped) is named by the rank waiting for it.
+ * <p>Waiting polls for up to 50 microseconds, then parks; while it polls it yields the core
+ * to a peer that shares it (see {@code keepPolling}). When there are more ranks than cores
+ * a polling rank would hold a core its peer needs to make progress, so it parks at once and
+ * costs nothing while it waits. No wait lasts longer than the job's timeout: a rank that is
+ * hung (or stopped) is named by the rank waiting for it.
  */
 final class LocalFabric {
     /** How long a rank that has a core of its own polls before it parks. */
@@ -152,7 +153,10 @@ final class LocalFabric {
     /**
      * Pauses once and says whether to go on polling. A PAUSE costs up to ~140 cycles, so the
      * clock is read every 64th time (about 3 us here); each time the poller also records the CPU
-     * it runs on and yields its core if the peer it waits for last recorded the same CPU.
+     * it runs on and yields its core if the peer it waits for last recorded the same CPU, or
+     * if either CPU is unknown (the peer has not polled yet; not Linux). A peer's CPU is the
+     * one it last polled on: a hint, stale once the peer moves, and wrong at worst for one
+     * yield.
      *
      * <p>Why yield at all: the operating system often runs two ranks on one core, while the
      * JIT's compiler thread or another process holds the other, and for as long afterwards as
