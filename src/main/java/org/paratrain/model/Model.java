@@ -33,6 +33,36 @@ public interface Model {
     double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset);
 
     /**
+     * The loss and gradient of consecutive blocks: block k holds samples
+     * {@code [from + k size, min(to, from + (k + 1) size))}. Its loss goes to
+     * {@code losses[lossAt + k lossStride]} and its gradient replaces
+     * {@code grad[gradAt + k gradStride, ... + parameterCount())}, each with the bits
+     * {@link #lossAndGradient} gives for the block into a zeroed row. Models whose blocks are so
+     * small that a call per block costs as much as the block override it with one loop.
+     *
+     * @param data       the samples
+     * @param from       the first block's first sample
+     * @param to         end of the last block (exclusive)
+     * @param size       samples a block, at least 1
+     * @param params     the parameters, read only
+     * @param losses     where the blocks' losses go
+     * @param lossAt     the first block's loss index
+     * @param lossStride between two blocks' losses
+     * @param grad       where the blocks' gradients go, overwritten
+     * @param gradAt     the first block's gradient offset
+     * @param gradStride between two blocks' gradients, at least {@code parameterCount()}
+     */
+    default void blocks(Dataset data, int from, int to, int size, double[] params, double[] losses, int lossAt,
+                        int lossStride, double[] grad, int gradAt, int gradStride) {
+        int p = parameterCount();
+        for (int k = 0, s = from; s < to; k++, s += size) {
+            int at = gradAt + k * gradStride;
+            java.util.Arrays.fill(grad, at, at + p, 0.0);
+            losses[lossAt + k * lossStride] = lossAndGradient(data, s, Math.min(to, s + size), params, grad, at);
+        }
+    }
+
+    /**
      * Sets the starting parameters from {@code seed}; every rank calls it with the same seed and
      * gets the same values. Zeros by default, right for the convex models; networks override it
      * to break the symmetry between their units.

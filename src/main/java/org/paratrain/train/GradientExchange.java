@@ -18,13 +18,19 @@ interface GradientExchange {
     /** Where block losses go. */
     double[] losses();
 
-    /** Index in {@link #losses()} of this rank's {@code k}-th block. */
+    /**
+     * Index in {@link #losses()} of this rank's {@code k}-th block: {@code a + k s} for some
+     * {@code a} and {@code s}, so that one call can fill a rank's blocks.
+     */
     int lossIndex(int k);
 
     /** Where block gradients go. */
     double[] gradients();
 
-    /** Offset in {@link #gradients()} of this rank's {@code k}-th block's gradient. */
+    /**
+     * Offset in {@link #gradients()} of this rank's {@code k}-th block's gradient: {@code a + k s}
+     * for some {@code a} and {@code s} of at least the parameter count.
+     */
     int gradientOffset(int k);
 
     /**

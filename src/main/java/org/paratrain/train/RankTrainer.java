@@ -279,19 +279,20 @@ public final class RankTrainer {
         double[] losses = exchange.losses();
         double[] grads = exchange.gradients();
         int p = model.parameterCount();
+        // The whole data set's blocks, or (for a shard) the same blocks shifted by the shard's start.
+        int shift = data == this.data ? origin : 0;
+        if (gradients && end > first) {
+            // One call for the rank's blocks: consecutive, of one size but for the data's last, at
+            // offsets that step evenly (GradientExchange's contract).
+            model.blocks(data, sharding.blockStart(first) - shift, sharding.blockStart(end) - shift,
+                sharding.blockSize(), weights, losses, exchange.lossIndex(0), exchange.lossIndex(1) - exchange.lossIndex(0),
+                grads, exchange.gradientOffset(0), exchange.gradientOffset(1) - exchange.gradientOffset(0));
+            return;
+        }
         for (int b = first; b < end; b++) {
             int k = b - first;
-            // The whole data set's blocks, or (for a shard) the same blocks shifted by the shard's start.
-            int shift = data == this.data ? origin : 0;
-            int from = sharding.blockStart(b) - shift;
-            int to = sharding.blockEnd(b) - shift;
-            if (gradients) {
-                int at = exchange.gradientOffset(k);
-                java.util.Arrays.fill(grads, at, at + p, 0.0);
-                losses[exchange.lossIndex(k)] = model.lossAndGradient(data, from, to, weights, grads, at);
-            } else {
-                losses[exchange.lossIndex(k)] = model.loss(data, from, to, weights);
-            }
+            losses[exchange.lossIndex(k)] = model.loss(data, sharding.blockStart(b) - shift, sharding.blockEnd(b) - shift,
+                weights);
         }
     }
 

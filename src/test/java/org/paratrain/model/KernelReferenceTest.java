@@ -104,6 +104,40 @@ class KernelReferenceTest {
         assertArrayEquals(first, moved, name + ": another instance, the block elsewhere");
     }
 
+    /**
+     * {@link Model#blocks}, one call for a run of blocks, gives each block the bits of
+     * {@link Model#lossAndGradient} into a zeroed row: blocks of 1, 16 and 79 samples, a last
+     * block that is shorter, rows with room between them, into buffers that held other values.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("models")
+    void blocksGiveEachBlockItsOwnBits(String name, Supplier<Model> make, int features, int classes) {
+        Model model = make.get();
+        Dataset data = data(name, 500, features, classes);
+        double[] w = weights(name, model.parameterCount());
+        int p = model.parameterCount();
+        for (int size : new int[] {1, 16, 79}) {
+            int from = 7;
+            int to = 7 + 5 * size - (size > 1 ? 3 : 0);     // five blocks, the last shorter when it can be
+            int blocks = (to - from + size - 1) / size;
+            double[] losses = new double[2 + 2 * blocks];
+            double[] grads = new double[3 + (p + 2) * blocks];
+            java.util.Arrays.fill(losses, 9.0);
+            java.util.Arrays.fill(grads, 9.0);
+            model.blocks(data, from, to, size, w, losses, 2, 2, grads, 3, p + 2);
+            for (int k = 0; k < blocks; k++) {
+                double[] row = new double[p];
+                double loss = make.get().lossAndGradient(data, from + k * size, Math.min(to, from + (k + 1) * size), w,
+                    row, 0);
+                assertEquals(Double.doubleToRawLongBits(loss), Double.doubleToRawLongBits(losses[2 + 2 * k]),
+                    name + ", blocks of " + size + ": loss of block " + k);
+                assertArrayEquals(row, Arrays.copyOfRange(grads, 3 + k * (p + 2), 3 + k * (p + 2) + p),
+                    name + ", blocks of " + size + ": gradient of block " + k);
+                assertEquals(9.0, losses[3 + 2 * k], name + ": wrote between the losses");
+            }
+        }
+    }
+
     /** The copy of the linear kernel compiled for a feature count gives the template's bits. */
     @ParameterizedTest(name = "{0} features")
     @org.junit.jupiter.params.provider.ValueSource(ints = {2, 10, 100})
