@@ -52,22 +52,23 @@ final class BalanceReport {
         Row free1 = find(rows, Mode.FREE, 1);
         Row free2 = find(rows, Mode.FREE, 2);
         if (free1 != null && free2 != null) {
-            double first = free1.coldSeconds() / free2.coldSeconds();
-            double later = free1.warmSeconds() / free2.warmSeconds();
-            lines.add(String.format(Locale.ROOT, "both cores free: 2 ranks are %.2fx as fast as 1 on the first run, "
-                + "%.2fx on later runs (target >= %.1f: %s, %s)", first, later, FREE_TARGET,
-                mark(first >= FREE_TARGET), mark(later >= FREE_TARGET)));
+            lines.add(verdict("both cores free: 2 ranks are %.2fx as fast as 1", free1.coldSeconds() / free2.coldSeconds(),
+                free1.warmSeconds() / free2.warmSeconds(), ">=", FREE_TARGET));
         }
         Row busy1 = find(rows, Mode.BUSY, 1);
         Row busy2 = find(rows, Mode.BUSY, 2);
         if (busy1 != null && busy2 != null) {
-            double first = busy2.coldSeconds() / busy1.coldSeconds();
-            double later = busy2.warmSeconds() / busy1.warmSeconds();
-            lines.add(String.format(Locale.ROOT, "one core busy: 2 ranks take %.2fx one rank's time on the first run, "
-                + "%.2fx on later runs (target <= %.1f: %s, %s)", first, later, BUSY_TARGET,
-                mark(first <= BUSY_TARGET), mark(later <= BUSY_TARGET)));
+            lines.add(verdict("one core busy: 2 ranks take %.2fx one rank's time", busy2.coldSeconds() / busy1.coldSeconds(),
+                busy2.warmSeconds() / busy1.warmSeconds(), "<=", BUSY_TARGET));
         }
         return lines;
+    }
+
+    /** {@code what} with the first run's ratio, then the later runs', each marked against the target. */
+    private static String verdict(String what, double first, double later, String relation, double target) {
+        java.util.function.DoublePredicate met = v -> relation.equals(">=") ? v >= target : v <= target;
+        return String.format(Locale.ROOT, what + " on the first run, %.2fx on later runs (target %s %.1f: %s, %s)",
+            first, later, relation, target, mark(met.test(first)), mark(met.test(later)));
     }
 
     /** The line that says every run ended with this JVM's final loss for the same training. */
