@@ -35,17 +35,8 @@ public final class LogisticRegression extends LinearPredictor implements Classif
 
     @Override
     public double loss(Dataset data, int from, int to, double[] params) {
-        // Through the training's path, into a gradient thrown away: a null gradient takes a branch
-        // training never takes, and the JIT then discards the kernel's compiled code and the
-        // step's that inlined it, and compiles them again (about 100 ms of compiler time at the
-        // end of a run, the kernel meanwhile interpreted). The loss has the same bits either way.
-        double[] discarded = scratch.get();
-        java.util.Arrays.fill(discarded, 0.0);
-        return sums(data, from, to, params, discarded, 0);
+        return sums(data, from, to, params, null, 0);
     }
-
-    /** A gradient row for {@link #loss} to throw away, one per thread that calls it. */
-    private final ThreadLocal<double[]> scratch = ThreadLocal.withInitial(() -> new double[parameterCount()]);
 
     /**
      * The log-loss of samples {@code [from, to)}, and their gradient added into {@code grad}
