@@ -84,14 +84,16 @@ public final class LinearRegression extends LinearPredictor {
         double[] y = data.y();
         double w = params[0];
         double b = bias(params);
-        for (int k = 0, s = from; s < to; k++, s += size) {
+        int blocks = (int) (((long) to - from + size - 1) / size);
+        for (int k = 0; k < blocks; k++) {
+            int s = from + k * size;
             int at = gradAt + k * gradStride;
             grad[at] = 0.0;
             if (intercept) {
                 grad[at + 1] = 0.0;
             }
-            losses[lossAt + k * lossStride] = OneFeature.sums(x, y, s, Math.min(to, s + size), w, b, grad, at,
-                intercept);
+            losses[lossAt + k * lossStride] = OneFeature.sums(x, y, s, (int) Math.min((long) s + size, to), w, b,
+                grad, at, intercept);
         }
     }
 

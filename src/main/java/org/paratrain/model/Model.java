@@ -39,6 +39,8 @@ public interface Model {
      * {@code grad[gradAt + k gradStride, ... + parameterCount())}, each with the bits
      * {@link #lossAndGradient} gives for the block into a zeroed row. Models whose blocks are so
      * small that a call per block costs as much as the block override it with one loop.
+     * {@code losses} may be the array {@code grad} is, as long as no loss slot lies in a
+     * gradient row (a table of rows {@code [loss, gradient]}).
      *
      * @param data       the samples
      * @param from       the first block's first sample
@@ -55,10 +57,13 @@ public interface Model {
     default void blocks(Dataset data, int from, int to, int size, double[] params, double[] losses, int lossAt,
                         int lossStride, double[] grad, int gradAt, int gradStride) {
         int p = parameterCount();
-        for (int k = 0, s = from; s < to; k++, s += size) {
+        int blocks = (int) (((long) to - from + size - 1) / size);
+        for (int k = 0; k < blocks; k++) {
+            int s = from + k * size;
             int at = gradAt + k * gradStride;
             java.util.Arrays.fill(grad, at, at + p, 0.0);
-            losses[lossAt + k * lossStride] = lossAndGradient(data, s, Math.min(to, s + size), params, grad, at);
+            losses[lossAt + k * lossStride] = lossAndGradient(data, s, (int) Math.min((long) s + size, to), params,
+                grad, at);
         }
     }
 

@@ -8,7 +8,7 @@ import org.paratrain.optim.OptimizerState;
  *
  * <p>Call order per epoch: the trainer writes the loss of each of its blocks at
  * {@link #lossIndex} of {@link #losses()} and adds its gradient at {@link #gradientOffset} of
- * {@link #gradients()} (zeroed by the trainer first), then calls {@link #step}. After the
+ * {@link #gradients()} (zeroed first), then calls {@link #step}. After the
  * last epoch, the trainer writes block losses at the final weights and calls
  * {@link #reduceLoss}. Every implementation adds the blocks in block order, so the result
  * does not depend on the node count.

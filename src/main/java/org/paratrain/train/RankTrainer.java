@@ -278,15 +278,17 @@ public final class RankTrainer {
         int end = sharding.endBlock(comm.rank(), comm.size());
         double[] losses = exchange.losses();
         double[] grads = exchange.gradients();
-        int p = model.parameterCount();
         // The whole data set's blocks, or (for a shard) the same blocks shifted by the shard's start.
         int shift = data == this.data ? origin : 0;
-        if (gradients && end > first) {
-            // One call for the rank's blocks: consecutive, of one size but for the data's last, at
-            // offsets that step evenly (GradientExchange's contract).
-            model.blocks(data, sharding.blockStart(first) - shift, sharding.blockStart(end) - shift,
-                sharding.blockSize(), weights, losses, exchange.lossIndex(0), exchange.lossIndex(1) - exchange.lossIndex(0),
-                grads, exchange.gradientOffset(0), exchange.gradientOffset(1) - exchange.gradientOffset(0));
+        if (gradients) {
+            if (end > first) {
+                // One call for the rank's blocks: consecutive, of one size but for the data's last,
+                // at offsets that step evenly (GradientExchange's contract).
+                model.blocks(data, sharding.blockStart(first) - shift, sharding.blockStart(end) - shift,
+                    sharding.blockSize(), weights, losses, exchange.lossIndex(0),
+                    exchange.lossIndex(1) - exchange.lossIndex(0), grads, exchange.gradientOffset(0),
+                    exchange.gradientOffset(1) - exchange.gradientOffset(0));
+            }
             return;
         }
         for (int b = first; b < end; b++) {

@@ -134,6 +134,21 @@ class KernelReferenceTest {
                 assertArrayEquals(row, Arrays.copyOfRange(grads, 3 + k * (p + 2), 3 + k * (p + 2) + p),
                     name + ", blocks of " + size + ": gradient of block " + k);
                 assertEquals(9.0, losses[3 + 2 * k], name + ": wrote between the losses");
+                assertEquals(9.0, grads[3 + k * (p + 2) + p], name + ": wrote between the gradients");
+                assertEquals(9.0, grads[3 + k * (p + 2) + p + 1], name + ": wrote between the gradients");
+            }
+            // One table of rows [loss, gradient], as the allreduce exchanges keep them.
+            double[] table = new double[(p + 1) * blocks];
+            java.util.Arrays.fill(table, 9.0);
+            model.blocks(data, from, to, size, w, table, 0, p + 1, table, 1, p + 1);
+            for (int k = 0; k < blocks; k++) {
+                double[] row = new double[p];
+                double loss = make.get().lossAndGradient(data, from + k * size, Math.min(to, from + (k + 1) * size), w,
+                    row, 0);
+                assertEquals(Double.doubleToRawLongBits(loss), Double.doubleToRawLongBits(table[k * (p + 1)]),
+                    name + ", one table: loss of block " + k);
+                assertArrayEquals(row, Arrays.copyOfRange(table, k * (p + 1) + 1, (k + 1) * (p + 1)),
+                    name + ", one table: gradient of block " + k);
             }
         }
     }
