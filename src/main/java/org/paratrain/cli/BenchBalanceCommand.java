@@ -1,6 +1,5 @@
 package org.paratrain.cli;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -82,6 +81,20 @@ final class BenchBalanceCommand implements Runnable {
         }
         OutputPaths.directory("--out", outDir);
         List<Mode> modes = modes();
+        Map<Mode, List<List<Run>>> runs = measure(modes);
+        List<Row> rows = new ArrayList<>();
+        for (Mode m : modes) {
+            for (int ranks = 1; ranks <= 2; ranks++) {
+                rows.add(row(m, ranks, runs.get(m).get(ranks - 1)));
+            }
+        }
+        double loss = sameLoss(runs);
+        BalanceReport.print(spec.commandLine().getOut(), rows, samples, features, epochs, rounds, loss);
+        BalanceReport.write(outDir, rows, samples, features, epochs, rounds, loss);
+    }
+
+    /** Every round: each mode (the busy process running through its pair of runs), 1 rank, then 2. */
+    private Map<Mode, List<List<Run>>> measure(List<Mode> modes) {
         Map<Mode, List<List<Run>>> runs = new EnumMap<>(Mode.class);
         for (Mode m : modes) {
             runs.put(m, List.of(new ArrayList<>(), new ArrayList<>()));
@@ -100,22 +113,19 @@ final class BenchBalanceCommand implements Runnable {
                 }
             }
         }
-        List<Row> rows = new ArrayList<>();
-        for (Mode m : modes) {
-            for (int ranks = 1; ranks <= 2; ranks++) {
-                rows.add(row(m, ranks, runs.get(m).get(ranks - 1)));
-            }
-        }
-        // The same training in this JVM: every child, at 1 and 2 ranks, must end with its bits.
+        return runs;
+    }
+
+    /** The same training's final loss in this JVM, which every run, at 1 and 2 ranks, must end with to the bit. */
+    private double sameLoss(Map<Mode, List<List<Run>>> runs) {
         double loss = Training.local(KernelData.generate(samples, features), training(samples, epochs, 1)).finalLoss();
-        double[] losses = runs.values().stream().flatMap(List::stream).flatMap(List::stream).mapToDouble(Run::loss)
+        double[] others = runs.values().stream().flatMap(List::stream).flatMap(List::stream).mapToDouble(Run::loss)
             .filter(l -> Double.doubleToRawLongBits(l) != Double.doubleToRawLongBits(loss)).distinct().toArray();
-        if (losses.length > 0) {
+        if (others.length > 0) {
             throw new org.paratrain.comm.BackendException("bench balance: runs ended with final losses "
-                + java.util.Arrays.toString(losses) + " instead of " + loss + ", the same training's in this JVM");
+                + java.util.Arrays.toString(others) + " instead of " + loss + ", the same training's in this JVM");
         }
-        BalanceReport.print(spec.commandLine().getOut(), rows, samples, features, epochs, rounds, loss);
-        BalanceReport.write(outDir, rows, samples, features, epochs, rounds, loss);
+        return loss;
     }
 
     private List<Mode> modes() {
@@ -142,13 +152,14 @@ final class BenchBalanceCommand implements Runnable {
             java.util.Arrays.stream(cold).max().orElseThrow(), Statistics.median(compile), Statistics.median(warm));
     }
 
+    /** How long one run may take before it is taken for hung. */
+    private static final java.time.Duration CHILD_LIMIT = java.time.Duration.ofMinutes(10);
+
     /** Runs {@link Child} in a new JVM with this JVM's options; returns what it printed. */
     private Run child(int ranks) {
-        List<String> cmd = new ArrayList<>(javaAndOptions());
-        cmd.addAll(List.of(Main.class.getName(), "bench", "balance-run", "--samples", Integer.toString(samples),
-            "--features", Integer.toString(features), "--epochs", Integer.toString(epochs), "--nodes",
-            Integer.toString(ranks)));
-        String out = output(cmd);
+        String out = ChildJvm.output("bench balance: a run", CHILD_LIMIT, "bench", "balance-run", "--samples",
+            Integer.toString(samples), "--features", Integer.toString(features), "--epochs", Integer.toString(epochs),
+            "--nodes", Integer.toString(ranks));
         try {
             return new Run(value(out, "cold_s"), value(out, "compile_ms"), value(out, "warm_s"),
                 Double.longBitsToDouble(Long.parseUnsignedLong(text(out, "loss_bits"), 16)));
@@ -156,91 +167,6 @@ final class BenchBalanceCommand implements Runnable {
             throw new org.paratrain.comm.BackendException("bench balance: a run printed what is not a figure: "
                 + out.strip());
         }
-    }
-
-    /** How long one child may take before it is taken for hung. */
-    private static final long CHILD_MINUTES = 10;
-
-    /** Runs a child JVM to its end (at most {@link #CHILD_MINUTES}); returns its output, or fails naming it. */
-    private static String output(List<String> cmd) {
-        Process p = start(cmd, ProcessBuilder.Redirect.PIPE);
-        Runnable unregister = org.paratrain.io.ExitCleanup.stopOnExit(p);   // a cancel ends the child too
-        try {
-            java.util.concurrent.CompletableFuture<String> text = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new String(p.getInputStream().readAllBytes());
-                } catch (java.io.IOException e) {
-                    return "";
-                }
-            });
-            if (!p.waitFor(CHILD_MINUTES, java.util.concurrent.TimeUnit.MINUTES)) {
-                throw new org.paratrain.comm.BackendException("bench balance: a run took more than " + CHILD_MINUTES
-                    + " minutes: " + String.join(" ", cmd.subList(cmd.size() - 10, cmd.size())));
-            }
-            String out = text.join();
-            if (p.exitValue() != 0) {
-                // A child reports its own error on one line, last.
-                String last = out.strip().lines().reduce((a, b) -> b).orElse("no output");
-                throw new org.paratrain.comm.BackendException("bench balance: a run failed (exit " + p.exitValue()
-                    + "): " + last);
-            }
-            return out;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new org.paratrain.comm.BackendException("interrupted");
-        } finally {
-            p.destroyForcibly();
-            unregister.run();
-        }
-    }
-
-    /**
-     * Starts a JVM of this benchmark, its output to {@code out}: without the options that the
-     * environment would add a second time ({@code JDK_JAVA_OPTIONS}) or that name files and
-     * ports every child would share ({@code JAVA_TOOL_OPTIONS}).
-     */
-    private static Process start(List<String> cmd, ProcessBuilder.Redirect out) {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out);
-        pb.environment().remove("JDK_JAVA_OPTIONS");
-        pb.environment().remove("JAVA_TOOL_OPTIONS");
-        try {
-            return pb.start();
-        } catch (java.io.IOException e) {
-            throw new org.paratrain.comm.BackendException("cannot start " + cmd.get(0) + ": " + e.getMessage());
-        }
-    }
-
-    /** This JVM's executable, its options (the launcher's) and class path. */
-    static List<String> javaAndOptions() {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java")
-            .toString()));
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (passedOn(a)) {
-                cmd.add(a);
-            }
-        }
-        List<String> path = new ArrayList<>();
-        for (String p : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
-            path.add(Path.of(p).toAbsolutePath().toString());
-        }
-        cmd.add("-cp");
-        cmd.add(String.join(java.io.File.pathSeparator, path));
-        return cmd;
-    }
-
-    /**
-     * Whether a child gets this JVM option: the heap, the collector and other {@code -XX} settings,
-     * native access, modules and paratrain's own properties; not agents, recordings, debuggers,
-     * log files or management ports, which every child would open at once.
-     */
-    static boolean passedOn(String option) {
-        if (option.startsWith("-XX:")) {
-            return !option.startsWith("-XX:StartFlightRecording") && !option.startsWith("-XX:FlightRecorderOptions");
-        }
-        return option.startsWith("-Xmx") || option.startsWith("-Xms") || option.startsWith("-Xss")
-            || option.startsWith("--enable-native-access") || option.startsWith("--add-")
-            || option.startsWith("-Dparatrain.");
     }
 
     private static double value(String out, String key) {
@@ -285,7 +211,7 @@ final class BenchBalanceCommand implements Runnable {
         public void run() {
             Dataset data = KernelData.generate(samples, features);
             TrainSpec train = training(samples, epochs, nodes);
-            var jit = ManagementFactory.getCompilationMXBean();
+            var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
             long compiled = jit.getTotalCompilationTime();
             TrainingResult cold = Training.local(data, train);
             long compileMs = jit.getTotalCompilationTime() - compiled;
@@ -296,83 +222,6 @@ final class BenchBalanceCommand implements Runnable {
             // The JIT's time counts every compiler thread, and part of it ran while the run's setup did.
             System.out.printf(Locale.ROOT, "cold_s %.6f%ncompile_ms %d%nwarm_s %.6f%nloss_bits %x%n",
                 cold.trainSeconds(), compileMs, Statistics.median(warm), Double.doubleToRawLongBits(cold.finalLoss()));
-        }
-    }
-
-    /** Spins one thread until told to stop, or until its parent goes (its standard input closes). */
-    @Command(name = "busy-loop", hidden = true)
-    static final class Spin implements Runnable {
-        static volatile double sink;
-
-        @Override
-        public void run() {
-            Thread watch = new Thread(() -> {
-                try {
-                    while (System.in.read() >= 0) {
-                        // wait for end of input
-                    }
-                } catch (java.io.IOException e) {
-                    // the parent is gone either way
-                }
-                Runtime.getRuntime().halt(0);
-            });
-            watch.setDaemon(true);
-            watch.start();
-            System.out.println("ready");
-            System.out.flush();
-            double x = 1;
-            while (true) {
-                for (int i = 0; i < 1_000_000; i++) {
-                    x = x * 1.0000001 + 1e-9;
-                }
-                sink = x;
-            }
-        }
-    }
-
-    /** Another process busy on one core, for as long as this object is open. */
-    static final class BusyProcess implements AutoCloseable {
-        private final Process process;
-        private final Runnable unregister;
-
-        private BusyProcess(Process process) {
-            this.process = process;
-            this.unregister = org.paratrain.io.ExitCleanup.stopOnExit(process);
-        }
-
-        static BusyProcess start() {
-            List<String> cmd = new ArrayList<>(javaAndOptions());
-            cmd.addAll(List.of(Main.class.getName(), "bench", "busy-loop"));
-            BusyProcess busy = new BusyProcess(BenchBalanceCommand.start(cmd, ProcessBuilder.Redirect.PIPE));
-            try {
-                // Its JVM has started once it says so; a moment more and its loop runs compiled.
-                String line = new java.io.BufferedReader(new java.io.InputStreamReader(busy.process.getInputStream()))
-                    .readLine();
-                if (!"ready".equals(line)) {
-                    throw new org.paratrain.comm.BackendException("the busy process did not start: " + line);
-                }
-                Thread.sleep(200);
-                return busy;
-            } catch (java.io.IOException | RuntimeException e) {
-                busy.close();
-                throw e instanceof RuntimeException r ? r
-                    : new org.paratrain.comm.BackendException("the busy process did not start: " + e.getMessage());
-            } catch (InterruptedException e) {
-                busy.close();
-                Thread.currentThread().interrupt();
-                throw new org.paratrain.comm.BackendException("interrupted");
-            }
-        }
-
-        @Override
-        public void close() {
-            process.destroyForcibly();
-            try {
-                process.waitFor();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            unregister.run();
         }
     }
 }

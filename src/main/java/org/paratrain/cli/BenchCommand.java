@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
 /** {@code paratrain bench}: benchmarks that print figures measured side by side in one run. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run benchmarks.",
     subcommands = {BenchCommand.Paper.class, BenchBalanceCommand.class, BenchBalanceCommand.Child.class,
-        BenchBalanceCommand.Spin.class, BenchCheckpointCommand.class, BenchCollectivesCommand.class,
+        BusyProcess.Spin.class, BenchCheckpointCommand.class, BenchCollectivesCommand.class,
         BenchDlCommand.class, BenchKernelsCommand.class,
         BenchMlpCommand.class, BenchMpiCommand.class, BenchMpiCommand.Worker.class,
         BenchMpiCommand.SelfTest.class, BenchMpiCommand.InitProbe.class})

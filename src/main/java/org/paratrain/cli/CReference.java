@@ -80,21 +80,57 @@ final class CReference {
 
     /** Runs {@code cmd}; returns what it printed (stdout and stderr), or throws if it fails. */
     static String output(List<String> cmd) {
+        Captured c = capture(new ProcessBuilder(cmd).redirectErrorStream(true), null, cmd.get(0));
+        if (c.status() != 0) {
+            throw new BackendException(String.join(" ", cmd) + " failed: " + c.text().strip());
+        }
+        return c.text();
+    }
+
+    /**
+     * What a process printed (its output and error streams as {@code pb} merges them) and its
+     * exit status.
+     *
+     * @param status the exit status
+     * @param text   everything it printed
+     */
+    record Captured(int status, String text) { }
+
+    /**
+     * Runs {@code pb} to its end, for at most {@code limit} (null: no bound; {@code what} names
+     * the process when it outlives it), reading its output as it comes. On every path the process is ended and no longer stopped at this JVM's exit;
+     * while it runs, a cancel ends it too.
+     *
+     * @throws BackendException if it cannot start, outlives the limit, or the wait is interrupted
+     */
+    static Captured capture(ProcessBuilder pb, java.time.Duration limit, String what) {
+        Process p;
         try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            Runnable unregister = org.paratrain.io.ExitCleanup.stopOnExit(p);   // a cancel ends the benchmark's job
-            String text = new String(p.getInputStream().readAllBytes());
-            int status = p.waitFor();
-            unregister.run();
-            if (status != 0) {
-                throw new BackendException(String.join(" ", cmd) + " failed: " + text.strip());
-            }
-            return text;
+            p = pb.start();
         } catch (IOException e) {
-            throw new BackendException("cannot run " + cmd.get(0) + ": " + e.getMessage());
+            throw new BackendException("cannot run " + pb.command().get(0) + ": " + e.getMessage());
+        }
+        Runnable unregister = org.paratrain.io.ExitCleanup.stopOnExit(p);   // a cancel ends the benchmark's job
+        try {
+            java.util.concurrent.CompletableFuture<String> text = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new String(p.getInputStream().readAllBytes());
+                } catch (IOException e) {
+                    return "";
+                }
+            });
+            if (limit == null) {
+                p.waitFor();
+            } else if (!p.waitFor(limit.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                throw new BackendException(what + " ran longer than " + limit.toMinutes() + " minutes");
+            }
+            return new Captured(p.exitValue(), text.join());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BackendException("interrupted");
+        } finally {
+            p.destroyForcibly();
+            unregister.run();
         }
     }
 }

@@ -54,8 +54,7 @@ class BenchBalanceTest {
     /** The busy process ends by itself once whoever started it has gone (its standard input closes). */
     @Test
     void theBusyProcessEndsWhenItsParentGoes() throws Exception {
-        List<String> cmd = new ArrayList<>(BenchBalanceCommand.javaAndOptions());
-        cmd.addAll(List.of(Main.class.getName(), "bench", "busy-loop"));
+        List<String> cmd = new ArrayList<>(ChildJvm.command("bench", "busy-loop"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
         try {
@@ -91,12 +90,12 @@ class BenchBalanceTest {
     void childrenGetTheHeapAndCollectorButNoAgentsOrRecordings() {
         for (String kept : List.of("-Xmx2g", "-XX:+UseParallelGC", "--enable-native-access=ALL-UNNAMED",
             "-Dparatrain.bind=true", "--add-modules=jdk.incubator.vector")) {
-            assertTrue(BenchBalanceCommand.passedOn(kept), kept);
+            assertTrue(ChildJvm.passedOn(kept), kept);
         }
         for (String dropped : List.of("-XX:StartFlightRecording=filename=a.jfr", "-agentlib:jdwp=transport=dt_socket",
             "-javaagent:x.jar", "-agentpath:/x.so", "-Xrunjdwp:server=y", "-Dcom.sun.management.jmxremote.port=9010",
             "-Xlog:gc:file=gc.log", "-Duser.dir=/tmp")) {
-            assertFalse(BenchBalanceCommand.passedOn(dropped), dropped);
+            assertFalse(ChildJvm.passedOn(dropped), dropped);
         }
     }
 
