@@ -80,21 +80,16 @@ public final class LinearRegression extends LinearPredictor {
             super.blocks(data, from, to, size, params, losses, lossAt, lossStride, grad, gradAt, gradStride);
             return;
         }
-        double[] x = data.x();
-        double[] y = data.y();
-        double w = params[0];
-        double b = bias(params);
-        int blocks = (int) (((long) to - from + size - 1) / size);
-        for (int k = 0; k < blocks; k++) {
-            int s = from + k * size;
+        int count = (int) (((long) to - from + size - 1) / size);
+        for (int k = 0; k < count; k++) {
             int at = gradAt + k * gradStride;
             grad[at] = 0.0;
             if (intercept) {
                 grad[at + 1] = 0.0;
             }
-            losses[lossAt + k * lossStride] = OneFeature.sums(x, y, s, (int) Math.min((long) s + size, to), w, b,
-                grad, at, intercept);
         }
+        OneFeature.blocks(data.x(), data.y(), from, to, size, params[0], bias(params), losses, lossAt, lossStride,
+            grad, gradAt, gradStride, intercept);
     }
 
     /** The loss, and the gradient added into {@code grad} unless it is null. */

@@ -106,8 +106,8 @@ class KernelReferenceTest {
 
     /**
      * {@link Model#blocks}, one call for a run of blocks, gives each block the bits of
-     * {@link Model#lossAndGradient} into a zeroed row: blocks of 1, 16 and 79 samples, a last
-     * block that is shorter, rows with room between them, into buffers that held other values.
+     * {@link Model#lossAndGradient} into a zeroed row: blocks of 1, 4, 16 and 79 samples, all full or a
+     * last block that is shorter, rows with room between them, into buffers that held other values.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("models")
@@ -116,9 +116,10 @@ class KernelReferenceTest {
         Dataset data = data(name, 500, features, classes);
         double[] w = weights(name, model.parameterCount());
         int p = model.parameterCount();
-        for (int size : new int[] {1, 16, 79}) {
+        for (int[] shape : new int[][] {{1, 0}, {4, 0}, {4, 3}, {16, 0}, {16, 3}, {79, 3}}) {
+            int size = shape[0];
             int from = 7;
-            int to = 7 + 5 * size - (size > 1 ? 3 : 0);     // five blocks, the last shorter when it can be
+            int to = 7 + 5 * size - shape[1];     // five blocks, the last shorter by shape[1]
             int blocks = (to - from + size - 1) / size;
             double[] losses = new double[2 + 2 * blocks];
             double[] grads = new double[3 + (p + 2) * blocks];
