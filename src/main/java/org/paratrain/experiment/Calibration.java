@@ -179,7 +179,7 @@ public final class Calibration {
         double other = Double.MAX_VALUE;
         // Warm-up for half a second: compiled code, not the interpreter, is what a run sees.
         long warmUntil = System.nanoTime() + WARM_UP_NANOS;
-        for (int w = 0; w < 2 || System.nanoTime() < warmUntil; w++) {
+        for (int w = 0; w < 2 || System.nanoTime() - warmUntil < 0; w++) {
             org.paratrain.train.Training.local(probe, one);
         }
         for (int r = 0; r < 3; r++) {
@@ -234,7 +234,7 @@ public final class Calibration {
         // Warm-up as at 1 rank: two ranks run code one rank never reaches (the exchange's waits and
         // messages, the epoch loop called twice as often), compiled here rather than in the run.
         long warmUntil = System.nanoTime() + WARM_UP_NANOS;
-        for (int w = 0; w < 2 || System.nanoTime() < warmUntil; w++) {
+        for (int w = 0; w < 2 || System.nanoTime() - warmUntil < 0; w++) {
             org.paratrain.train.Training.local(probe, two);
         }
         double best = Double.MAX_VALUE;

@@ -49,6 +49,9 @@ final class OneFeature {
      */
     static double blocks(double[] x, double[] y, int from, int to, int size, double w, double b, double[] losses,
                          int lossAt, int lossStride, double[] grad, int gradAt, int gradStride, boolean intercept) {
+        if (to <= from) {
+            return 0.0;
+        }
         double loss = 0.0;
         int count = (int) (((long) to - from + size - 1) / size);
         int k = 0;
