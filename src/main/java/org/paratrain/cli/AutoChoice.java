@@ -26,7 +26,7 @@ final class AutoChoice {
         EpochModel model = Calibration.forWorkload(data, config);
         // Each candidate carries its sum: auto with --sum float is costed as float, not as the default.
         List<ExchangeSpec> exchanges = spec.exchange().isAuto()
-            ? Plan.candidates(mpi, spec.exchange().sum(), false) : List.of(spec.exchange());
+            ? Plan.candidatesOn(mpi, spec.exchange().sum(), false) : List.of(spec.exchange());
         Plan.Row chosen = autoNodes
             ? Plan.fastest(Plan.rows(model, data.samples(), spec.run().blockSize(), params, exchanges,
                 Integer.highestOneBit(model.cores())))

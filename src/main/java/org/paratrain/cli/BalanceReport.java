@@ -36,30 +36,32 @@ final class BalanceReport {
     /** The table in Markdown. */
     static String markdown(List<Row> rows) {
         StringBuilder md = new StringBuilder();
-        md.append("| cores | ranks | first run ms (median, min-max) | JIT compiling during it, ms | later run ms |\n");
-        md.append("|---|---:|---:|---:|---:|\n");
+        md.append("| cores | ranks | exchange | first run ms (median, min-max) | JIT compiling during it, ms "
+            + "| later run ms |\n");
+        md.append("|---|---:|---|---:|---:|---:|\n");
         for (Row r : rows) {
-            md.append(String.format(Locale.ROOT, "| %s | %d | %.1f (%.1f-%.1f) | %.0f | %.1f |%n", label(r.mode()),
-                r.ranks(), 1e3 * r.coldSeconds(), 1e3 * r.coldMin(), 1e3 * r.coldMax(), r.compileMs(),
+            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %.1f (%.1f-%.1f) | %.0f | %.1f |%n", label(r.mode()),
+                r.ranks(), r.exchange(), 1e3 * r.coldSeconds(), 1e3 * r.coldMin(), 1e3 * r.coldMax(), r.compileMs(),
                 1e3 * r.warmSeconds()));
         }
         return md.toString();
     }
 
-    /** One line per mode: 2 ranks against 1, first and later runs, against the target. */
+    /** One line per mode and 2-rank exchange: 2 ranks against 1, first and later runs, against the target. */
     static List<String> verdicts(List<Row> rows) {
         List<String> lines = new java.util.ArrayList<>();
-        Row free1 = find(rows, Mode.FREE, 1);
-        Row free2 = find(rows, Mode.FREE, 2);
-        if (free1 != null && free2 != null) {
-            lines.add(verdict("both cores free: 2 ranks are %.2fx as fast as 1", free1.coldSeconds() / free2.coldSeconds(),
-                free1.warmSeconds() / free2.warmSeconds(), ">=", FREE_TARGET));
-        }
-        Row busy1 = find(rows, Mode.BUSY, 1);
-        Row busy2 = find(rows, Mode.BUSY, 2);
-        if (busy1 != null && busy2 != null) {
-            lines.add(verdict("one core busy: 2 ranks take %.2fx one rank's time", busy2.coldSeconds() / busy1.coldSeconds(),
-                busy2.warmSeconds() / busy1.warmSeconds(), "<=", BUSY_TARGET));
+        for (Mode m : Mode.values()) {
+            Row one = find(rows, m, 1).stream().findFirst().orElse(null);
+            if (one == null) {
+                continue;
+            }
+            for (Row two : find(rows, m, 2)) {
+                lines.add(m == Mode.FREE
+                    ? verdict("both cores free: 2 ranks (" + two.exchange() + ") are %.2fx as fast as 1",
+                        one.coldSeconds() / two.coldSeconds(), one.warmSeconds() / two.warmSeconds(), ">=", FREE_TARGET)
+                    : verdict("one core busy: 2 ranks (" + two.exchange() + ") take %.2fx one rank's time",
+                        two.coldSeconds() / one.coldSeconds(), two.warmSeconds() / one.warmSeconds(), "<=", BUSY_TARGET));
+            }
         }
         return lines;
     }
@@ -79,17 +81,18 @@ final class BalanceReport {
     }
 
     static void write(Path dir, List<Row> rows, int samples, int features, int epochs, int rounds, double loss) {
-        StringBuilder csv = new StringBuilder("cores,ranks,first_run_ms,first_run_min_ms,first_run_max_ms,"
+        StringBuilder csv = new StringBuilder("cores,ranks,exchange,first_run_ms,first_run_min_ms,first_run_max_ms,"
             + "jit_compiling_ms,later_run_ms\n");
         var json = RunWriter.json().createObjectNode();
         json.put("samples", samples).put("features", features).put("epochs", epochs).put("rounds", rounds)
             .put("cores", Runtime.getRuntime().availableProcessors()).put("final_loss", loss);
         var array = json.putArray("rows");
         for (Row r : rows) {
-            csv.append(String.format(Locale.ROOT, "%s,%d,%.3f,%.3f,%.3f,%.0f,%.3f%n", r.mode().name().toLowerCase(
-                Locale.ROOT), r.ranks(), 1e3 * r.coldSeconds(), 1e3 * r.coldMin(), 1e3 * r.coldMax(), r.compileMs(),
+            csv.append(String.format(Locale.ROOT, "%s,%d,%s,%.3f,%.3f,%.3f,%.0f,%.3f%n", r.mode().name().toLowerCase(
+                Locale.ROOT), r.ranks(), r.exchange(), 1e3 * r.coldSeconds(), 1e3 * r.coldMin(), 1e3 * r.coldMax(), r.compileMs(),
                 1e3 * r.warmSeconds()));
             array.addObject().put("cores", r.mode().name().toLowerCase(Locale.ROOT)).put("ranks", r.ranks())
+                .put("exchange", r.exchange())
                 .put("first_run_ms", 1e3 * r.coldSeconds()).put("first_run_min_ms", 1e3 * r.coldMin())
                 .put("first_run_max_ms", 1e3 * r.coldMax()).put("jit_compiling_ms", r.compileMs())
                 .put("later_run_ms", 1e3 * r.warmSeconds());
@@ -114,20 +117,20 @@ final class BalanceReport {
     private static org.knowm.xchart.CategoryChart chart(List<Row> rows, int samples, int features, int epochs) {
         List<String> groups = new java.util.ArrayList<>();
         Map<String, List<Double>> series = new LinkedHashMap<>();
-        series.put("1 rank", new java.util.ArrayList<>());
-        series.put("2 ranks", new java.util.ArrayList<>());
         for (Mode m : Mode.values()) {
-            Row one = find(rows, m, 1);
-            Row two = find(rows, m, 2);
-            if (one == null || two == null) {
+            List<Row> of = new java.util.ArrayList<>(find(rows, m, 1));
+            of.addAll(find(rows, m, 2));
+            if (of.size() < 2) {
                 continue;
             }
             groups.add(label(m) + ", first run");
-            series.get("1 rank").add(1e3 * one.coldSeconds());
-            series.get("2 ranks").add(1e3 * two.coldSeconds());
             groups.add(label(m) + ", later run");
-            series.get("1 rank").add(1e3 * one.warmSeconds());
-            series.get("2 ranks").add(1e3 * two.warmSeconds());
+            for (Row r : of) {
+                List<Double> s = series.computeIfAbsent(r.ranks() == 1 ? "1 rank" : "2 ranks, " + r.exchange(),
+                    k -> new java.util.ArrayList<>());
+                s.add(1e3 * r.coldSeconds());
+                s.add(1e3 * r.warmSeconds());
+            }
         }
         return Plots.bars(groups, series, String.format(Locale.ROOT, "Linear regression, %,d x %d, %,d epochs: "
             + "1 and 2 local ranks", samples, features, epochs), "cores, and which run of a fresh JVM",
@@ -142,7 +145,7 @@ final class BalanceReport {
         return m == Mode.FREE ? "both free" : "one busy";
     }
 
-    private static Row find(List<Row> rows, Mode m, int ranks) {
-        return rows.stream().filter(r -> r.mode() == m && r.ranks() == ranks).findFirst().orElse(null);
+    private static List<Row> find(List<Row> rows, Mode m, int ranks) {
+        return rows.stream().filter(r -> r.mode() == m && r.ranks() == ranks).toList();
     }
 }

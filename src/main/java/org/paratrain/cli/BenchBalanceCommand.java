@@ -10,6 +10,7 @@ import org.paratrain.data.Dataset;
 import org.paratrain.experiment.Statistics;
 import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
+import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.TrainSpec;
 import picocli.CommandLine.Command;
@@ -23,14 +24,18 @@ import picocli.CommandLine.Option;
  * what happens in a new JVM: the JIT compiles the training loop while it runs. Each child
  * trains once (cold), counting the JIT's compilation time during that run, then trains the
  * same again three times in the same JVM (warm, the median kept). The busy process is
- * another JVM spinning one thread, started before and ended after each pair of runs.
+ * another JVM spinning one thread, started before and ended after each round's runs. 1 rank
+ * runs with the first exchange named, 2 ranks with each: the paper's master-worker, whose
+ * ranks each own a fixed share of the blocks, beside the shared step, whose ranks take blocks
+ * as they are ready.
  */
 @Command(name = "balance", mixinStandardHelpOptions = true,
     description = {"Time 1 and 2 local ranks on a short run, with both cores free and with one busy.",
-        "Linear regression, full batch (the paper's scheme), SAMPLES x FEATURES from bench kernels' generator.",
+        "Linear regression, full batch, SAMPLES x FEATURES from bench kernels' generator; 2 ranks with each",
+        "exchange of --allreduce (default: the paper's master-worker and the shared step), 1 rank with the first.",
         "Each run is a fresh JVM: its first training (cold, with the JIT's compilation time during it) and",
         "the median of three more in the same JVM (warm). 'busy': another process spins on one core",
-        "meanwhile. Rounds alternate 1 and 2 ranks; medians over the rounds."})
+        "meanwhile. Rounds alternate the runs; medians over the rounds."})
 final class BenchBalanceCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -52,6 +57,12 @@ final class BenchBalanceCommand implements Runnable {
             + "(default ${DEFAULT-VALUE}).")
     List<String> modeNames;
 
+    @Option(names = "--allreduce", split = ",", defaultValue = "master-worker,shared", description = "The exchanges "
+        + "of the 2-rank runs, comma-separated: master-worker (the paper's), shared (ranks take blocks as they are "
+        + "ready), star, tree, recursive-doubling, ring or rabenseifner; 1 rank runs with the first "
+        + "(default ${DEFAULT-VALUE}).")
+    List<String> exchanges;
+
     @Option(names = "--quiet", description = "No progress bar.")
     boolean quiet;
 
@@ -65,9 +76,12 @@ final class BenchBalanceCommand implements Runnable {
     /** One child's figures: seconds of the cold run, ms the JIT compiled during it, seconds of a warm run. */
     record Run(double coldSeconds, double compileMs, double warmSeconds, double loss) { }
 
-    /** The medians of one mode and rank count. */
-    record Row(Mode mode, int ranks, double coldSeconds, double coldMin, double coldMax, double compileMs,
-               double warmSeconds) { }
+    /** The medians of one mode, rank count and exchange. */
+    record Row(Mode mode, int ranks, String exchange, double coldSeconds, double coldMin, double coldMax,
+               double compileMs, double warmSeconds) { }
+
+    /** What one child runs: a rank count and an exchange. */
+    record Setup(int ranks, String exchange) { }
 
     @Override
     public void run() {
@@ -81,32 +95,55 @@ final class BenchBalanceCommand implements Runnable {
         }
         OutputPaths.directory("--out", outDir);
         List<Mode> modes = modes();
-        Map<Mode, List<List<Run>>> runs = measure(modes);
+        List<Setup> setups = setups();
+        Map<Mode, List<List<Run>>> runs = measure(modes, setups);
         List<Row> rows = new ArrayList<>();
         for (Mode m : modes) {
-            for (int ranks = 1; ranks <= 2; ranks++) {
-                rows.add(row(m, ranks, runs.get(m).get(ranks - 1)));
+            for (int i = 0; i < setups.size(); i++) {
+                rows.add(row(m, setups.get(i), runs.get(m).get(i)));
             }
         }
-        double loss = sameLoss(runs);
+        double loss = sameLoss(runs, setups);
         BalanceReport.print(spec.commandLine().getOut(), rows, samples, features, epochs, rounds, loss);
         BalanceReport.write(outDir, rows, samples, features, epochs, rounds, loss);
     }
 
-    /** Every round: each mode (the busy process running through its pair of runs), 1 rank, then 2. */
-    private Map<Mode, List<List<Run>>> measure(List<Mode> modes) {
+    /** 1 rank with the first exchange, then 2 ranks with each. */
+    private List<Setup> setups() {
+        List<Setup> setups = new ArrayList<>();
+        for (String e : exchanges) {
+            String name = e.strip();
+            OptionChecks.exchangeFitsBackend(name, false, false);
+            ExchangeSpec.parse(name);    // a SpecException names --allreduce and the choices
+            if (name.equals("auto")) {
+                throw new IllegalArgumentException("--allreduce: name the exchanges to time, not auto");
+            }
+            if (setups.isEmpty()) {
+                setups.add(new Setup(1, name));
+            }
+            if (!setups.contains(new Setup(2, name))) {
+                setups.add(new Setup(2, name));
+            }
+        }
+        return setups;
+    }
+
+    /** Every round: each mode (the busy process running through its runs), each setup in turn. */
+    private Map<Mode, List<List<Run>>> measure(List<Mode> modes, List<Setup> setups) {
         Map<Mode, List<List<Run>>> runs = new EnumMap<>(Mode.class);
         for (Mode m : modes) {
-            runs.put(m, List.of(new ArrayList<>(), new ArrayList<>()));
+            List<List<Run>> each = new ArrayList<>();
+            setups.forEach(s -> each.add(new ArrayList<>()));
+            runs.put(m, each);
         }
-        int total = rounds * modes.size() * 2;
+        int total = rounds * modes.size() * setups.size();
         try (ConsoleProgress progress = new ConsoleProgress(quiet)) {
             int done = 0;
             for (int r = 0; r < rounds; r++) {
                 for (Mode m : modes) {
                     try (BusyProcess busy = m == Mode.BUSY ? BusyProcess.start() : null) {
-                        for (int ranks = 1; ranks <= 2; ranks++) {
-                            runs.get(m).get(ranks - 1).add(child(ranks));
+                        for (int i = 0; i < setups.size(); i++) {
+                            runs.get(m).get(i).add(child(setups.get(i)));
                             progress.update("bench balance", ++done, total);
                         }
                     }
@@ -116,16 +153,27 @@ final class BenchBalanceCommand implements Runnable {
         return runs;
     }
 
-    /** The same training's final loss in this JVM, which every run, at 1 and 2 ranks, must end with to the bit. */
-    private double sameLoss(Map<Mode, List<List<Run>>> runs) {
-        double loss = Training.local(KernelData.generate(samples, features), training(samples, epochs, 1)).finalLoss();
-        double[] others = runs.values().stream().flatMap(List::stream).flatMap(List::stream).mapToDouble(Run::loss)
-            .filter(l -> Double.doubleToRawLongBits(l) != Double.doubleToRawLongBits(loss)).distinct().toArray();
-        if (others.length > 0) {
-            throw new org.paratrain.comm.BackendException("bench balance: runs ended with final losses "
-                + java.util.Arrays.toString(others) + " instead of " + loss + ", the same training's in this JVM");
+    /**
+     * The same training's final loss in this JVM, which every run, at 1 and 2 ranks, must end with
+     * to the bit (each exchange's own: a sum by block and a fixed-point sum may differ in the last bits).
+     */
+    private double sameLoss(Map<Mode, List<List<Run>>> runs, List<Setup> setups) {
+        Dataset data = KernelData.generate(samples, features);
+        double first = Double.NaN;
+        for (int i = 0; i < setups.size(); i++) {
+            Setup s = setups.get(i);
+            double loss = Training.local(data, training(samples, epochs, 1, s.exchange())).finalLoss();
+            first = i == 0 ? loss : first;
+            int at = i;
+            double[] others = runs.values().stream().flatMap(l -> l.get(at).stream()).mapToDouble(Run::loss)
+                .filter(l -> Double.doubleToRawLongBits(l) != Double.doubleToRawLongBits(loss)).distinct().toArray();
+            if (others.length > 0) {
+                throw new org.paratrain.comm.BackendException("bench balance: runs at " + s.ranks() + " rank(s) with "
+                    + s.exchange() + " ended with final losses " + java.util.Arrays.toString(others) + " instead of "
+                    + loss + ", the same training's in this JVM");
+            }
         }
-        return loss;
+        return first;
     }
 
     private List<Mode> modes() {
@@ -144,11 +192,11 @@ final class BenchBalanceCommand implements Runnable {
         return modes;
     }
 
-    private static Row row(Mode m, int ranks, List<Run> runs) {
+    private static Row row(Mode m, Setup setup, List<Run> runs) {
         double[] cold = runs.stream().mapToDouble(Run::coldSeconds).toArray();
         double[] compile = runs.stream().mapToDouble(Run::compileMs).toArray();
         double[] warm = runs.stream().mapToDouble(Run::warmSeconds).toArray();
-        return new Row(m, ranks, Statistics.median(cold), java.util.Arrays.stream(cold).min().orElseThrow(),
+        return new Row(m, setup.ranks(), setup.exchange(), Statistics.median(cold), java.util.Arrays.stream(cold).min().orElseThrow(),
             java.util.Arrays.stream(cold).max().orElseThrow(), Statistics.median(compile), Statistics.median(warm));
     }
 
@@ -156,10 +204,10 @@ final class BenchBalanceCommand implements Runnable {
     private static final java.time.Duration CHILD_LIMIT = java.time.Duration.ofMinutes(10);
 
     /** Runs {@link Child} in a new JVM with this JVM's options; returns what it printed. */
-    private Run child(int ranks) {
+    private Run child(Setup setup) {
         String out = ChildJvm.output("bench balance: a run", CHILD_LIMIT, "bench", "balance-run", "--samples",
             Integer.toString(samples), "--features", Integer.toString(features), "--epochs", Integer.toString(epochs),
-            "--nodes", Integer.toString(ranks));
+            "--nodes", Integer.toString(setup.ranks()), "--allreduce", setup.exchange());
         try {
             return new Run(value(out, "cold_s"), value(out, "compile_ms"), value(out, "warm_s"),
                 Double.longBitsToDouble(Long.parseUnsignedLong(text(out, "loss_bits"), 16)));
@@ -186,10 +234,10 @@ final class BenchBalanceCommand implements Runnable {
     }
 
     /** The data and training every run does: full-batch linear regression, the paper's exchange. */
-    static TrainSpec training(int samples, int epochs, int ranks) {
+    static TrainSpec training(int samples, int epochs, int ranks, String exchange) {
         // The Hessian's largest eigenvalue is about 2n/3 for these data (as in bench kernels).
         return TrainSpec.paper().withModel(new ModelSpec.Linear(false)).withEpochs(epochs)
-            .withLearningRate(0.5 / samples).withNodes(ranks);
+            .withLearningRate(0.5 / samples).withNodes(ranks).withExchange(ExchangeSpec.parse(exchange));
     }
 
     /** One run of {@code bench balance}, in its own JVM: prints cold_s, compile_ms and warm_s. */
@@ -207,10 +255,13 @@ final class BenchBalanceCommand implements Runnable {
         @Option(names = "--nodes", required = true)
         int nodes;
 
+        @Option(names = "--allreduce", required = true)
+        String allreduce;
+
         @Override
         public void run() {
             Dataset data = KernelData.generate(samples, features);
-            TrainSpec train = training(samples, epochs, nodes);
+            TrainSpec train = training(samples, epochs, nodes, allreduce);
             var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
             long compiled = jit.getTotalCompilationTime();
             TrainingResult cold = Training.local(data, train);

@@ -30,7 +30,7 @@ final class OptionChecks {
     static void train(TrainCommand c) {
         ParseResult given = c.command.commandLine().getParseResult();
         boolean mpi = c.backendOptions.isMpi();
-        nativeNeedsMpi(c.allreduce, mpi, true);
+        exchangeFitsBackend(c.allreduce, mpi, true);
         if (c.testX != null && c.testFraction != 0) {
             throw new IllegalArgumentException("give either --test-data or --test-fraction, not both");
         }
@@ -54,12 +54,20 @@ final class OptionChecks {
         }
     }
 
-    /** {@code --allreduce native} is refused on the local backend, which has no MPI ({@code auto}: may auto be named). */
-    static void nativeNeedsMpi(String allreduce, boolean mpi, boolean auto) {
+    /**
+     * {@code --allreduce native} is refused on the local backend, which has no MPI, and
+     * {@code --allreduce shared} on MPI, whose ranks share no memory ({@code auto}: may auto be named).
+     */
+    static void exchangeFitsBackend(String allreduce, boolean mpi, boolean auto) {
         if (!mpi && allreduce.equals("native")) {
             throw new IllegalArgumentException("--allreduce native is MPI's own allreduce and needs --backend mpi; on "
-                + "the local backend use star, tree, recursive-doubling, ring" + (auto ? ", rabenseifner or auto"
-                : " or rabenseifner"));
+                + "the local backend use shared, star, tree, recursive-doubling, ring" + (auto
+                ? ", rabenseifner or auto" : " or rabenseifner"));
+        }
+        if (mpi && allreduce.equals("shared")) {
+            throw new IllegalArgumentException("--allreduce shared needs the local backend (its ranks are threads of "
+                + "one JVM that share a step's blocks in memory); with --backend mpi use master-worker, native, star, "
+                + "tree, recursive-doubling, ring" + (auto ? ", rabenseifner or auto" : " or rabenseifner"));
         }
     }
 

@@ -68,7 +68,7 @@ final class PlanCommand implements Runnable {
         var o = spec.commandLine().getOut();
         EpochModel em = epochModel(machine(o));
         int params = features + (intercept ? 1 : 0);
-        List<ExchangeSpec> exchanges = Plan.candidates(mpi, planned, true);
+        List<ExchangeSpec> exchanges = Plan.candidatesOn(mpi, planned, true);
         List<Plan.Row> rows = Plan.rows(em, samples, blockSize, params, exchanges, nodesMax);
         String text = PlanReport.markdown(new PlanReport.Workload(samples, features, params, blockSize), rows,
             exchanges, em);

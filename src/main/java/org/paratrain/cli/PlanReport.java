@@ -54,6 +54,10 @@ final class PlanReport {
             sb.append("- +shard: the sharded optimizer (--shard-optimizer): a reduce-scatter of the words, each rank "
                 + "reads back its chunk, an allgather of the parameters\n");
         }
+        if (exchanges.stream().anyMatch(e -> e.scheme() == ExchangeSpec.Scheme.SHARED)) {
+            sb.append("- shared: local ranks take a step's blocks as they are ready and the last to finish sums every "
+                + "row from memory (no messages; one hand-off, alpha); no rank waits for one off its core\n");
+        }
         sb.append('\n');
     }
 

@@ -28,8 +28,9 @@ final class SweepOptions {
     int blockSize;
 
     @Option(names = "--allreduce", defaultValue = "master-worker",
-        description = "How gradients are combined, as train's: master-worker (the paper's; default), star, tree, "
-            + "recursive-doubling, ring, rabenseifner or native (MPI's own, with --backend mpi).")
+        description = "How gradients are combined, as train's: master-worker (the paper's; default), shared (local "
+            + "ranks take blocks as they are ready), star, tree, recursive-doubling, ring, rabenseifner or native "
+            + "(MPI's own, with --backend mpi).")
     String allreduce;
 
     @Option(names = "--sum",
@@ -49,7 +50,7 @@ final class SweepOptions {
     /** The sweep, with the command's defaults where an option was not given. */
     SweepSpec spec(TrainSpec defaults, int[] defaultNodes, int defaultRepeats, int defaultWarmup) {
         boolean mpi = backend.isMpi();   // checks the name before any work
-        OptionChecks.nativeNeedsMpi(allreduce, mpi, false);
+        OptionChecks.exchangeFitsBackend(allreduce, mpi, false);
         TrainSpec base = defaults.withRun(defaults.run().withBlockSize(blockSize)).withExchange(exchange());
         if (epochs != null) {
             base = base.withEpochs(epochs);

@@ -50,6 +50,21 @@ public final class Plan {
     }
 
     /**
+     * {@return the exchanges to choose among on a backend: {@link #candidates}, and on the local
+     * backend (ranks as threads of one JVM) also the shared step with the same sum}
+     * @param mpi     whether the backend is MPI (MPI's own allreduce is then a candidate, the shared step not)
+     * @param sum     the sum, or null for each scheme's default
+     * @param sharded whether to add {@code --shard-optimizer}'s exchange
+     */
+    public static List<ExchangeSpec> candidatesOn(boolean mpi, Sum sum, boolean sharded) {
+        List<ExchangeSpec> c = candidates(mpi, sum, sharded);
+        if (!mpi) {
+            c.add(ExchangeSpec.parse("shared", sum));
+        }
+        return c;
+    }
+
+    /**
      * {@return how a plan names an exchange: its name, {@code +shard} when the optimizer is
      * sharded, and the sum it assumes ({@code ring/fixed:1}, {@code master-worker/blocks})}
      * @param e a resolved exchange

@@ -34,6 +34,10 @@ public final class RankTrainer {
     private final int origin;
     private final int totalSamples;
     private final BlockSharding sharding;
+    /** What the ranks of a shared exchange share (local backend), or null. */
+    private final BlockBoard board;
+    /** The exchange when it is shared: it computes the blocks it claims; else null. */
+    private SharedExchange shared;
 
     /**
      * Prepares one rank's part of a full-batch run.
@@ -46,7 +50,12 @@ public final class RankTrainer {
      *                  same batches at any node count), block size and exchange, the same on every rank
      */
     public RankTrainer(Communicator comm, Dataset data, Model model, Optimizer optimizer, TrainSpec spec) {
-        this(comm, data, 0, data.samples(), model, optimizer, spec);
+        this(comm, data, 0, data.samples(), model, optimizer, spec, null);
+    }
+
+    /** One rank of a run whose ranks are threads of this JVM sharing {@code board} (the shared exchange). */
+    RankTrainer(Communicator comm, Dataset data, Model model, Optimizer optimizer, TrainSpec spec, BlockBoard board) {
+        this(comm, data, 0, data.samples(), model, optimizer, spec, board);
     }
 
     /**
@@ -55,6 +64,11 @@ public final class RankTrainer {
      */
     RankTrainer(Communicator comm, Dataset data, int origin, int total, Model model, Optimizer optimizer,
                 TrainSpec spec) {
+        this(comm, data, origin, total, model, optimizer, spec, null);
+    }
+
+    private RankTrainer(Communicator comm, Dataset data, int origin, int total, Model model, Optimizer optimizer,
+                        TrainSpec spec, BlockBoard board) {
         int batchSize = spec.run().batchSize();
         long seed = spec.run().seed();
         this.origin = origin;
@@ -64,8 +78,12 @@ public final class RankTrainer {
         this.model = model;
         this.optimizer = optimizer;
         this.spec = spec;
-        this.batches = new Batches(data, total, batchSize, seed, spec.run().blockSize(), comm.rank(), comm.size());
+        // A shared step's ranks may compute any block of a batch, so each gathers the whole batch.
+        boolean whole = spec.exchange().scheme() == ExchangeSpec.Scheme.SHARED;
+        this.batches = new Batches(data, total, batchSize, seed, spec.run().blockSize(), whole ? 0 : comm.rank(),
+            whole ? 1 : comm.size());
         this.seed = seed;
+        this.board = board;
         this.sharding = spec.run().blockSize() == 0
             ? BlockSharding.byDefault(total)
             : new BlockSharding(total, spec.run().blockSize());
@@ -140,8 +158,10 @@ public final class RankTrainer {
             double t1 = comm.wtime();
             h.loss()[e] += exchange.step(loop.weights, optimizer, loop.scale);
             t2 = comm.wtime();
-            h.compute()[e] += t1 - t0;
-            h.comm()[e] += t2 - t1;
+            // A shared exchange computes blocks inside its step, and counts that time itself.
+            double inStep = shared == null ? 0.0 : shared.computeSeconds();
+            h.compute()[e] += t1 - t0 + inStep;
+            h.comm()[e] += t2 - t1 - inStep;
             t0 = s + 1 < steps && loop.stepDone(e, s + 1) ? comm.wtime() : t2;
         }
         loop.now = t2;
@@ -152,11 +172,15 @@ public final class RankTrainer {
 
     /** The loss at the final weights, and rank 0's result over the {@code epochs} run. */
     private TrainingResult finish(Loop loop, GradientExchange exchange, int epochs) {
+        if (shared != null) {
+            // Ranks of a shared step may end up to a ring of steps apart: the run ends with the last.
+            comm.barrier();
+        }
         double trainSeconds = comm.wtime() - loop.start;
         // Over the whole data only the block losses are needed: a table of one double a block
         // (summed in block order, the same bits at any node count), never a gradient a block.
-        GradientExchange whole = batches.steps() == 1 && batches.stepSamples() == totalSamples ? exchange
-            : new AllreduceExchange(comm, sharding, 0, Allreduces.create("recursive-doubling", comm));
+        GradientExchange whole = batches.steps() == 1 && batches.stepSamples() == totalSamples && shared == null
+            ? exchange : new AllreduceExchange(comm, sharding, 0, Allreduces.create("recursive-doubling", comm));
         computeBlocks(whole, sharding, data, loop.weights, false);
         double finalLoss = whole.reduceLoss(loop.mean ? 1.0 / totalSamples : 1.0);
         if (comm.rank() != 0) {
@@ -298,6 +322,10 @@ public final class RankTrainer {
         double[] grads = exchange.gradients();
         // The whole data set's blocks, or (for a shard) the same blocks shifted by the shard's start.
         int shift = data == this.data ? origin : 0;
+        if (gradients && shared != null) {
+            shared.data(data);
+            return;
+        }
         if (gradients) {
             if (end > first) {
                 // One call for the rank's blocks: consecutive, of one size but for the data's last,
@@ -332,8 +360,21 @@ public final class RankTrainer {
                 ? new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm))
                 : new SumExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm), e.sum());
             case SHARDED -> new ShardedExchange(comm, sharding, params, e.algorithm(), e.sum());
+            case SHARED -> shared = sharedExchange(params, sharding, e.sum());
             case AUTO -> throw new IllegalStateException("the exchange is still auto: resolve it before training");
         };
+    }
+
+    /** The shared exchange: this rank computes the chunks of blocks it claims, into its table of rows. */
+    private SharedExchange sharedExchange(int params, BlockSharding sharding, ExchangeSpec.Sum sum) {
+        if (board == null) {
+            throw new IllegalStateException("the shared exchange needs ranks that are threads of one JVM "
+                + "(the local backend)");
+        }
+        int w = params + 1;
+        return new SharedExchange(board, comm.rank(), sharding.blocks(), params, sum,
+            (d, weights, first, end, table) -> model.blocks(d, sharding.blockStart(first), sharding.blockStart(end),
+                sharding.blockSize(), weights, table, first * w, w, table, first * w + 1, w));
     }
 
     /** Star (gather to rank 0, which adds, and back), recorded under the scheme's name. */

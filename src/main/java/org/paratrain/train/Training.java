@@ -6,6 +6,7 @@ import org.paratrain.comm.RankFailedException;
 import org.paratrain.comm.local.LocalCluster;
 import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
+import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.TrainSpec;
 
 /**
@@ -53,13 +54,31 @@ public final class Training {
 
     /** As {@link #local(Dataset, TrainSpec, TrainingControl)}, with a failure injected for a test (or null). */
     static TrainingResult local(Dataset data, TrainSpec spec, TrainingControl control, FailureInjection failure) {
+        return localWrapped(data, spec, control, failure == null ? null : failure::wrap);
+    }
+
+    /**
+     * As {@link #local(Dataset, TrainSpec, TrainingControl)}, each rank's model passed through
+     * {@code wrap} (model, rank) first, for a test; null for none.
+     */
+    static TrainingResult localWrapped(Dataset data, TrainSpec spec, TrainingControl control,
+                                       java.util.function.BiFunction<Model, Integer, Model> wrap) {
         int classes = spec.check(data);
         List<TrainingResult> results;
+        BlockBoard board = spec.exchange().scheme() == ExchangeSpec.Scheme.SHARED
+            ? new BlockBoard(spec.nodes(), control.commTimeout()) : null;
         try {
             results = LocalCluster.run(spec.nodes(), control.commTimeout(), comm -> {
                 Model m = spec.model().newModel(data.features(), classes);
-                return new RankTrainer(comm, data, failure == null ? m : failure.wrap(m, comm.rank()),
-                    spec.optimizer().newOptimizer(spec.totalSteps(data)), spec).train(control);
+                try {
+                    return new RankTrainer(comm, data, wrap == null ? m : wrap.apply(m, comm.rank()),
+                        spec.optimizer().newOptimizer(spec.totalSteps(data)), spec, board).train(control);
+                } catch (RuntimeException | Error e) {
+                    if (board != null) {
+                        board.fail(comm.rank());    // ranks waiting on the board stop at once
+                    }
+                    throw e;
+                }
             });
         } catch (RankFailedException e) {
             if (e.getCause() instanceof DivergenceException d) {

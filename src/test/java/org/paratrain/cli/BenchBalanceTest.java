@@ -30,21 +30,22 @@ class BenchBalanceTest {
         CliTest.Run r = CliTest.run("bench", "balance", "--samples", "300", "--features", "3", "--epochs", "40",
             "--rounds", "1", "--quiet", "--out", out.toString());
         assertEquals(0, r.status(), r.err());
-        assertTrue(r.out().contains("| both free | 1 |") && r.out().contains("| one busy | 2 |"), r.out());
-        assertTrue(r.out().contains("both cores free: 2 ranks are") && r.out().contains("one core busy: 2 ranks take"),
-            r.out());
-        double loss = Training.local(KernelData.generate(300, 3), BenchBalanceCommand.training(300, 40, 1)).finalLoss();
+        assertTrue(r.out().contains("| both free | 1 | master-worker |") && r.out().contains("| one busy | 2 | shared |")
+            && r.out().contains("| one busy | 2 | master-worker |"), r.out());
+        assertTrue(r.out().contains("both cores free: 2 ranks (shared) are") && r.out().contains(
+            "one core busy: 2 ranks (master-worker) take"), r.out());
+        double loss = Training.local(KernelData.generate(300, 3), BenchBalanceCommand.training(300, 40, 1, "master-worker")).finalLoss();
         assertTrue(r.out().contains("ended with the final loss of the same training in this JVM, to the bit: " + loss),
             r.out());
         JsonNode json = RunWriter.json().readTree(out.resolve("balance.json").toFile());
-        assertEquals(4, json.get("rows").size());
+        assertEquals(6, json.get("rows").size(), "free and busy: 1 rank, 2 with master-worker, 2 shared");
         assertEquals(loss, json.get("final_loss").asDouble());
         for (JsonNode row : json.get("rows")) {
             assertTrue(row.get("first_run_ms").asDouble() > 0 && row.get("later_run_ms").asDouble() > 0, row.toString());
             // A fresh JVM compiles the training loop while it runs: the child really was a new JVM.
             assertTrue(row.get("jit_compiling_ms").asDouble() > 0, row.toString());
         }
-        assertEquals(5, Files.readAllLines(out.resolve("balance.csv")).size());
+        assertEquals(7, Files.readAllLines(out.resolve("balance.csv")).size());
         for (String f : List.of("balance.md", "balance.png", "balance.svg")) {
             assertTrue(Files.size(out.resolve(f)) > 0, f);
         }

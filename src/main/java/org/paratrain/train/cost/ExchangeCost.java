@@ -35,6 +35,7 @@ public interface ExchangeCost {
                 : new AllreduceCost(Allreduces.create("star"), SumCost.of(spec.sum(), rates));
             case ALLREDUCE -> new AllreduceCost(Allreduces.create(spec.algorithm()), SumCost.of(spec.sum(), rates));
             case SHARDED -> ShardedCost.of(spec.algorithm(), SumCost.of(spec.sum(), rates));
+            case SHARED -> new SharedCost(SumCost.of(spec.sum(), rates));
             case AUTO -> throw new IllegalArgumentException("auto has no cost of its own: it is the cheapest of "
                 + "the exchanges it chooses among");
         };

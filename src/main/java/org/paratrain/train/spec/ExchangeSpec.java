@@ -5,8 +5,9 @@ import org.paratrain.collective.AllreduceHalves;
 import org.paratrain.collective.Allreduces;
 
 /**
- * How the ranks combine their gradients: the scheme (the paper's master-worker, or an
- * allreduce after which every rank updates), the algorithm that moves the data, or
+ * How the ranks combine their gradients: the scheme (the paper's master-worker, an
+ * allreduce after which every rank updates, or the local ranks' shared step), the algorithm
+ * that moves the data, or
  * {@link Scheme#AUTO} for the fastest by the cost model, decided before training starts.
  *
  * @param scheme    how the ranks cooperate
@@ -14,7 +15,8 @@ import org.paratrain.collective.Allreduces;
  *                  allreduce whose halves shard the optimizer ({@link AllreduceHalves#names()}) for
  *                  {@link Scheme#SHARDED}; empty otherwise
  * @param sum       how the partial gradients are added up; null for the scheme's default
- *                  ({@link Sum#BLOCKS} for master-worker, {@link Sum#DEFAULT_FIXED} for an allreduce),
+ *                  ({@link Sum#BLOCKS} for master-worker and shared, {@link Sum#DEFAULT_FIXED} for an
+ *                  allreduce),
  *                  which {@link Scheme#AUTO} keeps until the scheme is chosen
  */
 public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
@@ -32,6 +34,12 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
          * (recursive halving and doubling) or of MPI's own; a one-vector sum only.
          */
         SHARDED,
+        /**
+         * Ranks that are threads of one JVM (the local backend) take a step's blocks a chunk at
+         * a time as they are ready, into tables they share, and whoever finds every chunk done
+         * sums the rows in block order: no rank waits for one that is off its core. No messages.
+         */
+        SHARED,
         /** Not chosen yet: the cost model picks among the others before training. */
         AUTO
     }
@@ -97,6 +105,9 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
     /** The paper's scheme. */
     public static final ExchangeSpec MASTER_WORKER = new ExchangeSpec(Scheme.MASTER_WORKER, "", Sum.BLOCKS);
 
+    /** The local ranks' shared step, summed by block. */
+    public static final ExchangeSpec SHARED = new ExchangeSpec(Scheme.SHARED, "", Sum.BLOCKS);
+
     /** The cost model's choice, to be resolved before training. */
     public static final ExchangeSpec AUTO = new ExchangeSpec(Scheme.AUTO, "", null);
 
@@ -108,7 +119,7 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
         SpecException.check(scheme != null, "exchange", "must be given");
         algorithm = algorithm == null ? "" : algorithm;
         if (sum == null && scheme != Scheme.AUTO) {
-            sum = scheme == Scheme.MASTER_WORKER ? Sum.BLOCKS : Sum.DEFAULT_FIXED;
+            sum = scheme == Scheme.MASTER_WORKER || scheme == Scheme.SHARED ? Sum.BLOCKS : Sum.DEFAULT_FIXED;
         }
         if (scheme == Scheme.SHARDED) {
             SpecException.check(AllreduceHalves.names().contains(algorithm), "exchange", shardedMessage(algorithm));
@@ -118,7 +129,7 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
             }
         } else if (scheme == Scheme.ALLREDUCE) {
             SpecException.check(Allreduces.names().contains(algorithm), "exchange", "must be one of "
-                + String.join(", ", Allreduces.names()) + ", master-worker or auto, got '" + algorithm + "'");
+                + String.join(", ", Allreduces.names()) + ", master-worker, shared or auto, got '" + algorithm + "'");
         } else {
             SpecException.check(algorithm.isEmpty(), "exchange", "of scheme "
                 + scheme.name().toLowerCase(Locale.ROOT) + " takes no algorithm, got '" + algorithm + "'");
@@ -128,7 +139,7 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
     /**
      * The exchange of this name, as the command line and the records write it.
      *
-     * @param name {@code master-worker}, {@code auto} or an allreduce algorithm ({@code ring})
+     * @param name {@code master-worker}, {@code shared}, {@code auto} or an allreduce algorithm ({@code ring})
      * @return the spec
      * @throws SpecException listing the names, for any other
      */
@@ -139,7 +150,7 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
     /**
      * The exchange of this name with this sum.
      *
-     * @param name {@code master-worker}, {@code auto} or an allreduce algorithm ({@code ring})
+     * @param name {@code master-worker}, {@code shared}, {@code auto} or an allreduce algorithm ({@code ring})
      * @param sum  the sum, or null for the scheme's default
      * @return the spec
      * @throws SpecException if the name is unknown or the sum does not suit the scheme
@@ -147,6 +158,7 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
     public static ExchangeSpec parse(String name, Sum sum) {
         return switch (name) {
             case "master-worker" -> new ExchangeSpec(Scheme.MASTER_WORKER, "", sum);
+            case "shared" -> new ExchangeSpec(Scheme.SHARED, "", sum);
             case "auto" -> new ExchangeSpec(Scheme.AUTO, "", sum);
             default -> new ExchangeSpec(Scheme.ALLREDUCE, name, sum);
         };
@@ -156,6 +168,7 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
     public String label() {
         return switch (scheme) {
             case MASTER_WORKER -> "master-worker";
+            case SHARED -> "shared";
             case AUTO -> "auto";
             case ALLREDUCE, SHARDED -> algorithm;
         };

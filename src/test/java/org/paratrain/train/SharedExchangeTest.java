@@ -1,0 +1,207 @@
+package org.paratrain.train;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.paratrain.comm.RankFailedException;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.MakeRegression;
+import org.paratrain.data.NumpyRandomState;
+import org.paratrain.model.Model;
+import org.paratrain.model.MultilayerPerceptron;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ExchangeSpec.Sum;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * The local ranks' shared step: every sum gives, at any node count, the bits of one rank
+ * summing the same way (parameters, every epoch's loss, the final loss); a rank held off its
+ * work does not hold the others; a rank that fails or hangs is named.
+ */
+class SharedExchangeTest {
+    static final Dataset DATA = new MakeRegression(700, 3, 2, 0.5, 3.0, true).generate(new NumpyRandomState(4)).data();
+
+    /** Linear regression in blocks of 16 (44 blocks: several chunks a rank at every count below). */
+    static TrainSpec linear(ExchangeSpec exchange) {
+        return TrainSpec.paper().withModel(new ModelSpec.Linear(true)).withEpochs(40).withBlockSize(16)
+            .withExchange(exchange);
+    }
+
+    /** The one-rank run that sums as {@code sum} does: master-worker's block table, or an allreduce's one vector. */
+    static ExchangeSpec oneRank(Sum sum) {
+        return sum == Sum.BLOCKS ? ExchangeSpec.MASTER_WORKER : ExchangeSpec.parse("star", sum);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Sum.class)
+    void everySumGivesTheBitsOfOneRankAtAnyNodeCount(Sum sum) {
+        TrainingResult one = Training.local(DATA, linear(oneRank(sum)));
+        for (int p : new int[] {1, 2, 3, 4, 5, 7, 8, 16, 33}) {
+            TrainingResult r = Training.local(DATA, linear(ExchangeSpec.parse("shared", sum)).withNodes(p));
+            assertArrayEquals(one.params(), r.params(), 0.0, sum + " at " + p);
+            assertArrayEquals(one.history().loss(), r.history().loss(), 0.0, sum + " at " + p);
+            assertEquals(one.finalLoss(), r.finalLoss(), 0.0, sum + " at " + p);
+            assertEquals("shared", r.algorithm());
+        }
+    }
+
+    /** Mini-batches in a drawn order, a network with Adam: still the bits of one rank. */
+    @ParameterizedTest
+    @EnumSource(value = Sum.class, names = {"BLOCKS", "FIXED_1"})
+    void miniBatchNetworksKeepTheBits(Sum sum) {
+        java.util.Random rnd = new java.util.Random(8);
+        int n = 384;
+        double[] x = new double[2 * n];
+        double[] y = new double[n];
+        for (int i = 0; i < n; i++) {
+            x[2 * i] = rnd.nextDouble() * 2 - 1;
+            x[2 * i + 1] = rnd.nextDouble() * 2 - 1;
+            y[i] = (x[2 * i] > 0) == (x[2 * i + 1] > 0) ? 1 : 0;
+        }
+        Dataset xor = new Dataset(x, y, n, 2);
+        TrainSpec spec = TrainSpec.paper().withModel(new ModelSpec.Mlp(List.of(8), MultilayerPerceptron.Activation.TANH,
+                MultilayerPerceptron.Head.SOFTMAX, 2)).withEpochs(15).withLearningRate(0.02)
+            .withLossReduction(LossReduction.MEAN).withMethod(OptimizerSpec.Method.ADAM).withBatches(32, 4);
+        TrainingResult one = Training.local(xor, spec.withExchange(oneRank(sum)));
+        for (int p : new int[] {2, 3, 7}) {
+            TrainingResult r = Training.local(xor, spec.withNodes(p).withExchange(ExchangeSpec.parse("shared", sum)));
+            assertArrayEquals(one.params(), r.params(), 0.0, p + " ranks");
+            assertArrayEquals(one.history().loss(), r.history().loss(), 0.0, p + " ranks");
+        }
+    }
+
+    /**
+     * Rank 1 stops in its first chunk until rank 0 has finished epoch 300 of 400: rank 0 gets
+     * there only if it computes rank 1's blocks and never waits for it. With a fixed share (any
+     * other exchange) rank 0 would wait at epoch 1 and rank 1 would give up after 10 s.
+     */
+    @Test
+    void aRankHeldOffItsWorkDoesNotHoldTheOthers() {
+        CountDownLatch reached = new CountDownLatch(1);
+        AtomicBoolean released = new AtomicBoolean();
+        TrainSpec spec = linear(ExchangeSpec.SHARED).withEpochs(400).withNodes(2);
+        TrainingControl control = new TrainingControl(null, null, (epoch, h) -> {
+            if (epoch == 300) {
+                reached.countDown();
+            }
+        }, Duration.ofSeconds(60));
+        TrainingResult r = assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+            Training.localWrapped(DATA, spec, control, firstCall(1, () -> released.set(await(reached)))));
+        assertTrue(released.get(), "rank 0 did not reach epoch 300 while rank 1 was held");
+        TrainingResult one = Training.local(DATA, linear(ExchangeSpec.MASTER_WORKER).withEpochs(400));
+        assertArrayEquals(one.params(), r.params(), 0.0);
+        assertArrayEquals(one.history().loss(), r.history().loss(), 0.0);
+    }
+
+    @Test
+    void aFailingRankIsNamed() {
+        RankFailedException e = assertTimeoutPreemptively(Duration.ofSeconds(30), () ->
+            assertThrows(RankFailedException.class, () -> Training.localWrapped(DATA,
+                linear(ExchangeSpec.SHARED).withEpochs(2000).withNodes(3), TrainingControl.none(),
+                firstCall(2, () -> {
+                    throw new IllegalStateException("failure injected on purpose");
+                }))));
+        assertEquals(2, e.rank());
+        assertTrue(e.getMessage().contains("rank 2") && e.getMessage().contains("failure injected"), e.getMessage());
+    }
+
+    /**
+     * Rank 1 hangs (until the job interrupts it): the others run on as far as the ring of sums
+     * lets them, then wait for it and give up at the deadline, naming it.
+     */
+    @Test
+    void aHungRankIsNamedAtTheDeadline() {
+        TrainingControl control = new TrainingControl(null, null, null, Duration.ofSeconds(1));
+        RankFailedException e = assertTimeoutPreemptively(Duration.ofSeconds(30), () ->
+            assertThrows(RankFailedException.class, () -> Training.localWrapped(DATA,
+                linear(ExchangeSpec.SHARED).withEpochs(5000).withNodes(2), control, firstCall(1, () -> {
+                    try {
+                        Thread.sleep(Long.MAX_VALUE);
+                    } catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("hang injected on purpose, ended by the job");
+                    }
+                }))));
+        assertTrue(e.getMessage().contains("rank 1") && e.getMessage().contains("stopped answering"), e.getMessage());
+    }
+
+    /**
+     * Models in which rank {@code acting} runs {@code action} at its first call for blocks, and
+     * every other rank waits in its own first call until then (at most 10 s), so that the
+     * acting rank surely claims a chunk: a rank that arrives late may find every block done.
+     */
+    private static java.util.function.BiFunction<Model, Integer, Model> firstCall(int acting, Runnable action) {
+        CountDownLatch acted = new CountDownLatch(1);
+        return (m, rank) -> {
+            AtomicBoolean first = new AtomicBoolean(true);
+            return new Holding(m, () -> {
+                if (!first.getAndSet(false)) {
+                    return;
+                }
+                if (rank == acting) {
+                    acted.countDown();
+                    action.run();
+                } else {
+                    await(acted);
+                }
+            });
+        };
+    }
+
+    private static boolean await(CountDownLatch latch) {
+        try {
+            return latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** A model that runs {@code before} at each call for blocks, then the model's own. */
+    private record Holding(Model inner, Runnable before) implements Model {
+        @Override
+        public int parameterCount() {
+            return inner.parameterCount();
+        }
+
+        @Override
+        public String name() {
+            return inner.name();
+        }
+
+        @Override
+        public double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+            return inner.lossAndGradient(data, from, to, params, grad, offset);
+        }
+
+        @Override
+        public void blocks(Dataset data, int from, int to, int size, double[] params, double[] losses, int lossAt,
+                           int lossStride, double[] grad, int gradAt, int gradStride) {
+            before.run();
+            inner.blocks(data, from, to, size, params, losses, lossAt, lossStride, grad, gradAt, gradStride);
+        }
+
+        @Override
+        public double loss(Dataset data, int from, int to, double[] params) {
+            return inner.loss(data, from, to, params);
+        }
+
+        @Override
+        public void initialize(double[] params, long seed) {
+            inner.initialize(params, seed);
+        }
+    }
+}
