@@ -84,6 +84,30 @@ class SharedExchangeTest {
     }
 
     /**
+     * A checkpoint of a shared run, taken mid-run, resumed with master-worker at another node
+     * count (and one of a master-worker run resumed shared) ends with the bits of one
+     * uninterrupted rank: full batch with gradient descent, mini-batches with Adam saved inside an epoch.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"0, shared, 3, master-worker, 1", "0, master-worker, 2, shared, 3",
+        "50, shared, 2, shared, 3", "50, master-worker, 1, shared, 2"})
+    void checkpointsMoveBetweenSharedAndOtherExchanges(int batch, String from, int savedAt, String to, int resumedAt) {
+        TrainSpec spec = linear(ExchangeSpec.MASTER_WORKER).withEpochs(30).withLearningRate(1e-5)
+            .withMethod(batch > 0 ? OptimizerSpec.Method.ADAM : OptimizerSpec.Method.GD).withBatches(batch, 7);
+        TrainingResult reference = Training.local(DATA, spec);
+        List<TrainingState> saved = new java.util.ArrayList<>();
+        TrainingControl control = new TrainingControl(null, new TrainingControl.Checkpoints(batch > 0 ? 0 : 4,
+            batch > 0 ? 33 : 0, saved::add), null, null);
+        Training.local(DATA, spec.withNodes(savedAt).withExchange(ExchangeSpec.parse(from)), control);
+        TrainingState middle = saved.get(saved.size() / 2);
+        TrainingResult resumed = Training.local(DATA, spec.withNodes(resumedAt).withExchange(ExchangeSpec.parse(to)),
+            TrainingControl.none().resumingFrom(middle));
+        assertArrayEquals(reference.params(), resumed.params(), 0.0, middle.toString());
+        assertArrayEquals(reference.history().loss(), resumed.history().loss(), 0.0, middle.toString());
+        assertEquals(reference.finalLoss(), resumed.finalLoss(), 0.0);
+    }
+
+    /**
      * Rank 1 stops in its first chunk until rank 0 has finished epoch 300 of 400: rank 0 gets
      * there only if it computes rank 1's blocks and never waits for it. With a fixed share (any
      * other exchange) rank 0 would wait at epoch 1 and rank 1 would give up after 10 s.
