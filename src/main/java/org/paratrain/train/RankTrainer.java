@@ -1,6 +1,5 @@
 package org.paratrain.train;
 
-import java.util.List;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.collective.Reduction;
@@ -10,7 +9,6 @@ import org.paratrain.data.BlockSharding;
 import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
 import org.paratrain.optim.Optimizer;
-import org.paratrain.optim.OptimizerState;
 import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.TrainSpec;
 
@@ -117,7 +115,7 @@ public final class RankTrainer {
      */
     public TrainingResult train(TrainingControl control) {
         GradientExchange exchange = exchange(model.parameterCount(), batches.sharding());
-        Loop loop = new Loop(control, exchange);
+        RankLoop loop = new RankLoop(comm, model, optimizer, spec, batches, seed, control, exchange);
         comm.barrier();
         loop.now = comm.wtime();
         loop.start = loop.now - loop.resumedSeconds;
@@ -147,7 +145,7 @@ public final class RankTrainer {
      * something ran since (a checkpoint, validation, a listener). On the paper's run a reading
      * costs about 17 ns, and four an epoch were 15% of an epoch at 1 rank.
      */
-    private void runEpoch(Loop loop, GradientExchange exchange, int e) {
+    private void runEpoch(RankLoop loop, GradientExchange exchange, int e) {
         int steps = batches.steps();
         int first = e == loop.firstEpoch ? loop.firstStep : 0;
         TrainingResult.History h = loop.history;
@@ -171,7 +169,7 @@ public final class RankTrainer {
     }
 
     /** The loss at the final weights, and rank 0's result over the {@code epochs} run. */
-    private TrainingResult finish(Loop loop, GradientExchange exchange, int epochs) {
+    private TrainingResult finish(RankLoop loop, GradientExchange exchange, int epochs) {
         if (shared != null) {
             // Ranks of a shared step may end up to a ring of steps apart: the run ends with the last.
             comm.barrier();
@@ -189,128 +187,6 @@ public final class RankTrainer {
         TrainingResult.History h = loop.history.first(epochs);
         return new TrainingResult(loop.weights, finalLoss, epochs, comm.size(), comm.backend(), exchange.name(),
             batches.sharding().blockSize(), trainSeconds, sum(h.compute()), sum(h.comm()), h);
-    }
-
-    /**
-     * The state of the loop on this rank: weights, history, where it starts, when it saves and
-     * validates. A resumed run takes the weights, optimiser state, history and best parameters
-     * of its checkpoint, and rebuilds the divergence check's and early stopping's counters by
-     * replaying the saved losses.
-     */
-    private final class Loop {
-        final double[] weights = new double[model.parameterCount()];
-        final TrainingResult.History history = TrainingResult.History.empty(spec.epochs());
-        final boolean mean = spec.run().lossReduction() == LossReduction.MEAN;
-        final double scale = mean ? 1.0 / batches.stepSamples() : 1.0;
-        final DivergenceMonitor monitor = new DivergenceMonitor(spec.optimizer().learningRate());
-        final TrainingControl control;
-        /** Gathers (and cuts) the optimizer's state when the exchange shards it. */
-        final GradientExchange exchange;
-        final EarlyStopping stopping;
-        final int firstEpoch;
-        final int firstStep;
-        final double resumedSeconds;
-        double start;
-        /** The clock's last reading, or NaN when something ran since (the next step reads it again). */
-        double now = Double.NaN;
-
-        Loop(TrainingControl control, GradientExchange exchange) {
-            this.control = control;
-            this.exchange = exchange;
-            this.stopping = control.validation() == null ? null
-                : new EarlyStopping(control.validation(), comm, spec.epochs());
-            TrainingState r = control.resume();
-            if (r == null) {
-                model.initialize(weights, seed);
-            } else {
-                resume(r);
-            }
-            firstEpoch = r == null ? 0 : r.epoch();
-            firstStep = r == null ? 0 : r.step();
-            resumedSeconds = r == null || r.epoch() == 0 ? 0 : r.history().seconds()[r.epoch() - 1];
-        }
-
-        private void resume(TrainingState r) {
-            if (r.params().length != weights.length || r.epoch() > spec.epochs()
-                || (r.step() > 0 && r.step() >= batches.steps())) {
-                throw new IllegalArgumentException("the checkpoint (" + r + ", " + r.params().length
-                    + " parameters) does not fit this run (" + spec.epochs() + " epochs of " + batches.steps()
-                    + " steps, " + weights.length + " parameters)");
-            }
-            System.arraycopy(r.params(), 0, weights, 0, weights.length);
-            optimizer.restore(exchange.ownState(r.optimizer()));
-            List<double[]> from = r.history().arrays();
-            List<double[]> to = history.arrays();
-            for (int i = 0; i < from.size(); i++) {
-                System.arraycopy(from.get(i), 0, to.get(i), 0, from.get(i).length);
-            }
-            for (int e = 0; e < r.epoch(); e++) {
-                monitor.check(e + 1, history.loss()[e]);
-            }
-            if (stopping != null) {
-                stopping.resume(history, r.epoch(), r.best());
-            }
-        }
-
-        /**
-         * After epoch {@code epoch} (1-based): validate if due, tell the listener (the diverging
-         * epoch too: its loss shows what went wrong), check for divergence, save if due.
-         * Returns true when early stopping ends the run.
-         */
-        boolean endEpoch(int epoch) {
-            boolean validating = stopping != null && stopping.due(epoch);
-            boolean stop = validating && stopping.validate(epoch, weights, history);
-            boolean listening = comm.rank() == 0 && control.listener() != null;
-            if (listening) {
-                control.listener().epochEnd(epoch, history);
-            }
-            String diverged = monitor.check(epoch, history.loss()[epoch - 1]);
-            if (diverged != null) {
-                throw new DivergenceException(diverged);
-            }
-            TrainingControl.Checkpoints c = control.checkpoints();
-            boolean byEpochs = c != null && c.everyEpochs() > 0
-                && (epoch % c.everyEpochs() == 0 || epoch == spec.epochs() || stop);
-            boolean bySteps = c != null && c.everySteps() > 0 && (long) epoch * batches.steps() % c.everySteps() == 0;
-            if (byEpochs || bySteps) {
-                save(epoch, 0);
-            }
-            if (validating || listening || byEpochs || bySteps) {
-                now = Double.NaN;
-            }
-            return stop;
-        }
-
-        /**
-         * After step {@code step} of epoch {@code e} (0-based), not the epoch's last: save if it is
-         * time. Returns true when it saved.
-         */
-        boolean stepDone(int e, int step) {
-            TrainingControl.Checkpoints c = control.checkpoints();
-            if (c == null || c.everySteps() == 0) {
-                return false;
-            }
-            long done = (long) e * batches.steps() + step;
-            if (done % c.everySteps() == 0) {
-                save(e, step);
-                return true;
-            }
-            return false;
-        }
-
-        /** Called on every rank when a checkpoint is due (a sharded state is gathered); rank 0 writes it. */
-        private void save(int epoch, int step) {
-            OptimizerState state = exchange.wholeState(optimizer);
-            if (comm.rank() != 0) {
-                return;
-            }
-            TrainingResult.History h = history.first(epoch + (step > 0 ? 1 : 0));
-            if (step > 0) {
-                h.seconds()[epoch] = comm.wtime() - start;
-            }
-            control.checkpoints().sink().accept(new TrainingState(epoch, step, weights, state, h,
-                stopping == null ? new double[0] : stopping.best()));
-        }
     }
 
     /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */

@@ -1,0 +1,151 @@
+package org.paratrain.train;
+
+import java.util.List;
+import org.paratrain.comm.Communicator;
+import org.paratrain.model.Model;
+import org.paratrain.optim.Optimizer;
+import org.paratrain.optim.OptimizerState;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * The state of {@link RankTrainer}'s loop on one rank: weights, history, where it starts, when
+ * it saves and validates. A resumed run takes the weights, optimiser state, history and best
+ * parameters of its checkpoint, and rebuilds the divergence check's and early stopping's
+ * counters by replaying the saved losses.
+ */
+final class RankLoop {
+    private final Communicator comm;
+    private final Optimizer optimizer;
+    private final TrainSpec spec;
+    private final Batches batches;
+    final double[] weights;
+    final TrainingResult.History history;
+    final boolean mean;
+    final double scale;
+    final DivergenceMonitor monitor;
+    final TrainingControl control;
+    /** Gathers (and cuts) the optimizer's state when the exchange shards it. */
+    final GradientExchange exchange;
+    final EarlyStopping stopping;
+    final int firstEpoch;
+    final int firstStep;
+    final double resumedSeconds;
+    double start;
+    /** The clock's last reading, or NaN when something ran since (the next step reads it again). */
+    double now = Double.NaN;
+
+    /**
+     * Starts (or resumes) one rank's loop.
+     *
+     * @param seed     the run's seed, for the model's initial weights
+     * @param control  a state to resume from, checkpoints, listener and validation
+     * @param exchange the rank's exchange, which gathers a sharded optimizer's state
+     */
+    RankLoop(Communicator comm, Model model, Optimizer optimizer, TrainSpec spec, Batches batches, long seed,
+             TrainingControl control, GradientExchange exchange) {
+        this.comm = comm;
+        this.optimizer = optimizer;
+        this.spec = spec;
+        this.batches = batches;
+        this.weights = new double[model.parameterCount()];
+        this.history = TrainingResult.History.empty(spec.epochs());
+        this.mean = spec.run().lossReduction() == LossReduction.MEAN;
+        this.scale = mean ? 1.0 / batches.stepSamples() : 1.0;
+        this.monitor = new DivergenceMonitor(spec.optimizer().learningRate());
+        this.control = control;
+        this.exchange = exchange;
+        this.stopping = control.validation() == null ? null
+            : new EarlyStopping(control.validation(), comm, spec.epochs());
+        TrainingState r = control.resume();
+        if (r == null) {
+            model.initialize(weights, seed);
+        } else {
+            resume(r);
+        }
+        firstEpoch = r == null ? 0 : r.epoch();
+        firstStep = r == null ? 0 : r.step();
+        resumedSeconds = r == null || r.epoch() == 0 ? 0 : r.history().seconds()[r.epoch() - 1];
+    }
+
+    private void resume(TrainingState r) {
+        if (r.params().length != weights.length || r.epoch() > spec.epochs()
+            || (r.step() > 0 && r.step() >= batches.steps())) {
+            throw new IllegalArgumentException("the checkpoint (" + r + ", " + r.params().length
+                + " parameters) does not fit this run (" + spec.epochs() + " epochs of " + batches.steps()
+                + " steps, " + weights.length + " parameters)");
+        }
+        System.arraycopy(r.params(), 0, weights, 0, weights.length);
+        optimizer.restore(exchange.ownState(r.optimizer()));
+        List<double[]> from = r.history().arrays();
+        List<double[]> to = history.arrays();
+        for (int i = 0; i < from.size(); i++) {
+            System.arraycopy(from.get(i), 0, to.get(i), 0, from.get(i).length);
+        }
+        for (int e = 0; e < r.epoch(); e++) {
+            monitor.check(e + 1, history.loss()[e]);
+        }
+        if (stopping != null) {
+            stopping.resume(history, r.epoch(), r.best());
+        }
+    }
+
+    /**
+     * After epoch {@code epoch} (1-based): validate if due, tell the listener (the diverging
+     * epoch too: its loss shows what went wrong), check for divergence, save if due.
+     * Returns true when early stopping ends the run.
+     */
+    boolean endEpoch(int epoch) {
+        boolean validating = stopping != null && stopping.due(epoch);
+        boolean stop = validating && stopping.validate(epoch, weights, history);
+        boolean listening = comm.rank() == 0 && control.listener() != null;
+        if (listening) {
+            control.listener().epochEnd(epoch, history);
+        }
+        String diverged = monitor.check(epoch, history.loss()[epoch - 1]);
+        if (diverged != null) {
+            throw new DivergenceException(diverged);
+        }
+        TrainingControl.Checkpoints c = control.checkpoints();
+        boolean byEpochs = c != null && c.everyEpochs() > 0
+            && (epoch % c.everyEpochs() == 0 || epoch == spec.epochs() || stop);
+        boolean bySteps = c != null && c.everySteps() > 0 && (long) epoch * batches.steps() % c.everySteps() == 0;
+        if (byEpochs || bySteps) {
+            save(epoch, 0);
+        }
+        if (validating || listening || byEpochs || bySteps) {
+            now = Double.NaN;
+        }
+        return stop;
+    }
+
+    /**
+     * After step {@code step} of epoch {@code e} (0-based), not the epoch's last: save if it is
+     * time. Returns true when it saved.
+     */
+    boolean stepDone(int e, int step) {
+        TrainingControl.Checkpoints c = control.checkpoints();
+        if (c == null || c.everySteps() == 0) {
+            return false;
+        }
+        long done = (long) e * batches.steps() + step;
+        if (done % c.everySteps() == 0) {
+            save(e, step);
+            return true;
+        }
+        return false;
+    }
+
+    /** Called on every rank when a checkpoint is due (a sharded state is gathered); rank 0 writes it. */
+    private void save(int epoch, int step) {
+        OptimizerState state = exchange.wholeState(optimizer);
+        if (comm.rank() != 0) {
+            return;
+        }
+        TrainingResult.History h = history.first(epoch + (step > 0 ? 1 : 0));
+        if (step > 0) {
+            h.seconds()[epoch] = comm.wtime() - start;
+        }
+        control.checkpoints().sink().accept(new TrainingState(epoch, step, weights, state, h,
+            stopping == null ? new double[0] : stopping.best()));
+    }
+}
