@@ -104,7 +104,7 @@ class PlanTest {
 
     @Test
     void conversionIsMeasuredOnThisMachine() {
-        ConversionRates r = Calibration.conversion();
+        ConversionRates r = ConversionTiming.rates();
         for (ConversionRates.Conversion c : List.of(r.oneWord(), r.twoWords())) {
             assertTrue(c.depositSeconds() > 0 && c.depositSeconds() < 1e-6, c.toString());
             assertTrue(c.readoutSeconds() > 0 && c.readoutSeconds() < 1e-6, c.toString());

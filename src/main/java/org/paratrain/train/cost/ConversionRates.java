@@ -4,7 +4,7 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
 
 /**
  * Seconds per value of a fixed-point sum's own arithmetic, measured on this machine (see
- * {@code Calibration.conversion}): what a rank spends turning its block partials into words
+ * {@code ConversionTiming.rates}): what a rank spends turning its block partials into words
  * and the summed words back into doubles, which no Hockney parameter describes.
  *
  * @param oneWord  the rates of {@link Sum#FIXED_1}
