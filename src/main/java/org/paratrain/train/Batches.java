@@ -73,6 +73,16 @@ final class Batches {
 
     /** The data of step {@code s} of epoch {@code e}, indexed as the step's blocks say. */
     Dataset step(int e, int s) {
+        Dataset v = unfilled(e, s);
+        gather(s, firstRow, endRow);
+        return v;
+    }
+
+    /**
+     * Step {@code s} of epoch {@code e} before its rows are gathered: the shared step gathers each
+     * chunk's rows ({@link #gather}) as it claims the chunk, not the whole batch on every rank.
+     */
+    Dataset unfilled(int e, int s) {
         if (order == null) {
             return data;
         }
@@ -80,13 +90,20 @@ final class Batches {
             shuffle(e);     // the epoch's first step, or the first after resuming in the middle of it
             shuffled = e;
         }
+        return view;
+    }
+
+    /** Copies rows {@code [from, to)} of step {@code s} (of the epoch last prepared) into the step's data set. */
+    void gather(int s, int from, int to) {
+        if (order == null) {
+            return;
+        }
         int f = data.features();
-        for (int row = firstRow; row < endRow; row++) {
+        for (int row = from; row < to; row++) {
             int i = order[s * batch + row];
             System.arraycopy(data.x(), i * f, bx, row * f, f);
             by[row] = data.y()[i];
         }
-        return view;
     }
 
     /** Fisher-Yates from a generator seeded by the seed and the epoch: the same order on every rank. */

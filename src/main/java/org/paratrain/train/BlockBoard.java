@@ -28,9 +28,9 @@ import org.paratrain.comm.PeerFailedException;
  */
 final class BlockBoard {
     /**
-     * Steps kept in the ring at most (fewer for large models, at least 2): how far a rank held off
-     * its core may fall behind before the others wait for it. A time slice is milliseconds; a
-     * small model's step, tens of microseconds.
+     * Steps kept in the ring at most (fewer when the ranks' rings would hold more than 2^23
+     * doubles, at least 2): how far a rank held off its core may fall behind before the others
+     * wait for it. A time slice is milliseconds; a small model's step, tens of microseconds.
      */
     static final int RING = 1024;
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
@@ -41,6 +41,7 @@ final class BlockBoard {
     private static final long RANK_MASK = (1L << RANK_BITS) - 1;
 
     private final int ranks;
+    private final int maxRing;
     private final long timeoutNanos;
     private final double timeoutSeconds;
     private final long[] claim = new long[2 * PAD];
@@ -64,6 +65,12 @@ final class BlockBoard {
      * @param timeout the longest a rank waits for another
      */
     BlockBoard(int ranks, Duration timeout) {
+        this(ranks, timeout, RING);
+    }
+
+    /** A board whose ring keeps at most {@code maxRing} steps (at least 2): tests wrap it quickly. */
+    BlockBoard(int ranks, Duration timeout, int maxRing) {
+        this.maxRing = Math.max(2, maxRing);
         this.ranks = ranks;
         this.timeoutNanos = timeout.toNanos();
         this.timeoutSeconds = timeout.toNanos() / 1e9;
@@ -90,7 +97,8 @@ final class BlockBoard {
             this.chunkBlocks = (blocks + chunks - 1) / chunks;
             this.chunks = (blocks + chunkBlocks - 1) / chunkBlocks;
             this.done = new long[chunks];
-            this.ring = (int) Math.max(2, Math.min(RING, (1L << 21) / width));
+            // Every rank's ring together holds at most 2^23 doubles (64 MB).
+            this.ring = (int) Math.max(2, Math.min(maxRing, (1L << 23) / ((long) width * ranks)));
             this.published = new long[ring * PAD];
             this.ringWait = "taking the shared sum (ranks run at most " + ring + " steps apart)";
             this.tables = new double[ranks][];
@@ -176,8 +184,9 @@ final class BlockBoard {
     }
 
     /**
-     * {@return the buffer {@code rank} writes {@code step}'s sum into} Waits (or throws) while a
-     * rank has not yet taken the sum that buffer held {@code ring} steps ago.
+     * {@return the buffer {@code rank} writes {@code step}'s sum into, or null once another rank
+     * has published it} Waits (or throws) while a rank has not yet taken the sum that buffer held
+     * {@code ring} steps ago.
      */
     double[] sumBuffer(int rank, long step, Waiting wait) {
         long need = step - ring + 1;
@@ -185,6 +194,9 @@ final class BlockBoard {
             if ((long) LONGS.getAcquire(taken, (r + 1) * PAD) < need) {
                 wait.begin();
                 while ((long) LONGS.getAcquire(taken, (r + 1) * PAD) < need) {
+                    if (published(step) != null) {
+                        return null;
+                    }
                     wait.pause(r, ringWait, need - 1);
                 }
             }

@@ -36,6 +36,8 @@ public final class RankTrainer {
     private final BlockBoard board;
     /** The exchange when it is shared: it computes the blocks it claims; else null. */
     private SharedExchange shared;
+    /** The step (of its epoch) the shared exchange computes: which rows a claimed chunk gathers. */
+    private int sharedStep;
 
     /**
      * Prepares one rank's part of a full-batch run.
@@ -76,10 +78,10 @@ public final class RankTrainer {
         this.model = model;
         this.optimizer = optimizer;
         this.spec = spec;
-        // A shared step's ranks may compute any block of a batch, so each gathers the whole batch.
-        boolean whole = spec.exchange().scheme() == ExchangeSpec.Scheme.SHARED;
-        this.batches = new Batches(data, total, batchSize, seed, spec.run().blockSize(), whole ? 0 : comm.rank(),
-            whole ? 1 : comm.size());
+        // A shared step's ranks may compute any block of a batch: each gathers the rows of the chunks it claims.
+        boolean any = spec.exchange().scheme() == ExchangeSpec.Scheme.SHARED;
+        this.batches = new Batches(data, total, batchSize, seed, spec.run().blockSize(), any ? 0 : comm.rank(),
+            any ? 1 : comm.size());
         this.seed = seed;
         this.board = board;
         this.sharding = spec.run().blockSize() == 0
@@ -152,7 +154,12 @@ public final class RankTrainer {
         double t0 = Double.isNaN(loop.now) ? comm.wtime() : loop.now;
         double t2 = t0;
         for (int s = first; s < steps; s++) {
-            computeBlocks(exchange, batches.sharding(), batches.step(e, s), loop.weights, true);
+            if (shared != null) {
+                sharedStep = s;
+                shared.data(batches.unfilled(e, s));
+            } else {
+                computeBlocks(exchange, batches.sharding(), batches.step(e, s), loop.weights, true);
+            }
             double t1 = comm.wtime();
             h.loss()[e] += exchange.step(loop.weights, optimizer, loop.scale);
             t2 = comm.wtime();
@@ -198,10 +205,6 @@ public final class RankTrainer {
         double[] grads = exchange.gradients();
         // The whole data set's blocks, or (for a shard) the same blocks shifted by the shard's start.
         int shift = data == this.data ? origin : 0;
-        if (gradients && shared != null) {
-            shared.data(data);
-            return;
-        }
         if (gradients) {
             if (end > first) {
                 // One call for the rank's blocks: consecutive, of one size but for the data's last,
@@ -248,9 +251,11 @@ public final class RankTrainer {
                 + "(the local backend)");
         }
         int w = params + 1;
-        return new SharedExchange(board, comm.rank(), sharding.blocks(), params, sum,
-            (d, weights, first, end, table) -> model.blocks(d, sharding.blockStart(first), sharding.blockStart(end),
-                sharding.blockSize(), weights, table, first * w, w, table, first * w + 1, w));
+        return new SharedExchange(board, comm.rank(), sharding.blocks(), params, sum, (d, weights, first, end, table) -> {
+            batches.gather(sharedStep, sharding.blockStart(first), sharding.blockStart(end));   // mini-batches only
+            model.blocks(d, sharding.blockStart(first), sharding.blockStart(end), sharding.blockSize(), weights, table,
+                first * w, w, table, first * w + 1, w);
+        });
     }
 
     /** Star (gather to rank 0, which adds, and back), recorded under the scheme's name. */

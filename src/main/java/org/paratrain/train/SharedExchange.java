@@ -44,6 +44,8 @@ final class SharedExchange implements GradientExchange {
     private long step;
     /** This rank's last chunk's time: how long to let a claimed chunk run before computing it again. */
     private long chunkNanos = 20_000;
+    /** This rank's last sum's time: how long to let the rank that should sum do it before summing here too. */
+    private long reduceNanos;
     private long computeNanos;
 
     SharedExchange(BlockBoard board, int rank, int blocks, int params, Sum sum, Rows rows) {
@@ -89,10 +91,10 @@ final class SharedExchange implements GradientExchange {
     }
 
     /**
-     * The published sum of step {@code g}: claims and computes chunks while there are any,
+     * The published sum of step {@code g}: claims and computes chunks while there are any;
      * computes again those another rank claimed but has not finished after twice a chunk's
-     * time, and sums once every chunk is done (or when the rank that should has not published
-     * within a grace period).
+     * time; sums once every chunk is done, at once if this rank finished the last, else only if
+     * the rank that should has not published within four times this rank's last sum (and 20 us).
      */
     private double[] sumOf(long g, double[] weights) {
         boolean waiting = false;
@@ -111,7 +113,13 @@ final class SharedExchange implements GradientExchange {
             }
             long now = System.nanoTime();
             idleSince = idleSince == 0 ? now : idleSince;
-            if (now - idleSince > 2 * chunkNanos + 5_000 && redo(g, weights)) {
+            if (board.allDone(g)) {
+                if (now - idleSince > Math.max(20_000, 4 * reduceNanos)) {
+                    reduce(g);
+                    idleSince = 0;
+                    continue;
+                }
+            } else if (now - idleSince > 2 * chunkNanos + 5_000 && redo(g, weights)) {
                 reduce(g);
                 idleSince = 0;
                 continue;
@@ -133,7 +141,10 @@ final class SharedExchange implements GradientExchange {
         return alone;
     }
 
-    /** Computes {@code chunk} of step {@code g}; returns whether every chunk is then done. */
+    /**
+     * Computes {@code chunk} of step {@code g}; returns whether every chunk is then done and the
+     * sum not yet published (this rank should make it).
+     */
     private boolean compute(int chunk, long g, double[] weights) {
         long t = System.nanoTime();
         rows.compute(data, weights, board.firstBlock(chunk), board.endBlock(chunk), table);
@@ -141,7 +152,7 @@ final class SharedExchange implements GradientExchange {
         computeNanos += d;
         chunkNanos = d;
         board.finish(chunk, g, rank);
-        return board.allDone(g);
+        return board.allDone(g) && board.published(g) == null;
     }
 
     /**
@@ -163,7 +174,11 @@ final class SharedExchange implements GradientExchange {
      * sum (and anything it threw) is then dropped.
      */
     private void reduce(long g) {
+        long t = System.nanoTime();
         double[] out = board.sumBuffer(rank, g, wait);
+        if (out == null) {
+            return;     // published by another rank while this one waited on the ring
+        }
         try {
             sum(out, false);
         } catch (RuntimeException e) {
@@ -173,6 +188,7 @@ final class SharedExchange implements GradientExchange {
             return;
         }
         board.publish(rank, g);
+        reduceNanos = System.nanoTime() - t;
     }
 
     /** Sums every row into {@code out}: from this rank's table alone, or from each chunk's winner's. */

@@ -58,6 +58,35 @@ class SharedExchangeTest {
         }
     }
 
+    /**
+     * With a ring of 2 steps a rank soon waits for the slowest to take a sum before it overwrites
+     * it: the same bits, full batch and mini-batches (whose rows each rank gathers per chunk).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Sum.class, names = {"BLOCKS", "FIXED_2"})
+    void aRingOfTwoStepsKeepsTheBits(Sum sum) {
+        for (int batch : new int[] {0, 64}) {
+            TrainSpec spec = linear(ExchangeSpec.parse("shared", sum)).withEpochs(60).withBatches(batch, 3)
+                .withMethod(batch > 0 ? OptimizerSpec.Method.ADAM : OptimizerSpec.Method.GD);
+            TrainingResult one = Training.local(DATA, spec.withExchange(oneRank(sum)));
+            for (int p : new int[] {2, 3, 5}) {
+                TrainingResult r = withRing(spec.withNodes(p), 2);
+                assertArrayEquals(one.params(), r.params(), 0.0, sum + ", batch " + batch + ", " + p + " ranks");
+                assertArrayEquals(one.history().loss(), r.history().loss(), 0.0, sum + " " + batch + " " + p);
+            }
+        }
+    }
+
+    /** Rank 0's result of {@code spec} on a board whose ring keeps {@code ring} steps. */
+    private static TrainingResult withRing(TrainSpec spec, int ring) {
+        Duration timeout = Duration.ofSeconds(60);
+        BlockBoard board = new BlockBoard(spec.nodes(), timeout, ring);
+        int classes = spec.check(DATA);
+        return org.paratrain.comm.local.LocalCluster.run(spec.nodes(), timeout, comm -> new RankTrainer(comm, DATA,
+            spec.model().newModel(DATA.features(), classes), spec.optimizer().newOptimizer(spec.totalSteps(DATA)),
+            spec, board).train()).get(0);
+    }
+
     /** Mini-batches in a drawn order, a network with Adam: still the bits of one rank. */
     @ParameterizedTest
     @EnumSource(value = Sum.class, names = {"BLOCKS", "FIXED_1"})

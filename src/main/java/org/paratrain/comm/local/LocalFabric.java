@@ -192,7 +192,10 @@ final class LocalFabric {
     /** Records the first failure and wakes every rank so that each sees it. */
     void fail(int rank, Throwable cause) {
         synchronized (this) {
-            if (failure == null) {
+            // A rank that saw another's failure (a peer failed) may get here before the rank that
+            // failed: the one that failed replaces it, so that the job names it.
+            if (failure == null || (failure.cause() instanceof PeerFailedException
+                && !(cause instanceof PeerFailedException))) {
                 failure = new Failure(rank, cause);
             }
         }
