@@ -76,27 +76,16 @@ public final class FailureInjection {
         return myRank != rank ? model : new Failing(model, epoch, hang);
     }
 
-    private static final class Failing implements Model {
-        private final Model inner;
+    private static final class Failing extends ForwardingModel {
         private final int failAtEpoch;
         private final boolean hang;
         private int epoch;
         private int firstFrom = -1;
 
         Failing(Model inner, int failAtEpoch, boolean hang) {
-            this.inner = inner;
+            super(inner);
             this.failAtEpoch = failAtEpoch;
             this.hang = hang;
-        }
-
-        @Override
-        public int parameterCount() {
-            return inner.parameterCount();
-        }
-
-        @Override
-        public String name() {
-            return inner.name();
         }
 
         @Override
@@ -124,16 +113,6 @@ public final class FailureInjection {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("hang injected on purpose, ended by the job");
             }
-        }
-
-        @Override
-        public double loss(Dataset data, int from, int to, double[] params) {
-            return inner.loss(data, from, to, params);
-        }
-
-        @Override
-        public void initialize(double[] params, long seed) {
-            inner.initialize(params, seed);
         }
     }
 }

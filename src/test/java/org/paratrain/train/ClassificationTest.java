@@ -130,16 +130,7 @@ class ClassificationTest {
     /** A small MLP learns what a linear model cannot (XOR of the signs), with the same bits at 1 and 3 ranks. */
     @Test
     void mlpLearnsXorWithTheSameBitsAtAnyNodeCount() {
-        Random rnd = new Random(8);
-        int n = 512;
-        double[] x = new double[2 * n];
-        double[] y = new double[n];
-        for (int i = 0; i < n; i++) {
-            x[2 * i] = rnd.nextDouble() * 2 - 1;
-            x[2 * i + 1] = rnd.nextDouble() * 2 - 1;
-            y[i] = (x[2 * i] > 0) == (x[2 * i + 1] > 0) ? 1 : 0;
-        }
-        Dataset data = new Dataset(x, y, n, 2);
+        Dataset data = Xor.data(512);
         TrainSpec cfg = mean(new ModelSpec.Mlp(List.of(16, 16), MultilayerPerceptron.Activation.TANH,
             MultilayerPerceptron.Head.SOFTMAX, 2), 60, 0.02).withMethod(OptimizerSpec.Method.ADAM).withBatches(32, 4);
         TrainingResult one = Training.local(data, cfg);

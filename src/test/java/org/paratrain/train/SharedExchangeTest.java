@@ -19,7 +19,6 @@ import org.paratrain.data.Dataset;
 import org.paratrain.data.MakeRegression;
 import org.paratrain.data.NumpyRandomState;
 import org.paratrain.model.Model;
-import org.paratrain.model.MultilayerPerceptron;
 import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.ExchangeSpec.Sum;
 import org.paratrain.train.spec.ModelSpec;
@@ -91,19 +90,8 @@ class SharedExchangeTest {
     @ParameterizedTest
     @EnumSource(value = Sum.class, names = {"BLOCKS", "FIXED_1"})
     void miniBatchNetworksKeepTheBits(Sum sum) {
-        java.util.Random rnd = new java.util.Random(8);
-        int n = 384;
-        double[] x = new double[2 * n];
-        double[] y = new double[n];
-        for (int i = 0; i < n; i++) {
-            x[2 * i] = rnd.nextDouble() * 2 - 1;
-            x[2 * i + 1] = rnd.nextDouble() * 2 - 1;
-            y[i] = (x[2 * i] > 0) == (x[2 * i + 1] > 0) ? 1 : 0;
-        }
-        Dataset xor = new Dataset(x, y, n, 2);
-        TrainSpec spec = TrainSpec.paper().withModel(new ModelSpec.Mlp(List.of(8), MultilayerPerceptron.Activation.TANH,
-                MultilayerPerceptron.Head.SOFTMAX, 2)).withEpochs(15).withLearningRate(0.02)
-            .withLossReduction(LossReduction.MEAN).withMethod(OptimizerSpec.Method.ADAM).withBatches(32, 4);
+        Dataset xor = Xor.data(384);
+        TrainSpec spec = Xor.network();
         TrainingResult one = Training.local(xor, spec.withExchange(oneRank(sum)));
         for (int p : new int[] {2, 3, 7}) {
             TrainingResult r = Training.local(xor, spec.withNodes(p).withExchange(ExchangeSpec.parse("shared", sum)));
@@ -224,20 +212,12 @@ class SharedExchangeTest {
     }
 
     /** A model that runs {@code before} at each call for blocks, then the model's own. */
-    private record Holding(Model inner, Runnable before) implements Model {
-        @Override
-        public int parameterCount() {
-            return inner.parameterCount();
-        }
+    private static final class Holding extends ForwardingModel {
+        private final Runnable before;
 
-        @Override
-        public String name() {
-            return inner.name();
-        }
-
-        @Override
-        public double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
-            return inner.lossAndGradient(data, from, to, params, grad, offset);
+        Holding(Model inner, Runnable before) {
+            super(inner);
+            this.before = before;
         }
 
         @Override
@@ -245,16 +225,6 @@ class SharedExchangeTest {
                            int lossStride, double[] grad, int gradAt, int gradStride) {
             before.run();
             inner.blocks(data, from, to, size, params, losses, lossAt, lossStride, grad, gradAt, gradStride);
-        }
-
-        @Override
-        public double loss(Dataset data, int from, int to, double[] params) {
-            return inner.loss(data, from, to, params);
-        }
-
-        @Override
-        public void initialize(double[] params, long seed) {
-            inner.initialize(params, seed);
         }
     }
 }

@@ -12,11 +12,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.MakeRegression;
 import org.paratrain.data.NumpyRandomState;
-import org.paratrain.model.MultilayerPerceptron;
 import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.ExchangeSpec.Sum;
 import org.paratrain.train.spec.ModelSpec;
-import org.paratrain.train.spec.OptimizerSpec;
 import org.paratrain.train.spec.SpecException;
 import org.paratrain.train.spec.TrainSpec;
 
@@ -52,20 +50,8 @@ class SumTrainingTest {
     @ParameterizedTest
     @EnumSource(value = Sum.class, names = {"FIXED_1", "FIXED_2"})
     void fixedSumsKeepTheBitsOfMiniBatchNetworks(Sum sum) {
-        java.util.Random rnd = new java.util.Random(8);
-        int n = 384;
-        double[] x = new double[2 * n];
-        double[] y = new double[n];
-        for (int i = 0; i < n; i++) {
-            x[2 * i] = rnd.nextDouble() * 2 - 1;
-            x[2 * i + 1] = rnd.nextDouble() * 2 - 1;
-            y[i] = (x[2 * i] > 0) == (x[2 * i + 1] > 0) ? 1 : 0;
-        }
-        Dataset xor = new Dataset(x, y, n, 2);
-        TrainSpec spec = TrainSpec.paper().withModel(new ModelSpec.Mlp(List.of(8), MultilayerPerceptron.Activation.TANH,
-                MultilayerPerceptron.Head.SOFTMAX, 2)).withEpochs(15).withLearningRate(0.02)
-            .withLossReduction(LossReduction.MEAN).withMethod(OptimizerSpec.Method.ADAM).withBatches(32, 4)
-            .withExchange(ExchangeSpec.parse("ring", sum));
+        Dataset xor = Xor.data(384);
+        TrainSpec spec = Xor.network().withExchange(ExchangeSpec.parse("ring", sum));
         TrainingResult one = Training.local(xor, spec);
         for (int p : new int[] {2, 3, 7}) {
             TrainingResult r = Training.local(xor, spec.withNodes(p)
