@@ -1,12 +1,11 @@
 package org.paratrain.train;
 
 import org.paratrain.data.Dataset;
-import org.paratrain.model.Model;
 import org.paratrain.train.spec.TrainSpec;
 
 /**
  * Internal, not part of paratrain's API (Javadoc leaves it out): makes one rank throw, or stop
- * answering, in one epoch, to check how a job ends when a rank fails. paratrain's own fault
+ * answering, in one epoch (or step), to check how a job ends when a rank fails. paratrain's own fault
  * tests need it inside real processes (the command line's hidden
  * {@code --inject-failure RANK:EPOCH[:hang]}, often on MPI ranks), which is why the command
  * line can reach it at all; tests in this package make one directly.
@@ -71,42 +70,18 @@ public final class FailureInjection {
         return Training.mpi(data, spec, control, failure);
     }
 
-    /** The model to use on {@code myRank}: {@code model} itself, or one that fails on time. */
-    Model wrap(Model model, int myRank) {
-        return myRank != rank ? model : new Failing(model, epoch, hang);
-    }
-
-    private static final class Failing extends ForwardingModel {
-        private final int failAtEpoch;
-        private final boolean hang;
-        private int epoch;
-        private int firstFrom = -1;
-
-        Failing(Model inner, int failAtEpoch, boolean hang) {
-            super(inner);
-            this.failAtEpoch = failAtEpoch;
-            this.hang = hang;
+    /**
+     * Called by the trainer as rank {@code myRank} begins step {@code step} of the run (1-based,
+     * counted over epochs; the epoch at full batch): throws, or stops answering until the job
+     * ends it, if this is the rank and the step. Kept in the trainer's loop, not in the model,
+     * so that it does not depend on which blocks a rank computes (the shared step hands them out
+     * as ranks are ready).
+     */
+    void atStep(int myRank, long step) {
+        if (myRank != rank || step != epoch) {
+            return;
         }
-
-        @Override
-        public double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
-            if (firstFrom < 0) {
-                firstFrom = from;
-            }
-            if (from == firstFrom) {
-                epoch++;   // a rank visits its first block once per epoch
-            }
-            if (epoch == failAtEpoch && hang) {
-                hang();
-            }
-            if (epoch == failAtEpoch) {
-                throw new IllegalStateException("failure injected on purpose");
-            }
-            return inner.lossAndGradient(data, from, to, params, grad, offset);
-        }
-
-        /** Stops answering, as a hung rank does, until the job ends it. */
-        private static void hang() {
+        if (hang) {
             try {
                 Thread.sleep(Long.MAX_VALUE);
             } catch (InterruptedException e) {
@@ -114,5 +89,6 @@ public final class FailureInjection {
                 throw new IllegalStateException("hang injected on purpose, ended by the job");
             }
         }
+        throw new IllegalStateException("failure injected on purpose");
     }
 }

@@ -38,6 +38,8 @@ public final class RankTrainer {
     private SharedExchange shared;
     /** The step (of its epoch) the shared exchange computes: which rows a claimed chunk gathers. */
     private int sharedStep;
+    /** A failure to inject on purpose (fault tests), or null. */
+    private FailureInjection failure;
 
     /**
      * Prepares one rank's part of a full-batch run.
@@ -93,6 +95,12 @@ public final class RankTrainer {
             throw new IllegalArgumentException("rank " + comm.rank() + " holds samples [" + origin + ", "
                 + (origin + data.samples()) + ") but its blocks need [" + first + ", " + end + ")");
         }
+    }
+
+    /** This trainer, failing on purpose as {@code f} says (or not, for null): for fault tests. */
+    RankTrainer failing(FailureInjection f) {
+        this.failure = f;
+        return this;
     }
 
     /**
@@ -154,6 +162,9 @@ public final class RankTrainer {
         double t0 = Double.isNaN(loop.now) ? comm.wtime() : loop.now;
         double t2 = t0;
         for (int s = first; s < steps; s++) {
+            if (failure != null) {
+                failure.atStep(comm.rank(), (long) e * steps + s + 1);
+            }
             if (shared != null) {
                 sharedStep = s;
                 shared.data(batches.unfilled(e, s));

@@ -54,7 +54,7 @@ public final class Training {
 
     /** As {@link #local(Dataset, TrainSpec, TrainingControl)}, with a failure injected for a test (or null). */
     static TrainingResult local(Dataset data, TrainSpec spec, TrainingControl control, FailureInjection failure) {
-        return localWrapped(data, spec, control, failure == null ? null : failure::wrap);
+        return local(data, spec, control, null, failure);
     }
 
     /**
@@ -63,6 +63,12 @@ public final class Training {
      */
     static TrainingResult localWrapped(Dataset data, TrainSpec spec, TrainingControl control,
                                        java.util.function.BiFunction<Model, Integer, Model> wrap) {
+        return local(data, spec, control, wrap, null);
+    }
+
+    private static TrainingResult local(Dataset data, TrainSpec spec, TrainingControl control,
+                                        java.util.function.BiFunction<Model, Integer, Model> wrap,
+                                        FailureInjection failure) {
         int classes = spec.check(data);
         List<TrainingResult> results;
         BlockBoard board = spec.exchange().scheme() == ExchangeSpec.Scheme.SHARED
@@ -72,7 +78,8 @@ public final class Training {
                 Model m = spec.model().newModel(data.features(), classes);
                 try {
                     return new RankTrainer(comm, data, wrap == null ? m : wrap.apply(m, comm.rank()),
-                        spec.optimizer().newOptimizer(spec.totalSteps(data)), spec, board).train(control);
+                        spec.optimizer().newOptimizer(spec.totalSteps(data)), spec, board).failing(failure)
+                        .train(control);
                 } catch (RuntimeException | Error e) {
                     if (board != null) {
                         board.fail(comm.rank());    // ranks waiting on the board stop at once
@@ -197,10 +204,9 @@ public final class Training {
         int classes = spec.check(data);
         checkJobSize(spec);
         return orAbort(() -> Backend.onMpiRanks(comm -> {
-            Model m = spec.model().newModel(data.features(), classes);
-            Model model = failure == null ? m : failure.wrap(m, comm.rank());
-            return withAccuracy(new RankTrainer(comm, data, model,
-                spec.optimizer().newOptimizer(spec.totalSteps(data)), spec).train(control), data, spec, classes, false);
+            Model model = spec.model().newModel(data.features(), classes);
+            return withAccuracy(new RankTrainer(comm, data, model, spec.optimizer().newOptimizer(spec.totalSteps(data)),
+                spec).failing(failure).train(control), data, spec, classes, false);
         }).get(0));
     }
 

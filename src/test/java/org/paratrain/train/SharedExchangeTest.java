@@ -159,6 +159,17 @@ class SharedExchangeTest {
         assertTrue(e.getMessage().contains("rank 2") && e.getMessage().contains("failure injected"), e.getMessage());
     }
 
+    /** The fault tests' injection counts the trainer's epochs, not the blocks a rank happens to compute. */
+    @Test
+    void anInjectedFailureNamesItsRankAndEpoch() {
+        RankFailedException e = assertTimeoutPreemptively(Duration.ofSeconds(30), () ->
+            assertThrows(RankFailedException.class, () -> Training.local(DATA,
+                linear(ExchangeSpec.SHARED).withEpochs(40).withNodes(3), TrainingControl.none(),
+                new FailureInjection(1, 5, false))));
+        assertEquals(1, e.rank());
+        assertTrue(e.getMessage().contains("rank 1") && e.getMessage().contains("epoch 5"), e.getMessage());
+    }
+
     /**
      * Rank 1 hangs (until the job interrupts it): the others run on as far as the ring of sums
      * lets them, then wait for it and give up at the deadline, naming it.

@@ -116,9 +116,8 @@ class TrainingTest {
         LinearRegression linear = new LinearRegression(1, false);
         RankFailedException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () ->
             assertThrows(RankFailedException.class, () -> LocalCluster.run(8, comm -> {
-                var model = new FailureInjection(5, 3, false).wrap(linear, comm.rank());
-                return new RankTrainer(comm, PAPER, model, new GradientDescent(1e-4),
-                    TrainSpec.paper().withNodes(8)).train();
+                return new RankTrainer(comm, PAPER, linear, new GradientDescent(1e-4),
+                    TrainSpec.paper().withNodes(8)).failing(new FailureInjection(5, 3, false)).train();
             })));
         assertEquals(5, e.rank());
         assertTrue(e.getMessage().contains("rank 5") && e.getMessage().contains("epoch 3"), e.getMessage());

@@ -4,9 +4,9 @@ import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
 
 /**
- * A model that passes every call to another, for wrappers that change one of them (a failure
- * injected on purpose, a test's hold). {@link #blocks} is not passed on: it stays
- * {@link Model}'s loop over {@link #lossAndGradient}, so a wrapper of that method sees every block.
+ * A model that passes every call to another, for tests' wrappers that change one of them.
+ * {@link #blocks} is not passed on: it stays {@link Model}'s loop over {@link #lossAndGradient},
+ * so a wrapper of that method sees every block.
  */
 abstract class ForwardingModel implements Model {
     /** The model every call goes to. */
