@@ -94,7 +94,7 @@ final class BlockBoard {
             // (about 0.3 us). On 20,000 x 10 at 2 ranks, 1, 2, 4 and 8 chunks a rank took
             // 150, 150-154, 153-155 and 158-167 ms over 3,000 epochs.
             this.chunks = Math.max(1, Math.min(blocks, ranks == 1 ? 1 : 2 * ranks));
-            this.chunkBlocks = (blocks + chunks - 1) / chunks;
+            this.chunkBlocks = Math.max(1, (blocks + chunks - 1) / chunks);
             this.chunks = (blocks + chunkBlocks - 1) / chunkBlocks;
             this.done = new long[chunks];
             // Every rank's ring together holds at most 2^23 doubles (64 MB).
