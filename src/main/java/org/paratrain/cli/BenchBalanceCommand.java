@@ -113,10 +113,11 @@ final class BenchBalanceCommand implements Runnable {
         List<Setup> setups = new ArrayList<>();
         for (String e : exchanges) {
             String name = e.strip();
-            OptionChecks.exchangeFitsBackend(name, false, false);
-            ExchangeSpec.parse(name);    // a SpecException names --allreduce and the choices
-            if (name.equals("auto")) {
-                throw new IllegalArgumentException("--allreduce: name the exchanges to time, not auto");
+            if (!name.equals("master-worker") && !name.equals("shared")
+                && !org.paratrain.collective.Allreduces.portableNames().contains(name)) {
+                throw new IllegalArgumentException("--allreduce must name exchanges of the local backend to time: "
+                    + "master-worker, shared, " + String.join(", ", org.paratrain.collective.Allreduces.portableNames())
+                    + ", got '" + name + "'");
             }
             if (setups.isEmpty()) {
                 setups.add(new Setup(1, name));

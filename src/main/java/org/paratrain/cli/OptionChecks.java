@@ -61,7 +61,7 @@ final class OptionChecks {
     static void exchangeFitsBackend(String allreduce, boolean mpi, boolean auto) {
         if (!mpi && allreduce.equals("native")) {
             throw new IllegalArgumentException("--allreduce native is MPI's own allreduce and needs --backend mpi; on "
-                + "the local backend use shared, star, tree, recursive-doubling, ring" + (auto
+                + "the local backend use master-worker, shared, star, tree, recursive-doubling, ring" + (auto
                 ? ", rabenseifner or auto" : " or rabenseifner"));
         }
         if (mpi && allreduce.equals("shared")) {
