@@ -210,6 +210,10 @@ final class TrainCommand implements Runnable {
         OptimizerSpec o = learning.optimizer();
         RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize);
         ExchangeSpec exchange = ExchangeSpec.parse(allreduce, sum == null ? null : ExchangeSpec.Sum.parse(sum));
+        if (shardOptimizer && exchange.scheme() != ExchangeSpec.Scheme.ALLREDUCE) {
+            throw new IllegalArgumentException("--shard-optimizer needs --allreduce ring, rabenseifner or native (an "
+                + "allreduce that is a reduce-scatter and an allgather), got --allreduce " + allreduce);
+        }
         return new TrainSpec(m, o, shardOptimizer ? exchange.sharded() : exchange, run);
     }
 

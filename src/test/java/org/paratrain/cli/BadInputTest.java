@@ -186,6 +186,12 @@ class BadInputTest {
             "mpi", "--nodes", "6", "--ranks-per-process", "4")));
         c.add(bad("native sharded with ranks as threads", 2, "--shard-optimizer|--ranks-per-process", train("--backend",
             "mpi", "--nodes", "4", "--ranks-per-process", "2", "--allreduce", "native", "--shard-optimizer")));
+        c.add(bad("shared on MPI", 2, "--allreduce shared|local backend", train("--backend", "mpi", "--nodes", "2",
+            "--allreduce", "shared")));
+        c.add(bad("shared with a sharded optimizer", 2, "--shard-optimizer|--allreduce shared", train("--allreduce",
+            "shared", "--shard-optimizer")));
+        c.add(bad("bench balance without an exchange", 2, "--allreduce|master-worker, shared", "bench", "balance",
+            "--allreduce", "native", "--out", "@balance"));
         c.add(bad("ranks per process on paper", 2, "--ranks-per-process|whole number", "paper", "--backend", "mpi",
             "--ranks-per-process", "x", "--out", "@paper"));
         c.add(bad("label column with paper", 2, "--label", train("--label", "y")));
