@@ -22,7 +22,7 @@ final class BalanceReport {
     private BalanceReport() { }
 
     static void print(PrintWriter out, List<Row> rows, int samples, int features, int epochs, int rounds,
-                      double loss) {
+                      Map<String, Double> loss) {
         out.printf(Locale.ROOT, "linear regression, full batch, %,d x %d, %,d epochs, local ranks; each run a fresh JVM,"
             + " medians of %d; %d cores%n", samples, features, epochs, rounds, Runtime.getRuntime().availableProcessors());
         out.print(markdown(rows));
@@ -74,18 +74,28 @@ final class BalanceReport {
             mark(met.test(later)));
     }
 
-    /** The line that says every run ended with this JVM's final loss for the same training. */
-    static String sameBits(double loss) {
-        return "every run, at 1 and 2 ranks, ended with the final loss of the same training in this JVM, to the bit: "
-            + loss;
+    /** The line that says every run ended with this JVM's final loss for the same training, by exchange. */
+    static String sameBits(Map<String, Double> loss) {
+        StringBuilder sb = new StringBuilder("every run, at 1 and 2 ranks, ended with the final loss of the same "
+            + "training in this JVM, to the bit: ");
+        String sep = "";
+        for (Map.Entry<String, Double> e : loss.entrySet()) {
+            sb.append(sep).append(e.getValue()).append(" (").append(e.getKey()).append(')');
+            sep = ", ";
+        }
+        return sb.toString();
     }
 
-    static void write(Path dir, List<Row> rows, int samples, int features, int epochs, int rounds, double loss) {
+    static void write(Path dir, List<Row> rows, int samples, int features, int epochs, int rounds,
+                      Map<String, Double> loss) {
         StringBuilder csv = new StringBuilder("cores,ranks,exchange,first_run_ms,first_run_min_ms,first_run_max_ms,"
             + "jit_compiling_ms,later_run_ms\n");
         var json = RunWriter.json().createObjectNode();
         json.put("samples", samples).put("features", features).put("epochs", epochs).put("rounds", rounds)
-            .put("cores", Runtime.getRuntime().availableProcessors()).put("final_loss", loss);
+            .put("cores", Runtime.getRuntime().availableProcessors())
+            .put("final_loss", loss.values().iterator().next());    // the 1-rank exchange's
+        var losses = json.putObject("final_losses");
+        loss.forEach(losses::put);
         var array = json.putArray("rows");
         for (Row r : rows) {
             csv.append(String.format(Locale.ROOT, "%s,%d,%s,%.3f,%.3f,%.3f,%.0f,%.3f%n", r.mode().name().toLowerCase(

@@ -103,7 +103,7 @@ final class BenchBalanceCommand implements Runnable {
                 rows.add(row(m, setups.get(i), runs.get(m).get(i)));
             }
         }
-        double loss = sameLoss(runs, setups);
+        Map<String, Double> loss = sameLoss(runs, setups);
         BalanceReport.print(spec.commandLine().getOut(), rows, samples, features, epochs, rounds, loss);
         BalanceReport.write(outDir, rows, samples, features, epochs, rounds, loss);
     }
@@ -155,16 +155,17 @@ final class BenchBalanceCommand implements Runnable {
     }
 
     /**
-     * The same training's final loss in this JVM, which every run, at 1 and 2 ranks, must end with
-     * to the bit (each exchange's own: a sum by block and a fixed-point sum may differ in the last bits).
+     * The same training's final loss in this JVM, by exchange, which every run, at 1 and 2 ranks,
+     * must end with to the bit (each exchange's own: a sum by block and a fixed-point sum may
+     * differ in the last bits).
      */
-    private double sameLoss(Map<Mode, List<List<Run>>> runs, List<Setup> setups) {
+    private Map<String, Double> sameLoss(Map<Mode, List<List<Run>>> runs, List<Setup> setups) {
         Dataset data = KernelData.generate(samples, features);
-        double first = Double.NaN;
+        Map<String, Double> losses = new java.util.LinkedHashMap<>();
         for (int i = 0; i < setups.size(); i++) {
             Setup s = setups.get(i);
-            double loss = Training.local(data, training(samples, epochs, 1, s.exchange())).finalLoss();
-            first = i == 0 ? loss : first;
+            double loss = losses.computeIfAbsent(s.exchange(),
+                e -> Training.local(data, training(samples, epochs, 1, e)).finalLoss());
             int at = i;
             double[] others = runs.values().stream().flatMap(l -> l.get(at).stream()).mapToDouble(Run::loss)
                 .filter(l -> Double.doubleToRawLongBits(l) != Double.doubleToRawLongBits(loss)).distinct().toArray();
@@ -174,7 +175,7 @@ final class BenchBalanceCommand implements Runnable {
                     + loss + ", the same training's in this JVM");
             }
         }
-        return first;
+        return losses;
     }
 
     private List<Mode> modes() {

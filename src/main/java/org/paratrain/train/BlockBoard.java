@@ -108,7 +108,7 @@ final class BlockBoard {
                 + " values, rank 0 " + this.blocks + " of " + this.width);
         }
         tables[rank] = new double[Math.max(1, blocks) * width];
-        sums[rank] = new double[ring][width];
+        sums[rank] = ranks == 1 ? new double[0][] : new double[ring][width];    // one rank sums alone
         return tables[rank];
     }
 

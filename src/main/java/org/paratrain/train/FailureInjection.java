@@ -15,7 +15,10 @@ import org.paratrain.train.spec.TrainSpec;
 public final class FailureInjection {
     /** The rank that fails. */
     private final int rank;
-    /** The epoch (1-based) in which it fails; for mini-batch runs, the step. */
+    /**
+     * The epoch (1-based) in which it fails; for mini-batch runs, the step. Counted from the run's
+     * start, so in a resumed run a step at or before the checkpoint's never comes.
+     */
     private final int epoch;
     /** True: the rank sleeps until it is interrupted instead of throwing. */
     private final boolean hang;

@@ -99,6 +99,7 @@ final class SharedExchange implements GradientExchange {
     private double[] sumOf(long g, double[] weights) {
         boolean waiting = false;
         long idleSince = 0;
+        long allDoneSince = 0;
         while (true) {
             double[] s = board.published(g);
             if (s != null) {
@@ -114,9 +115,11 @@ final class SharedExchange implements GradientExchange {
             long now = System.nanoTime();
             idleSince = idleSince == 0 ? now : idleSince;
             if (board.allDone(g)) {
-                if (now - idleSince > Math.max(20_000, 4 * reduceNanos)) {
+                allDoneSince = allDoneSince == 0 ? now : allDoneSince;
+                if (now - allDoneSince > Math.max(20_000, 4 * reduceNanos)) {
                     reduce(g);
                     idleSince = 0;
+                    allDoneSince = 0;
                     continue;
                 }
             } else if (now - idleSince > 2 * chunkNanos + 5_000 && redo(g, weights)) {
@@ -174,11 +177,11 @@ final class SharedExchange implements GradientExchange {
      * sum (and anything it threw) is then dropped.
      */
     private void reduce(long g) {
-        long t = System.nanoTime();
         double[] out = board.sumBuffer(rank, g, wait);
         if (out == null) {
             return;     // published by another rank while this one waited on the ring
         }
+        long t = System.nanoTime();     // after the ring's wait: the grace is the sum's own time
         try {
             sum(out, false);
         } catch (RuntimeException e) {

@@ -40,6 +40,8 @@ class BenchBalanceTest {
         JsonNode json = RunWriter.json().readTree(out.resolve("balance.json").toFile());
         assertEquals(6, json.get("rows").size(), "free and busy: 1 rank, 2 with master-worker, 2 shared");
         assertEquals(loss, json.get("final_loss").asDouble());
+        assertEquals(loss, json.get("final_losses").get("master-worker").asDouble());
+        assertEquals(loss, json.get("final_losses").get("shared").asDouble(), "shared sums by block, as master-worker");
         for (JsonNode row : json.get("rows")) {
             assertTrue(row.get("first_run_ms").asDouble() > 0 && row.get("later_run_ms").asDouble() > 0, row.toString());
             // A fresh JVM compiles the training loop while it runs: the child really was a new JVM.

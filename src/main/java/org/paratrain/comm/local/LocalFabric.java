@@ -189,7 +189,10 @@ final class LocalFabric {
     /** Per rank: the CPU it ran on when it last polled, or -1; a hint, read without ordering. */
     private final java.util.concurrent.atomic.AtomicIntegerArray cpus;
 
-    /** Records the first failure and wakes every rank so that each sees it. */
+    /**
+     * Records the first failure (a rank's own failure replaces a "peer failed" recorded before
+     * it) and wakes every rank so that each sees it.
+     */
     void fail(int rank, Throwable cause) {
         synchronized (this) {
             // A rank that saw another's failure (a peer failed) may get here before the rank that
