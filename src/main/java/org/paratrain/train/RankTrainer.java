@@ -125,6 +125,7 @@ public final class RankTrainer {
      */
     public TrainingResult train(TrainingControl control) {
         GradientExchange exchange = exchange(model.parameterCount(), batches.sharding());
+        shared = exchange instanceof SharedExchange s ? s : null;
         RankLoop loop = new RankLoop(comm, model, optimizer, spec, batches, seed, control, exchange);
         comm.barrier();
         loop.now = comm.wtime();
@@ -250,7 +251,7 @@ public final class RankTrainer {
                 ? new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm))
                 : new SumExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm), e.sum());
             case SHARDED -> new ShardedExchange(comm, sharding, params, e.algorithm(), e.sum());
-            case SHARED -> shared = sharedExchange(params, sharding, e.sum());
+            case SHARED -> sharedExchange(params, sharding, e.sum());
             case AUTO -> throw new IllegalStateException("the exchange is still auto: resolve it before training");
         };
     }

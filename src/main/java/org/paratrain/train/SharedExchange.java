@@ -32,7 +32,6 @@ final class SharedExchange implements GradientExchange {
     private final BlockBoard board;
     private final int rank;
     private final int params;
-    private final Sum sum;
     private final Rows rows;
     private final double[] table;
     private final double[] gradient;
@@ -52,7 +51,6 @@ final class SharedExchange implements GradientExchange {
         this.board = board;
         this.rank = rank;
         this.params = params;
-        this.sum = sum;
         this.rows = rows;
         this.table = board.join(rank, blocks, params + 1);
         this.wait = board.new Waiting();
