@@ -17,8 +17,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code paratrain bench balance}: whether two local ranks pay against one, on a short run,
- * with both cores free and with another process busy on one of them.
+ * {@code paratrain bench balance}: whether two ranks pay against one, on a short run, with
+ * both cores free, with another process busy on one of them, and with one rank half as fast
+ * as the other (a slower node: it computes its blocks twice); local ranks or MPI processes.
  *
  * <p>Every run is a fresh JVM (a child process), because what a short run costs is mostly
  * what happens in a new JVM: the JIT compiles the training loop while it runs. Each child
@@ -27,15 +28,17 @@ import picocli.CommandLine.Option;
  * another JVM spinning one thread, started before and ended after each round's runs. 1 rank
  * runs with the first exchange named, 2 ranks with each: the paper's master-worker, whose
  * ranks each own a fixed share of the blocks, beside the shared step, whose ranks take blocks
- * as they are ready.
+ * as they are ready. With {@code --rebalance} each exchange but the shared step also runs with
+ * block boundaries that follow the ranks' measured speeds.
  */
 @Command(name = "balance", mixinStandardHelpOptions = true,
-    description = {"Time 1 and 2 local ranks on a short run, with both cores free and with one busy.",
+    description = {"Time 1 and 2 ranks on a short run: both cores free, one busy, or one rank half as fast.",
         "Linear regression, full batch, SAMPLES x FEATURES from bench kernels' generator; 2 ranks with each",
         "exchange of --allreduce (default: the paper's master-worker and the shared step), 1 rank with the first.",
         "Each run is a fresh JVM: its first training (cold, with the JIT's compilation time during it) and",
         "the median of three more in the same JVM (warm). 'busy': another process spins on one core",
-        "meanwhile. Rounds alternate the runs; medians over the rounds."})
+        "meanwhile; 'slow': rank 1 computes its blocks twice (a node half as fast). --rebalance adds 2-rank",
+        "runs whose block boundaries follow the ranks' speeds. Rounds alternate the runs; medians over the rounds."})
 final class BenchBalanceCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -53,14 +56,23 @@ final class BenchBalanceCommand implements Runnable {
     int rounds;
 
     @Option(names = "--modes", split = ",", defaultValue = "free,busy",
-        description = "free (both cores free), busy (another process spinning on one core) or both "
-            + "(default ${DEFAULT-VALUE}).")
+        description = "free (both cores free), busy (another process spinning on one core), slow (rank 1 computes "
+            + "its blocks twice, as a node half as fast would take), comma-separated (default ${DEFAULT-VALUE}).")
     List<String> modeNames;
 
+    @Option(names = "--backend", defaultValue = "local",
+        description = "local (ranks are threads of one JVM) or mpi (each run an MPI job) (default ${DEFAULT-VALUE}).")
+    String backend;
+
+    @Option(names = "--rebalance", defaultValue = "0", paramLabel = "STEPS", description = "Also run each exchange "
+        + "but shared at 2 ranks with train's --rebalance STEPS: block boundaries that follow the ranks' measured "
+        + "speeds; 0 (default): not.")
+    int rebalance;
+
     @Option(names = "--allreduce", split = ",", defaultValue = "master-worker,shared", description = "The exchanges "
-        + "of the 2-rank runs, comma-separated: master-worker (the paper's), shared (ranks take blocks as they are "
-        + "ready), star, tree, recursive-doubling, ring or rabenseifner; 1 rank runs with the first "
-        + "(default ${DEFAULT-VALUE}).")
+        + "of the 2-rank runs, comma-separated: master-worker (the paper's), shared (local: ranks take blocks as they "
+        + "are ready), star, tree, recursive-doubling, ring, rabenseifner, native (mpi: MPI's own); 1 rank runs with "
+        + "the first (default ${DEFAULT-VALUE}; with --backend mpi, master-worker).")
     List<String> exchanges;
 
     @Option(names = "--quiet", description = "No progress bar.")
@@ -70,8 +82,8 @@ final class BenchBalanceCommand implements Runnable {
         + "balance.csv, .json and .md, with the times plotted as balance.png and .svg (default ${DEFAULT-VALUE}).")
     Path outDir;
 
-    /** Whether another process is busy on one core. */
-    enum Mode { FREE, BUSY }
+    /** Both cores free, another process busy on one, or rank 1 half as fast. */
+    enum Mode { FREE, BUSY, SLOW }
 
     /** One child's figures: seconds of the cold run, ms the JIT compiled during it, seconds of a warm run. */
     record Run(double coldSeconds, double compileMs, double warmSeconds, double loss) { }
@@ -80,8 +92,13 @@ final class BenchBalanceCommand implements Runnable {
     record Row(Mode mode, int ranks, String exchange, double coldSeconds, double coldMin, double coldMax,
                double compileMs, double warmSeconds) { }
 
-    /** What one child runs: a rank count and an exchange. */
-    record Setup(int ranks, String exchange) { }
+    /** What one child runs: a rank count, an exchange and its window for moving the split (0: even split). */
+    record Setup(int ranks, String exchange, int rebalance) {
+        /** {@return the exchange as the table names it, with its rebalancing if any} */
+        String label() {
+            return rebalance == 0 ? exchange : exchange + ", rebalance " + rebalance;
+        }
+    }
 
     @Override
     public void run() {
@@ -89,6 +106,13 @@ final class BenchBalanceCommand implements Runnable {
         OptionChecks.range("--features", features, 1, Integer.MAX_VALUE);
         OptionChecks.range("--epochs", epochs, 1, Integer.MAX_VALUE);
         OptionChecks.range("--rounds", rounds, 1, 1000);
+        OptionChecks.range("--rebalance", rebalance, 0, org.paratrain.train.spec.RunSpec.MAX_REBALANCE);
+        if (!backend.equals("local") && !backend.equals("mpi")) {
+            throw new IllegalArgumentException("--backend must be local or mpi, got '" + backend + "'");
+        }
+        if (mpi() && !spec.commandLine().getParseResult().hasMatchedOption("--allreduce")) {
+            exchanges = List.of("master-worker");
+        }
         if ((long) samples * features > org.paratrain.data.HeapBudget.MAX_ARRAY) {
             throw new IllegalArgumentException("--samples x --features make " + (long) samples * features
                 + " values, more than one array holds");
@@ -104,26 +128,35 @@ final class BenchBalanceCommand implements Runnable {
             }
         }
         Map<String, Double> loss = sameLoss(runs, setups);
-        BalanceReport.print(spec.commandLine().getOut(), rows, samples, features, epochs, rounds, loss);
-        BalanceReport.write(outDir, rows, samples, features, epochs, rounds, loss);
+        BalanceReport.print(spec.commandLine().getOut(), rows, samples, features, epochs, rounds, loss, backend);
+        BalanceReport.write(outDir, rows, samples, features, epochs, rounds, loss, backend);
     }
 
-    /** 1 rank with the first exchange, then 2 ranks with each. */
+    private boolean mpi() {
+        return backend.equals("mpi");
+    }
+
+    /** 1 rank with the first exchange, then 2 ranks with each (and each rebalanced, if asked). */
     private List<Setup> setups() {
         List<Setup> setups = new ArrayList<>();
         for (String e : exchanges) {
             String name = e.strip();
-            if (!name.equals("master-worker") && !name.equals("shared")
-                && !org.paratrain.collective.Allreduces.portableNames().contains(name)) {
-                throw new IllegalArgumentException("--allreduce must name exchanges of the local backend to time: "
-                    + "master-worker, shared, " + String.join(", ", org.paratrain.collective.Allreduces.portableNames())
+            boolean known = name.equals("master-worker") || org.paratrain.collective.Allreduces.portableNames()
+                .contains(name) || (mpi() ? name.equals("native") : name.equals("shared"));
+            if (!known) {
+                throw new IllegalArgumentException("--allreduce must name exchanges of the " + backend + " backend to "
+                    + "time: master-worker, " + (mpi() ? "" : "shared, ")
+                    + String.join(", ", org.paratrain.collective.Allreduces.portableNames()) + (mpi() ? ", native" : "")
                     + ", got '" + name + "'");
             }
             if (setups.isEmpty()) {
-                setups.add(new Setup(1, name));
+                setups.add(new Setup(1, name, 0));
             }
-            if (!setups.contains(new Setup(2, name))) {
-                setups.add(new Setup(2, name));
+            if (!setups.contains(new Setup(2, name, 0))) {
+                setups.add(new Setup(2, name, 0));
+                if (rebalance > 0 && !name.equals("shared")) {
+                    setups.add(new Setup(2, name, rebalance));
+                }
             }
         }
         return setups;
@@ -144,7 +177,7 @@ final class BenchBalanceCommand implements Runnable {
                 for (Mode m : modes) {
                     try (BusyProcess busy = m == Mode.BUSY ? BusyProcess.start() : null) {
                         for (int i = 0; i < setups.size(); i++) {
-                            runs.get(m).get(i).add(child(setups.get(i)));
+                            runs.get(m).get(i).add(child(setups.get(i), m));
                             progress.update("bench balance", ++done, total);
                         }
                     }
@@ -164,14 +197,15 @@ final class BenchBalanceCommand implements Runnable {
         Map<String, Double> losses = new java.util.LinkedHashMap<>();
         for (int i = 0; i < setups.size(); i++) {
             Setup s = setups.get(i);
+            // MPI's own allreduce of the block table gives the bits of any other allreduce of it.
             double loss = losses.computeIfAbsent(s.exchange(),
-                e -> Training.local(data, training(samples, epochs, 1, e)).finalLoss());
+                e -> Training.local(data, training(samples, epochs, 1, e.equals("native") ? "star" : e)).finalLoss());
             int at = i;
             double[] others = runs.values().stream().flatMap(l -> l.get(at).stream()).mapToDouble(Run::loss)
                 .filter(l -> Double.doubleToRawLongBits(l) != Double.doubleToRawLongBits(loss)).distinct().toArray();
             if (others.length > 0) {
                 throw new org.paratrain.comm.BackendException("bench balance: runs at " + s.ranks() + " rank(s) with "
-                    + s.exchange() + " ended with final losses " + java.util.Arrays.toString(others) + " instead of "
+                    + s.label() + " ended with final losses " + java.util.Arrays.toString(others) + " instead of "
                     + loss + ", the same training's in this JVM");
             }
         }
@@ -184,7 +218,8 @@ final class BenchBalanceCommand implements Runnable {
             Mode m = switch (name.strip().toLowerCase(Locale.ROOT)) {
                 case "free" -> Mode.FREE;
                 case "busy" -> Mode.BUSY;
-                default -> throw new IllegalArgumentException("--modes: '" + name + "' is not free or busy");
+                case "slow" -> Mode.SLOW;
+                default -> throw new IllegalArgumentException("--modes: '" + name + "' is not free, busy or slow");
             };
             if (!modes.contains(m)) {
                 modes.add(m);
@@ -198,18 +233,26 @@ final class BenchBalanceCommand implements Runnable {
         double[] cold = runs.stream().mapToDouble(Run::coldSeconds).toArray();
         double[] compile = runs.stream().mapToDouble(Run::compileMs).toArray();
         double[] warm = runs.stream().mapToDouble(Run::warmSeconds).toArray();
-        return new Row(m, setup.ranks(), setup.exchange(), Statistics.median(cold), java.util.Arrays.stream(cold).min().orElseThrow(),
+        return new Row(m, setup.ranks(), setup.label(), Statistics.median(cold), java.util.Arrays.stream(cold).min().orElseThrow(),
             java.util.Arrays.stream(cold).max().orElseThrow(), Statistics.median(compile), Statistics.median(warm));
     }
 
     /** How long one run may take before it is taken for hung. */
     private static final java.time.Duration CHILD_LIMIT = java.time.Duration.ofMinutes(10);
 
-    /** Runs {@link Child} in a new JVM with this JVM's options; returns what it printed. */
-    private Run child(Setup setup) {
-        String out = ChildJvm.output("bench balance: a run", CHILD_LIMIT, "bench", "balance-run", "--samples",
-            Integer.toString(samples), "--features", Integer.toString(features), "--epochs", Integer.toString(epochs),
-            "--nodes", Integer.toString(setup.ranks()), "--allreduce", setup.exchange());
+    /**
+     * Runs {@link Child} in a new JVM with this JVM's options (an MPI job of as many processes
+     * as ranks, with {@code --backend mpi}); returns what it printed.
+     */
+    private Run child(Setup setup, Mode mode) {
+        List<String> args = List.of("bench", "balance-run", "--samples", Integer.toString(samples), "--features",
+            Integer.toString(features), "--epochs", Integer.toString(epochs), "--nodes", Integer.toString(setup.ranks()),
+            "--allreduce", setup.exchange(), "--rebalance", Integer.toString(setup.rebalance()), "--backend", backend,
+            "--slow", mode == Mode.SLOW && setup.ranks() > 1 ? "2" : "1");
+        String out = mpi()
+            ? CReference.output(org.paratrain.train.Backend.mpiJobCommand(new org.paratrain.comm.JobLaunch(setup.ranks(),
+                null, List.of(), List.of()), Main.class.getName(), args))
+            : ChildJvm.output("bench balance: a run", CHILD_LIMIT, args.toArray(String[]::new));
         try {
             return new Run(value(out, "cold_s"), value(out, "compile_ms"), value(out, "warm_s"),
                 Double.longBitsToDouble(Long.parseUnsignedLong(text(out, "loss_bits"), 16)));
@@ -242,6 +285,11 @@ final class BenchBalanceCommand implements Runnable {
             .withLearningRate(0.5 / samples).withNodes(ranks).withExchange(ExchangeSpec.parse(exchange));
     }
 
+    /** The data and training of one run, with its rebalancing. */
+    static TrainSpec training(int samples, int epochs, int ranks, String exchange, int rebalance) {
+        return training(samples, epochs, ranks, exchange).withRebalance(rebalance);
+    }
+
     /** One run of {@code bench balance}, in its own JVM: prints cold_s, compile_ms and warm_s. */
     @Command(name = "balance-run", hidden = true)
     static final class Child implements Runnable {
@@ -260,21 +308,42 @@ final class BenchBalanceCommand implements Runnable {
         @Option(names = "--allreduce", required = true)
         String allreduce;
 
+        @Option(names = "--rebalance", defaultValue = "0")
+        int rebalance;
+
+        @Option(names = "--backend", defaultValue = "local")
+        String backend;
+
+        @Option(names = "--slow", defaultValue = "1")
+        int slow;
+
         @Override
         public void run() {
             Dataset data = KernelData.generate(samples, features);
-            TrainSpec train = training(samples, epochs, nodes, allreduce);
+            TrainSpec train = training(samples, epochs, nodes, allreduce, rebalance);
             var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
             long compiled = jit.getTotalCompilationTime();
-            TrainingResult cold = Training.local(data, train);
+            TrainingResult cold = train(data, train);
             long compileMs = jit.getTotalCompilationTime() - compiled;
             double[] warm = new double[3];
             for (int i = 0; i < warm.length; i++) {
-                warm[i] = Training.local(data, train).trainSeconds();
+                TrainingResult r = train(data, train);
+                warm[i] = r == null ? 0.0 : r.trainSeconds();
+            }
+            if (cold == null) {
+                return;         // an MPI rank other than 0: rank 0 prints
             }
             // The JIT's time counts every compiler thread, and part of it ran while the run's setup did.
             System.out.printf(Locale.ROOT, "cold_s %.6f%ncompile_ms %d%nwarm_s %.6f%nloss_bits %x%n",
                 cold.trainSeconds(), compileMs, Statistics.median(warm), Double.doubleToRawLongBits(cold.finalLoss()));
+        }
+
+        /** One training on this backend (rank 1 slower when asked); null on MPI ranks other than 0. */
+        private TrainingResult train(Dataset data, TrainSpec train) {
+            var control = org.paratrain.train.TrainingControl.none();
+            var failure = slow > 1 ? org.paratrain.train.FailureInjection.slow(1, 1, slow) : null;
+            return backend.equals("mpi") ? org.paratrain.train.FailureInjection.mpi(data, train, control, failure)
+                : org.paratrain.train.FailureInjection.local(data, train, control, failure);
         }
     }
 }

@@ -15,7 +15,7 @@ final class SpecOptions {
         Map.entry("weight decay", "--weight-decay"), Map.entry("schedule", "--schedule"),
         Map.entry("warm-up steps", "--warmup-steps"), Map.entry("nodes", "--nodes"), Map.entry("epochs", "--epochs"),
         Map.entry("batch size", "--batch-size"), Map.entry("loss reduction", "--loss-reduction"),
-        Map.entry("block size", "--block-size"), Map.entry("exchange", "--allreduce"),
+        Map.entry("block size", "--block-size"), Map.entry("rebalance", "--rebalance"), Map.entry("exchange", "--allreduce"),
         Map.entry("format", "--format"), Map.entry("features", "--x"), Map.entry("labels", "--labels"),
         Map.entry("test labels", "--test-labels"), Map.entry("test fraction", "--test-fraction"),
         Map.entry("test data", "--test-data"), Map.entry("sum", "--sum"), Map.entry("precision", "--precision"),

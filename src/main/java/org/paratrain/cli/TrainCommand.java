@@ -77,6 +77,12 @@ final class TrainCommand implements Runnable {
             + "block size; no more ranks than blocks do work.")
     int blockSize;
 
+    @Option(names = "--rebalance", defaultValue = "0", paramLabel = "STEPS",
+        description = "Every STEPS steps the ranks compare how fast each computed its blocks and move the block "
+            + "boundaries so that a slower rank (a busy core, a slower node) gets fewer; 0 (default) keeps an even "
+            + "share. The results stay the same bits; not with --allreduce shared, which balances by itself.")
+    int rebalance;
+
     @Option(names = "--batch-size", defaultValue = "0",
         description = "Samples per step for mini-batch SGD (0: full batch, the default). Batches visit the samples in "
             + "an order drawn from --seed, the same at any node count; the last short batch of an epoch is dropped.")
@@ -208,11 +214,15 @@ final class TrainCommand implements Runnable {
             : RunSpec.Nodes.parse(nodesText);
         ModelSpec m = idxImages(learning.model());
         OptimizerSpec o = learning.optimizer();
-        RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize);
+        RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize, rebalance);
         ExchangeSpec exchange = ExchangeSpec.parse(allreduce, sum == null ? null : ExchangeSpec.Sum.parse(sum));
         if (shardOptimizer && exchange.scheme() != ExchangeSpec.Scheme.ALLREDUCE) {
             throw new IllegalArgumentException("--shard-optimizer needs --allreduce ring, rabenseifner or native (an "
                 + "allreduce that is a reduce-scatter and an allgather), got --allreduce " + allreduce);
+        }
+        if (rebalance > 0 && exchange.scheme() == ExchangeSpec.Scheme.SHARED) {
+            throw new IllegalArgumentException("--rebalance does not apply to --allreduce shared, which hands out "
+                + "blocks as ranks are ready; give one or the other");
         }
         return new TrainSpec(m, o, shardOptimizer ? exchange.sharded() : exchange, run);
     }
@@ -332,7 +342,7 @@ final class TrainCommand implements Runnable {
         DataSpec.Format format = dataFormat.format();
         return batchSize == 0 && testFraction == 0 && testX == null && !standardize
             && (format == DataSpec.Format.PAPER || format == DataSpec.Format.IDX) && classesKnown
-            && injectFailure == null && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
+            && injectFailure == null && rebalance == 0 && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
     }
 
     java.io.PrintWriter out() {

@@ -27,6 +27,10 @@ final class TrainReport {
         out.printf(Locale.ROOT, "  time       %s (%s an epoch: compute %s, communication %s)%n",
             Formats.duration(r.trainSeconds()), Formats.duration(r.trainSeconds() / r.epochs()),
             Formats.duration(r.computeSeconds() / r.epochs()), Formats.duration(r.commSeconds() / r.epochs()));
+        if (r.split() != null && r.split().moves() > 0) {
+            out.printf(Locale.ROOT, "  blocks     %s a rank at the end (the split moved %s to follow the ranks' speeds)%n",
+                r.split().text(), Formats.count(r.split().moves(), "time"));
+        }
     }
 
     /**

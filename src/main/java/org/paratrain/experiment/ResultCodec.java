@@ -30,6 +30,13 @@ final class ResultCodec {
         array(h.putArray("seconds"), r.history().seconds());
         array(h.putArray("compute"), r.history().compute());
         array(h.putArray("comm"), r.history().comm());
+        if (r.split() != null) {
+            ArrayNode b = o.putArray("blocks_per_rank");
+            for (int n : r.split().blocksPerRank()) {
+                b.add(n);
+            }
+            o.put("split_moves", r.split().moves());
+        }
         return o;
     }
 
@@ -39,7 +46,9 @@ final class ResultCodec {
             o.get("nodes").asInt(), o.get("backend").asText(), o.get("algorithm").asText(),
             o.get("block_size").asInt(), o.get("train_seconds").asDouble(), o.get("compute_seconds").asDouble(),
             o.get("comm_seconds").asDouble(), new TrainingResult.History(doubles(h.get("loss")),
-                doubles(h.get("seconds")), doubles(h.get("compute")), doubles(h.get("comm"))));
+                doubles(h.get("seconds")), doubles(h.get("compute")), doubles(h.get("comm"))), Double.NaN,
+            o.has("blocks_per_rank") ? new TrainingResult.Split(ints(o.get("blocks_per_rank")),
+                o.path("split_moves").asInt()) : null);
     }
 
     /** Appends every value of {@code v} to {@code a}. */
@@ -47,6 +56,14 @@ final class ResultCodec {
         for (double d : v) {
             a.add(d);
         }
+    }
+
+    private static int[] ints(JsonNode a) {
+        int[] v = new int[a.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = a.get(i).asInt();
+        }
+        return v;
     }
 
     /** The numbers of a JSON array; an empty array when {@code a} is missing or not an array. */

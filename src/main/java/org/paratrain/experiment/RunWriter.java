@@ -2,6 +2,7 @@ package org.paratrain.experiment;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import org.paratrain.io.AtomicFiles;
@@ -134,6 +135,13 @@ public final class RunWriter {
         root.put("seconds_per_epoch", r.trainSeconds() / r.epochs());
         root.set("config", SpecCodec.encode(spec));
         root.put("block_size", r.blockSize());
+        if (r.split() != null) {
+            ArrayNode blocks = root.putArray("blocks_per_rank");
+            for (int n : r.split().blocksPerRank()) {
+                blocks.add(n);
+            }
+            root.put("split_moves", r.split().moves());
+        }
         return root;
     }
 }

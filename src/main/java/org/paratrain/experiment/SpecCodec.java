@@ -20,8 +20,9 @@ import org.paratrain.train.spec.TrainSpec;
  * <p>Three groups: {@code model} (kind, layers, activation, classes, biases and how the
  * weights start), {@code optimizer} (kind, learning rate, schedule, warm-up, momentum or
  * Adam's constants, weight decay) and {@code training} (epochs, loss reduction, batch and
- * block size, seed). Beside them {@code nodes} and {@code exchange}, which change how fast a
- * run goes but never its numbers: a checkpoint made at one node count, with one exchange,
+ * block size, seed). Beside them {@code nodes}, {@code exchange} and {@code rebalance_steps}
+ * (how often ranks move their block boundaries), which change how fast a run goes but never its
+ * numbers: a checkpoint made at one node count, with one exchange,
  * continues at another; and {@code sum}, how the gradients are added up, which does.
  */
 public final class SpecCodec {
@@ -64,6 +65,7 @@ public final class SpecCodec {
             root.put("nodes", run.nodes().toString());
         }
         root.put("exchange", spec.exchange().label());
+        root.put("rebalance_steps", run.rebalance());
         if (spec.exchange().sum() != null) {
             root.put("sum", spec.exchange().sum().label());
         }
@@ -111,7 +113,7 @@ public final class SpecCodec {
         RunSpec run = new RunSpec(RunSpec.Nodes.parse(root.path("nodes").asText("1")), t.path("epochs").asInt(),
             t.path("batch_size").asInt(), t.path("seed").asLong(),
             LossReduction.valueOf(t.path("loss_reduction").asText("sum").toUpperCase(Locale.ROOT)),
-            t.path("block_size").asInt());
+            t.path("block_size").asInt(), root.path("rebalance_steps").asInt(0));
         ExchangeSpec exchange = ExchangeSpec.parse(root.path("exchange").asText("master-worker"),
             root.has("sum") ? ExchangeSpec.Sum.parse(root.path("sum").asText()) : null);
         return new TrainSpec(decodeModel(root.path("model")), opt,

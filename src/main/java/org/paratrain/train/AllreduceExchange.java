@@ -3,7 +3,6 @@ package org.paratrain.train;
 import java.util.Arrays;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.comm.Communicator;
-import org.paratrain.data.BlockSharding;
 import org.paratrain.optim.Optimizer;
 
 /**
@@ -22,18 +21,16 @@ final class AllreduceExchange implements GradientExchange {
     private final Allreduce allreduce;
     private final int params;
     private final int blocks;
-    private final int first;
-    private final int owned;
+    private final BlockRanges ranges;
     private final double[] table;
     private final double[] total;
 
-    AllreduceExchange(Communicator comm, BlockSharding sharding, int params, Allreduce allreduce) {
+    AllreduceExchange(Communicator comm, BlockRanges ranges, int params, Allreduce allreduce) {
         this.comm = comm;
         this.allreduce = allreduce;
         this.params = params;
-        this.blocks = sharding.blocks();
-        this.first = sharding.firstBlock(comm.rank(), comm.size());
-        this.owned = sharding.endBlock(comm.rank(), comm.size()) - first;
+        this.blocks = ranges.sharding().blocks();
+        this.ranges = ranges;
         this.table = new double[blocks * (params + 1)];
         this.total = new double[params];
     }
@@ -45,7 +42,7 @@ final class AllreduceExchange implements GradientExchange {
 
     @Override
     public int lossIndex(int k) {
-        return (first + k) * (params + 1);
+        return (ranges.first(comm.rank()) + k) * (params + 1);
     }
 
     @Override
@@ -55,7 +52,7 @@ final class AllreduceExchange implements GradientExchange {
 
     @Override
     public int gradientOffset(int k) {
-        return (first + k) * (params + 1) + 1;
+        return (ranges.first(comm.rank()) + k) * (params + 1) + 1;
     }
 
     @Override
@@ -90,8 +87,8 @@ final class AllreduceExchange implements GradientExchange {
     /** Fills the rows this rank does not own with -0.0 and reduces the whole table. */
     private void reduceTable() {
         int w = params + 1;
-        Arrays.fill(table, 0, first * w, -0.0);
-        Arrays.fill(table, (first + owned) * w, table.length, -0.0);
+        Arrays.fill(table, 0, ranges.first(comm.rank()) * w, -0.0);
+        Arrays.fill(table, ranges.end(comm.rank()) * w, table.length, -0.0);
         allreduce.allreduce(comm, table, 0, table.length);
     }
 

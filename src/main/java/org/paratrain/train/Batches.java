@@ -24,8 +24,8 @@ final class Batches {
     private final double[] bx;
     private final double[] by;
     private final Dataset view;
-    private final int firstRow;
-    private final int endRow;
+    private int firstRow;
+    private int endRow;
     /** The epoch whose order {@code order} holds, -1 before the first. */
     private int shuffled = -1;
 
@@ -54,6 +54,12 @@ final class Batches {
         this.view = mini ? new Dataset(bx, by, batch, data.features()) : data;
         this.firstRow = sharding.blockStart(sharding.firstBlock(rank, ranks));
         this.endRow = sharding.blockStart(sharding.endBlock(rank, ranks));
+    }
+
+    /** From the next step on, this rank gathers rows {@code [from, to)} of each batch (its blocks moved). */
+    void own(int from, int to) {
+        firstRow = from;
+        endRow = to;
     }
 
     /** Steps per epoch. */

@@ -22,29 +22,69 @@ public final class FailureInjection {
     private final int epoch;
     /** True: the rank sleeps until it is interrupted instead of throwing. */
     private final boolean hang;
+    /**
+     * Above 1: the rank does not fail but becomes this many times slower from the step on: it
+     * computes its blocks this many times (each time with the same bits), as a slower node would
+     * take this much longer. For the tests and the benchmark of {@code --rebalance}.
+     */
+    private final int slow;
 
     FailureInjection(int rank, int epoch, boolean hang) {
+        this(rank, epoch, hang, 1);
+    }
+
+    private FailureInjection(int rank, int epoch, boolean hang, int slow) {
         this.rank = rank;
         this.epoch = epoch;
         this.hang = hang;
+        this.slow = slow;
+    }
+
+    /**
+     * {@return rank {@code rank} computing its blocks {@code factor} times from step {@code step} on}
+     * @param rank   the rank made slower
+     * @param step   the first step (1-based over the run) it is slower in
+     * @param factor how many times it computes its blocks, at least 2
+     */
+    public static FailureInjection slow(int rank, int step, int factor) {
+        return new FailureInjection(rank, step, false, factor);
     }
 
     /**
      * {@return the injection a {@code --inject-failure} value asks for}
-     * @param s {@code RANK:EPOCH} or {@code RANK:EPOCH:hang}
-     * @throws IllegalArgumentException naming the option, if {@code s} is neither form
+     * @param s {@code RANK:EPOCH}, {@code RANK:EPOCH:hang} or {@code RANK:EPOCH:slow=FACTOR} (FACTOR
+     *          at least 2: from that epoch on the rank computes its blocks FACTOR times)
+     * @throws IllegalArgumentException naming the option, if {@code s} is none of these forms
      */
     public static FailureInjection parse(String s) {
         String[] parts = s.split(":");
         try {
-            if (parts.length > 3 || (parts.length == 3 && !parts[2].equals("hang"))) {
+            boolean slow = parts.length == 3 && parts[2].startsWith("slow=");
+            if (parts.length > 3 || (parts.length == 3 && !parts[2].equals("hang") && !slow)) {
                 throw new IllegalArgumentException();
             }
-            return new FailureInjection(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), parts.length == 3);
+            int r = Integer.parseInt(parts[0]);
+            int e = Integer.parseInt(parts[1]);
+            if (slow) {
+                int f = Integer.parseInt(parts[2].substring("slow=".length()));
+                if (f < 2) {
+                    throw new IllegalArgumentException();
+                }
+                return slow(r, e, f);
+            }
+            return new FailureInjection(r, e, parts.length == 3);
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("--inject-failure must be RANK:EPOCH or RANK:EPOCH:hang, got '" + s
-                + "'");
+            throw new IllegalArgumentException("--inject-failure must be RANK:EPOCH, RANK:EPOCH:hang or "
+                + "RANK:EPOCH:slow=FACTOR (FACTOR at least 2), got '" + s + "'");
         }
+    }
+
+    /**
+     * {@return how many times rank {@code myRank} computes its blocks in step {@code step}
+     * (1-based over the run): the slowdown from its step on, else 1}
+     */
+    int repeats(int myRank, long step) {
+        return slow > 1 && myRank == rank && step >= epoch ? slow : 1;
     }
 
     /**
@@ -81,7 +121,7 @@ public final class FailureInjection {
      * as ranks are ready).
      */
     void atStep(int myRank, long step) {
-        if (myRank != rank || step != epoch) {
+        if (myRank != rank || step != epoch || slow > 1) {
             return;
         }
         if (hang) {

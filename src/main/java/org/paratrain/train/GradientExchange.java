@@ -66,6 +66,14 @@ interface GradientExchange {
         return whole;
     }
 
+    /**
+     * Called on every rank, between steps, after the {@link BlockRanges} the exchange was built
+     * with moved: the exchange makes room for this rank's new share. {@link #losses()} and
+     * {@link #gradients()} may then return other arrays.
+     */
+    default void rangesMoved() {
+    }
+
     /** Name, as in results. */
     String name();
 }

@@ -2,7 +2,6 @@ package org.paratrain.train;
 
 import java.util.Arrays;
 import org.paratrain.comm.Communicator;
-import org.paratrain.data.BlockSharding;
 import org.paratrain.optim.Optimizer;
 
 /**
@@ -24,19 +23,19 @@ final class MasterWorkerExchange implements GradientExchange {
     static final int TAG_GRADIENT = 2;
     static final int TAG_WEIGHTS = 3;
     private final Communicator comm;
-    private final BlockSharding sharding;
+    private final BlockRanges ranges;
     private final int params;
-    private final double[] blockLoss;
-    private final double[] blockGrad;
+    private double[] blockLoss;
+    private double[] blockGrad;
     private final double[] total;
     private final double[] message;
 
-    MasterWorkerExchange(Communicator comm, BlockSharding sharding, int params) {
+    MasterWorkerExchange(Communicator comm, BlockRanges ranges, int params) {
         this.comm = comm;
-        this.sharding = sharding;
+        this.ranges = ranges;
         this.params = params;
         boolean root = comm.rank() == 0;
-        int blocks = root ? sharding.blocks() : localBlocks(comm.rank());
+        int blocks = root ? ranges.sharding().blocks() : localBlocks(comm.rank());
         this.blockLoss = new double[blocks];
         this.blockGrad = new double[blocks * params];
         this.total = new double[params];
@@ -44,7 +43,17 @@ final class MasterWorkerExchange implements GradientExchange {
     }
 
     int localBlocks(int rank) {
-        return sharding.endBlock(rank, comm.size()) - sharding.firstBlock(rank, comm.size());
+        return ranges.owned(rank);
+    }
+
+    /** A worker whose share grew takes larger buffers (rank 0's hold every block already). */
+    @Override
+    public void rangesMoved() {
+        int n = localBlocks(comm.rank());
+        if (n > blockLoss.length) {
+            blockLoss = new double[n];
+            blockGrad = new double[n * params];
+        }
     }
 
     @Override
@@ -120,7 +129,7 @@ final class MasterWorkerExchange implements GradientExchange {
     /** Rank 0 receives each worker's blocks into their place in the global buffer. */
     private void gather(int tag, double[] into, int width) {
         for (int r = 1; r < comm.size(); r++) {
-            int first = sharding.firstBlock(r, comm.size());
+            int first = ranges.first(r);
             int n = localBlocks(r);
             comm.recv(into, first * width, n * width, r, tag);
         }

@@ -5,7 +5,6 @@ import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.sum.FixedFormat;
 import org.paratrain.collective.sum.FixedSum;
 import org.paratrain.comm.Communicator;
-import org.paratrain.data.BlockSharding;
 import org.paratrain.train.spec.ExchangeSpec.Sum;
 
 /**
@@ -18,22 +17,34 @@ abstract class OwnRowsExchange implements GradientExchange {
     final Sum sum;
     final int params;
     final int blocks;
-    final int owned;
+    private final BlockRanges ranges;
+    /** How many blocks this rank computes (as {@link #ranges} last said). */
+    int owned;
     /** This rank's blocks: a row of loss then gradient each. */
-    final double[] rows;
+    double[] rows;
     /** The fixed-point accumulator of the loss (index 0) and gradient; null for a float sum. */
     final FixedSum fixed;
     final SumExchange.LossSum lossSum;
 
-    OwnRowsExchange(Communicator comm, BlockSharding sharding, int params, Allreduce allreduce, Sum sum) {
+    OwnRowsExchange(Communicator comm, BlockRanges ranges, int params, Allreduce allreduce, Sum sum) {
         this.comm = comm;
         this.sum = sum;
         this.params = params;
-        this.blocks = sharding.blocks();
-        this.owned = sharding.endBlock(comm.rank(), comm.size()) - sharding.firstBlock(comm.rank(), comm.size());
+        this.blocks = ranges.sharding().blocks();
+        this.ranges = ranges;
+        this.owned = ranges.owned(comm.rank());
         this.rows = new double[Math.max(1, owned) * (params + 1)];
         this.fixed = sum == Sum.FLOAT ? null : new FixedSum(format(sum), 1, params);
-        this.lossSum = new SumExchange.LossSum(comm, allreduce, sum, blocks, owned, params + 1);
+        this.lossSum = new SumExchange.LossSum(comm, allreduce, sum, blocks, params + 1);
+    }
+
+    /** A rank whose share grew takes a larger table of rows. */
+    @Override
+    public void rangesMoved() {
+        owned = ranges.owned(comm.rank());
+        if (owned * (params + 1) > rows.length) {
+            rows = new double[owned * (params + 1)];
+        }
     }
 
     static FixedFormat format(Sum sum) {
@@ -87,6 +98,6 @@ abstract class OwnRowsExchange implements GradientExchange {
 
     @Override
     public double reduceLoss(double scale) {
-        return lossSum.reduce(rows, scale);
+        return lossSum.reduce(rows, owned, scale);
     }
 }

@@ -40,6 +40,16 @@ public final class RankTrainer {
     private int sharedStep;
     /** A failure to inject on purpose (fault tests), or null. */
     private FailureInjection failure;
+    /** How many times this rank computes its blocks in this step: 1 unless a slower rank is injected. */
+    private int repeats = 1;
+    /** Which blocks of a step each rank computes (the same on every rank); unused by the shared exchange. */
+    private final BlockRanges ranges;
+    /** Every rank's seconds a sample over the last window, for the allreduce that moves {@link #ranges}. */
+    private final double[] speeds;
+    /** This rank's seconds computing its blocks in each step of the window (since the split was last measured). */
+    private final double[] window;
+    /** Steps in that window so far. */
+    private int windowSteps;
 
     /**
      * Prepares one rank's part of a full-batch run.
@@ -89,6 +99,14 @@ public final class RankTrainer {
         this.sharding = spec.run().blockSize() == 0
             ? BlockSharding.byDefault(total)
             : new BlockSharding(total, spec.run().blockSize());
+        this.ranges = new BlockRanges(batches.sharding(), comm.size());
+        this.speeds = new double[comm.size()];
+        this.window = new double[spec.run().rebalance()];
+        if (spec.run().rebalance() > 0 && (any || total != data.samples())) {
+            throw new IllegalArgumentException(any
+                ? "--rebalance does not apply to --allreduce shared, which hands out blocks as ranks are ready"
+                : "--rebalance needs every sample on every rank; a rank holding only its shard cannot take others' blocks");
+        }
         int first = sharding.blockStart(sharding.firstBlock(comm.rank(), comm.size()));
         int end = sharding.blockStart(sharding.endBlock(comm.rank(), comm.size()));
         if (first < origin || end > origin + data.samples()) {
@@ -124,7 +142,7 @@ public final class RankTrainer {
      * @throws DivergenceException if the loss diverged (seen by every rank at the same epoch)
      */
     public TrainingResult train(TrainingControl control) {
-        GradientExchange exchange = exchange(model.parameterCount(), batches.sharding());
+        GradientExchange exchange = exchange(model.parameterCount());
         shared = exchange instanceof SharedExchange s ? s : null;
         RankLoop loop = new RankLoop(comm, model, optimizer, spec, batches, seed, control, exchange);
         comm.barrier();
@@ -163,14 +181,19 @@ public final class RankTrainer {
         double t0 = Double.isNaN(loop.now) ? comm.wtime() : loop.now;
         double t2 = t0;
         for (int s = first; s < steps; s++) {
+            repeats = 1;
             if (failure != null) {
                 failure.atStep(comm.rank(), (long) e * steps + s + 1);
+                repeats = failure.repeats(comm.rank(), (long) e * steps + s + 1);
             }
             if (shared != null) {
                 sharedStep = s;
                 shared.data(batches.unfilled(e, s));
             } else {
-                computeBlocks(exchange, batches.sharding(), batches.step(e, s), loop.weights, true);
+                Dataset d = batches.step(e, s);
+                for (int k = 0; k < repeats; k++) {     // more than once only when a slower rank is injected
+                    computeBlocks(exchange, ranges, d, loop.weights, true);
+                }
             }
             double t1 = comm.wtime();
             h.loss()[e] += exchange.step(loop.weights, optimizer, loop.scale);
@@ -179,6 +202,15 @@ public final class RankTrainer {
             double inStep = shared == null ? 0.0 : shared.computeSeconds();
             h.compute()[e] += t1 - t0 + inStep;
             h.comm()[e] += t2 - t1 - inStep;
+            if (spec.run().rebalance() > 0) {
+                window[windowSteps] = t1 - t0;
+                if (++windowSteps >= window.length) {
+                    rebalance(exchange);
+                    double t3 = comm.wtime();
+                    h.comm()[e] += t3 - t2;
+                    t2 = t3;
+                }
+            }
             t0 = s + 1 < steps && loop.stepDone(e, s + 1) ? comm.wtime() : t2;
         }
         loop.now = t2;
@@ -196,23 +228,50 @@ public final class RankTrainer {
         double trainSeconds = comm.wtime() - loop.start;
         // Over the whole data only the block losses are needed: a table of one double a block
         // (summed in block order, the same bits at any node count), never a gradient a block.
-        GradientExchange whole = batches.steps() == 1 && batches.stepSamples() == totalSamples && shared == null
-            ? exchange : new AllreduceExchange(comm, sharding, 0, Allreduces.create("recursive-doubling", comm));
-        computeBlocks(whole, sharding, data, loop.weights, false);
+        boolean same = batches.steps() == 1 && batches.stepSamples() == totalSamples && shared == null;
+        BlockRanges wholeRanges = same ? ranges : new BlockRanges(sharding, comm.size());
+        GradientExchange whole = same
+            ? exchange : new AllreduceExchange(comm, wholeRanges, 0, Allreduces.create("recursive-doubling", comm));
+        computeBlocks(whole, wholeRanges, data, loop.weights, false);
         double finalLoss = whole.reduceLoss(loop.mean ? 1.0 / totalSamples : 1.0);
         if (comm.rank() != 0) {
             return null;
         }
         TrainingResult.History h = loop.history.first(epochs);
         return new TrainingResult(loop.weights, finalLoss, epochs, comm.size(), comm.backend(), exchange.name(),
-            batches.sharding().blockSize(), trainSeconds, sum(h.compute()), sum(h.comm()), h);
+            batches.sharding().blockSize(), trainSeconds, sum(h.compute()), sum(h.comm()), h, Double.NaN,
+            shared == null ? new TrainingResult.Split(ranges.blocksPerRank(), ranges.moves()) : null);
+    }
+
+    /**
+     * The end of a window: every rank tells the others its seconds a sample, its median step over
+     * the window (one allreduce of a value a rank, each rank's slot {@code -0.0} elsewhere, so the
+     * sum is exact in any order), and every rank moves its copy of the split the same way. The
+     * median, not the mean: a step that caught the compiler or the scheduler's slice for another
+     * process is an outlier that says nothing of the rank's speed, while a slower node is slower
+     * in every step.
+     */
+    private void rebalance(GradientExchange exchange) {
+        java.util.Arrays.fill(speeds, -0.0);
+        int samples = ranges.samples(comm.rank());
+        java.util.Arrays.sort(window);
+        double median = (window[(window.length - 1) / 2] + window[window.length / 2]) / 2;
+        speeds[comm.rank()] = samples == 0 ? Double.NaN : median / samples;
+        Allreduces.create("recursive-doubling", comm).allreduce(comm, speeds, 0, speeds.length);
+        windowSteps = 0;
+        if (ranges.rebalance(speeds)) {
+            exchange.rangesMoved();
+            BlockSharding b = ranges.sharding();
+            batches.own(b.blockStart(ranges.first(comm.rank())), b.blockStart(ranges.end(comm.rank())));
+        }
     }
 
     /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */
-    private void computeBlocks(GradientExchange exchange, BlockSharding sharding, Dataset data, double[] weights,
+    private void computeBlocks(GradientExchange exchange, BlockRanges ranges, Dataset data, double[] weights,
                                boolean gradients) {
-        int first = sharding.firstBlock(comm.rank(), comm.size());
-        int end = sharding.endBlock(comm.rank(), comm.size());
+        BlockSharding sharding = ranges.sharding();
+        int first = ranges.first(comm.rank());
+        int end = ranges.end(comm.rank());
         double[] losses = exchange.losses();
         double[] grads = exchange.gradients();
         // The whole data set's blocks, or (for a shard) the same blocks shifted by the shard's start.
@@ -236,21 +295,22 @@ public final class RankTrainer {
     }
 
     /** The exchange the configuration names ({@code auto} resolved by the caller beforehand). */
-    private GradientExchange exchange(int params, BlockSharding sharding) {
+    private GradientExchange exchange(int params) {
         ExchangeSpec e = spec.exchange();
+        BlockSharding sharding = ranges.sharding();
         return switch (e.scheme()) {
             // Ranks that share a process gather in shared memory; between processes the table
             // goes to the first and back (star), as master-worker: the same rows, summed in block order.
             // A one-vector sum goes to rank 0 and back as star does (rank 0 adds the ranks' sums). Ranks
             // that share a process gather in shared memory and run star between processes.
             case MASTER_WORKER -> e.sum() != ExchangeSpec.Sum.BLOCKS
-                ? new SumExchange(comm, sharding, params, masterWorker(), e.sum())
-                : comm.processGroup().isPresent() ? new AllreduceExchange(comm, sharding, params, masterWorker())
-                : new MasterWorkerExchange(comm, sharding, params);
+                ? new SumExchange(comm, ranges, params, masterWorker(), e.sum())
+                : comm.processGroup().isPresent() ? new AllreduceExchange(comm, ranges, params, masterWorker())
+                : new MasterWorkerExchange(comm, ranges, params);
             case ALLREDUCE -> e.sum() == ExchangeSpec.Sum.BLOCKS
-                ? new AllreduceExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm))
-                : new SumExchange(comm, sharding, params, Allreduces.create(e.algorithm(), comm), e.sum());
-            case SHARDED -> new ShardedExchange(comm, sharding, params, e.algorithm(), e.sum());
+                ? new AllreduceExchange(comm, ranges, params, Allreduces.create(e.algorithm(), comm))
+                : new SumExchange(comm, ranges, params, Allreduces.create(e.algorithm(), comm), e.sum());
+            case SHARDED -> new ShardedExchange(comm, ranges, params, e.algorithm(), e.sum());
             case SHARED -> sharedExchange(params, sharding, e.sum());
             case AUTO -> throw new IllegalStateException("the exchange is still auto: resolve it before training");
         };
@@ -265,8 +325,10 @@ public final class RankTrainer {
         int w = params + 1;
         return new SharedExchange(board, comm.rank(), sharding.blocks(), params, sum, (d, weights, first, end, table) -> {
             batches.gather(sharedStep, sharding.blockStart(first), sharding.blockStart(end));   // mini-batches only
-            model.blocks(d, sharding.blockStart(first), sharding.blockStart(end), sharding.blockSize(), weights, table,
-                first * w, w, table, first * w + 1, w);
+            for (int k = 0; k < repeats; k++) {
+                model.blocks(d, sharding.blockStart(first), sharding.blockStart(end), sharding.blockSize(), weights,
+                    table, first * w, w, table, first * w + 1, w);
+            }
         });
     }
 

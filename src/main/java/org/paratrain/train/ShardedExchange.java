@@ -10,7 +10,6 @@ import org.paratrain.collective.ReduceScatter;
 import org.paratrain.collective.Reduction;
 import org.paratrain.collective.sum.NonFiniteValueException;
 import org.paratrain.comm.Communicator;
-import org.paratrain.data.BlockSharding;
 import org.paratrain.optim.Optimizer;
 import org.paratrain.optim.OptimizerState;
 import org.paratrain.train.spec.ExchangeSpec.Sum;
@@ -49,8 +48,8 @@ final class ShardedExchange extends OwnRowsExchange {
     private final ReduceScatter reduceScatter;
     private final Allgather allgather;
 
-    ShardedExchange(Communicator comm, BlockSharding sharding, int params, String algorithm, Sum sum) {
-        super(comm, sharding, params, Allreduces.create(algorithm), sum);
+    ShardedExchange(Communicator comm, BlockRanges ranges, int params, String algorithm, Sum sum) {
+        super(comm, ranges, params, Allreduces.create(algorithm), sum);
         AllreduceHalves halves = AllreduceHalves.create(algorithm);
         this.algorithm = algorithm;
         this.agreement = Allreduces.create(algorithm);

@@ -5,7 +5,6 @@ import org.paratrain.collective.sum.FixedFormat;
 import org.paratrain.collective.sum.FixedSum;
 import org.paratrain.collective.sum.NonFiniteValueException;
 import org.paratrain.comm.Communicator;
-import org.paratrain.data.BlockSharding;
 import org.paratrain.optim.Optimizer;
 import org.paratrain.train.spec.ExchangeSpec.Sum;
 
@@ -26,8 +25,8 @@ final class SumExchange extends OwnRowsExchange {
     private final double[] total;
     private final double[] gradient;
 
-    SumExchange(Communicator comm, BlockSharding sharding, int params, Allreduce allreduce, Sum sum) {
-        super(comm, sharding, params, allreduce, sum);
+    SumExchange(Communicator comm, BlockRanges ranges, int params, Allreduce allreduce, Sum sum) {
+        super(comm, ranges, params, allreduce, sum);
         this.allreduce = allreduce;
         this.total = new double[params + 1];
         this.gradient = new double[params];
@@ -76,17 +75,15 @@ final class SumExchange extends OwnRowsExchange {
         private final Allreduce allreduce;
         private final Sum sum;
         private final int blocks;
-        private final int owned;
         private final int width;
         private final FixedSum fixed;
         private final double[] one = new double[1];
 
-        LossSum(Communicator comm, Allreduce allreduce, Sum sum, int blocks, int owned, int width) {
+        LossSum(Communicator comm, Allreduce allreduce, Sum sum, int blocks, int width) {
             this.comm = comm;
             this.allreduce = allreduce;
             this.sum = sum;
             this.blocks = blocks;
-            this.owned = owned;
             this.width = width;
             this.fixed = sum == Sum.FLOAT ? null
                 : new FixedSum(sum == Sum.FIXED_1 ? FixedFormat.ONE_WORD : FixedFormat.TWO_WORDS, 1);
@@ -97,8 +94,11 @@ final class SumExchange extends OwnRowsExchange {
             return allreduce;
         }
 
-        /** {@return the loss over every block, times {@code scale}; NaN if any is not finite} */
-        double reduce(double[] rows, double scale) {
+        /**
+         * {@return the loss over every block, times {@code scale}; NaN if any is not finite}
+         * @param owned how many rows this rank holds
+         */
+        double reduce(double[] rows, int owned, double scale) {
             if (fixed == null) {
                 one[0] = 0.0;
                 for (int k = 0; k < owned; k++) {

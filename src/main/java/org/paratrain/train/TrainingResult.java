@@ -15,10 +15,12 @@ package org.paratrain.train;
  * @param commSeconds    time rank 0 spent exchanging (and updating)
  * @param history        loss and timing of every epoch
  * @param trainAccuracy  fraction of training samples classified right, NaN for regression
+ * @param split          the blocks each rank computed at the end and how often that moved, or null
+ *                       where not recorded (the shared exchange hands blocks out step by step)
  */
 public record TrainingResult(double[] params, double finalLoss, int epochs, int nodes, String backend,
                              String algorithm, int blockSize, double trainSeconds, double computeSeconds,
-                             double commSeconds, History history, double trainAccuracy) {
+                             double commSeconds, History history, double trainAccuracy, Split split) {
 
     /**
      * A result without a training accuracy (a regression, or a result read back from a file).
@@ -39,13 +41,32 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
                           int blockSize, double trainSeconds, double computeSeconds, double commSeconds,
                           History history) {
         this(params, finalLoss, epochs, nodes, backend, algorithm, blockSize, trainSeconds, computeSeconds,
-            commSeconds, history, Double.NaN);
+            commSeconds, history, Double.NaN, null);
     }
 
     /** This result with its training accuracy. */
     TrainingResult withAccuracy(double accuracy) {
         return new TrainingResult(params, finalLoss, epochs, nodes, backend, algorithm, blockSize, trainSeconds,
-            computeSeconds, commSeconds, history, accuracy);
+            computeSeconds, commSeconds, history, accuracy, split);
+    }
+
+    /**
+     * How a step's blocks were split between the ranks.
+     *
+     * @param blocksPerRank the blocks each rank computed in the last step, in rank order
+     * @param moves         how many times the split moved to follow the ranks' measured speeds
+     *                      ({@code --rebalance}); 0 when every rank kept an even share
+     */
+    public record Split(int[] blocksPerRank, int moves) {
+
+        /** {@return the blocks per rank joined by commas, as the command line prints them} */
+        public String text() {
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < blocksPerRank.length; i++) {
+                b.append(i == 0 ? "" : ", ").append(blocksPerRank[i]);
+            }
+            return b.toString();
+        }
     }
 
     /**

@@ -190,6 +190,17 @@ class BadInputTest {
             "--allreduce", "shared")));
         c.add(bad("shared with a sharded optimizer", 2, "--shard-optimizer|--allreduce shared", train("--allreduce",
             "shared", "--shard-optimizer")));
+        c.add(bad("rebalance negative", 2, "--rebalance|0 for never", train("--nodes", "2", "--rebalance", "-1")));
+        c.add(bad("rebalance not a number", 2, "--rebalance", train("--nodes", "2", "--rebalance", "often")));
+        c.add(bad("rebalance too long", 2, "--rebalance|100000", train("--nodes", "2", "--rebalance", "100001")));
+        c.add(bad("rebalance with shared", 2, "--rebalance|--allreduce shared", train("--nodes", "2", "--allreduce",
+            "shared", "--rebalance", "10")));
+        c.add(bad("bench balance slow mode unknown", 2, "--modes|free, busy or slow", "bench", "balance", "--modes",
+            "slowly", "--out", "@balance"));
+        c.add(bad("bench balance shared on MPI", 2, "--allreduce|mpi backend", "bench", "balance", "--backend", "mpi",
+            "--allreduce", "shared", "--out", "@balance"));
+        c.add(bad("bench balance backend", 2, "--backend|local or mpi", "bench", "balance", "--backend", "gpu", "--out",
+            "@balance"));
         c.add(bad("bench balance without an exchange", 2, "--allreduce|master-worker, shared", "bench", "balance",
             "--allreduce", "native", "--out", "@balance"));
         c.add(bad("ranks per process on paper", 2, "--ranks-per-process|whole number", "paper", "--backend", "mpi",

@@ -110,7 +110,32 @@ class BenchBalanceTest {
         assertEquals(1, r.err().strip().lines().count(), r.err());
         CliTest.Run modes = CliTest.run("bench", "balance", "--modes", "idle");
         assertEquals(2, modes.status());
-        assertTrue(modes.err().contains("--modes: 'idle' is not free or busy"), modes.err());
+        assertTrue(modes.err().contains("--modes: 'idle' is not free, busy or slow"), modes.err());
+    }
+
+    /**
+     * On MPI, with rank 1 half as fast and a rebalanced run beside the even split: every run is an
+     * MPI job that ends with this JVM's final loss (the benchmark fails otherwise), the rows and
+     * the verdicts name the rebalanced exchange, and the files say which backend ran.
+     */
+    @Test
+    void mpiRunsWithASlowRankAndRebalancing() throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/mpirun"))
+            || System.getenv("PARATRAIN_REQUIRE_MPI") != null, "mpirun is not installed");
+        Path out = dir.resolve("balance-mpi");
+        CliTest.Run r = CliTest.run("bench", "balance", "--backend", "mpi", "--modes", "slow", "--rebalance", "10",
+            "--samples", "2000", "--features", "3", "--epochs", "200", "--rounds", "1", "--quiet", "--out",
+            out.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("MPI processes") && r.out().contains("| rank 1 half as fast | 1 | master-worker |")
+            && r.out().contains("| rank 1 half as fast | 2 | master-worker, rebalance 10 |"), r.out());
+        assertTrue(r.out().contains("rank 1 half as fast: 2 ranks (master-worker, rebalance 10) take"), r.out());
+        JsonNode json = RunWriter.json().readTree(out.resolve("balance.json").toFile());
+        assertEquals("mpi", json.get("backend").asText());
+        assertEquals(3, json.get("rows").size(), "1 rank, 2 ranks split evenly, 2 ranks rebalanced");
+        double loss = Training.local(KernelData.generate(2000, 3), BenchBalanceCommand.training(2000, 200, 1,
+            "master-worker")).finalLoss();
+        assertEquals(loss, json.get("final_loss").asDouble());
     }
 
     private static List<ProcessHandle> busyLoops() {

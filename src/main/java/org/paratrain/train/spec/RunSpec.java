@@ -13,9 +13,14 @@ import org.paratrain.train.LossReduction;
  * @param seed          seed of the batch order and of the initial weights of a network
  * @param lossReduction sum (the paper's) or mean of the per-sample losses
  * @param blockSize     samples per shard block, 0 for the default (32 to 256 blocks)
+ * @param rebalance     every how many steps the ranks move their block boundaries to follow the
+ *                      speeds they measured, 0 for never (each rank keeps an even share)
  */
 public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossReduction lossReduction,
-                      int blockSize) {
+                      int blockSize, int rebalance) {
+
+    /** The longest window over which ranks measure their speed before the split may move. */
+    public static final int MAX_REBALANCE = 100_000;
 
     /** The most ranks a run may have. */
     public static final int MAX_NODES = 4096;
@@ -29,6 +34,22 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
         SpecException.check(lossReduction != null, "loss reduction", "must be sum or mean");
         SpecException.check(blockSize >= 0, "block size", "must be at least 1 (or 0 for the default), got "
             + blockSize);
+        SpecException.check(rebalance >= 0 && rebalance <= MAX_REBALANCE, "rebalance", "must be a number of steps in [1, "
+            + MAX_REBALANCE + "] (or 0 for never), got " + rebalance);
+    }
+
+    /**
+     * A run whose ranks keep an even share of the blocks.
+     *
+     * @param nodes         the node count, or {@link Nodes.Auto} before the cost model has chosen
+     * @param epochs        passes over the training data, in [1, 10,000,000]
+     * @param batchSize     samples per step, 0 for full batch
+     * @param seed          seed of the batch order and of the initial weights of a network
+     * @param lossReduction sum (the paper's) or mean of the per-sample losses
+     * @param blockSize     samples per shard block, 0 for the default (32 to 256 blocks)
+     */
+    public RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossReduction lossReduction, int blockSize) {
+        this(nodes, epochs, batchSize, seed, lossReduction, blockSize, 0);
     }
 
     /** {@return the paper's run: 1 node, 300 epochs, full batch, summed loss, default blocks} */
@@ -60,7 +81,7 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      * @param n the node count
      */
     public RunSpec withNodes(Nodes n) {
-        return new RunSpec(n, epochs, batchSize, seed, lossReduction, blockSize);
+        return new RunSpec(n, epochs, batchSize, seed, lossReduction, blockSize, rebalance);
     }
 
     /**
@@ -68,7 +89,7 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      * @param e the new value
      */
     public RunSpec withEpochs(int e) {
-        return new RunSpec(nodes, e, batchSize, seed, lossReduction, blockSize);
+        return new RunSpec(nodes, e, batchSize, seed, lossReduction, blockSize, rebalance);
     }
 
     /**
@@ -77,7 +98,7 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      * @param s the schedule
      */
     public RunSpec withBatches(int size, long s) {
-        return new RunSpec(nodes, epochs, size, s, lossReduction, blockSize);
+        return new RunSpec(nodes, epochs, size, s, lossReduction, blockSize, rebalance);
     }
 
     /**
@@ -85,7 +106,7 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      * @param r the new value
      */
     public RunSpec withLossReduction(LossReduction r) {
-        return new RunSpec(nodes, epochs, batchSize, seed, r, blockSize);
+        return new RunSpec(nodes, epochs, batchSize, seed, r, blockSize, rebalance);
     }
 
     /**
@@ -93,7 +114,15 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      * @param b samples per block, 0 for the default
      */
     public RunSpec withBlockSize(int b) {
-        return new RunSpec(nodes, epochs, batchSize, seed, lossReduction, b);
+        return new RunSpec(nodes, epochs, batchSize, seed, lossReduction, b, rebalance);
+    }
+
+    /**
+     * {@return this run with block boundaries that move every {@code steps} steps (0: never)}
+     * @param steps the window over which ranks measure their speed
+     */
+    public RunSpec withRebalance(int steps) {
+        return new RunSpec(nodes, epochs, batchSize, seed, lossReduction, blockSize, steps);
     }
 
     /** The node count: a number, or not yet chosen. */

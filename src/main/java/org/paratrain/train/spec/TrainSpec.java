@@ -150,6 +150,14 @@ public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec e
     }
 
     /**
+     * {@return this spec with block boundaries that move every {@code steps} steps (0: never)}
+     * @param steps the window over which ranks measure their speed
+     */
+    public TrainSpec withRebalance(int steps) {
+        return withRun(run.withRebalance(steps));
+    }
+
+    /**
      * {@return this spec with another loss reduction}
      * @param r the new value
      */

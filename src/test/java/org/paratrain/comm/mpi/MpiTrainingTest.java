@@ -94,6 +94,43 @@ class MpiTrainingTest {
     }
 
     /**
+     * {@code --rebalance} on MPI processes: rank 1, made 8 times slower (it computes its blocks 8
+     * times, as a slower node would take longer), ends with fewer than half the blocks of rank 0,
+     * the split moved, and the result has the bits of one local rank; with master-worker and with
+     * MPI's own allreduce of the fixed-point sum. 20,000 x 10 samples: enough work a step that a
+     * rank's time is its blocks', not the step's fixed costs.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"master-worker, blocks", "native, fixed:2"})
+    void aSlowRankOnMpiGivesUpBlocksAndTheBitsStay(String algorithm, String sum) throws Exception {
+        Path in = dir.resolve("wide");
+        Dataset data = new org.paratrain.data.MakeRegression(20_000, 10, 10, 0.0, 0.0, false)
+            .generate(new org.paratrain.data.NumpyRandomState(3)).data();
+        PaperFormat.write(data, in);
+        Path out = dir.resolve("rebalance-" + algorithm);
+        Job job = mpirun(2, "train", "--backend", "mpi", "--x", in.resolve("X.in").toString(), "--y",
+            in.resolve("y.in").toString(), "--nodes", "2", "--allreduce", algorithm, "--sum", sum, "--epochs", "400",
+            "--lr", "1e-5", "--rebalance", "20", "--inject-failure", "1:1:slow=8", "--out", out.toString());
+        assertEquals(0, job.status(), job.output());
+        assertTrue(job.output().contains("the split moved"), job.output());
+        JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        TrainingResult one = Training.local(data, TrainSpec.paper().withEpochs(400).withLearningRate(1e-5)
+            .withExchange(org.paratrain.train.spec.ExchangeSpec.parse(algorithm.equals("native") ? "star" : algorithm,
+                org.paratrain.train.spec.ExchangeSpec.Sum.parse(sum))));
+        for (int i = 0; i < 10; i++) {
+            assertEquals(Double.doubleToRawLongBits(one.params()[i]),
+                Double.doubleToRawLongBits(r.get("params").get(i).asDouble()));
+        }
+        assertEquals(Double.doubleToRawLongBits(one.finalLoss()),
+            Double.doubleToRawLongBits(r.get("final_loss").asDouble()));
+        JsonNode blocks = r.get("blocks_per_rank");
+        assertEquals(254, blocks.get(0).asInt() + blocks.get(1).asInt());
+        assertTrue(blocks.get(1).asInt() * 2 < blocks.get(0).asInt(), blocks.toString());
+        assertTrue(r.get("split_moves").asInt() >= 1);
+        assertEquals(20, r.at("/config/rebalance_steps").asInt());
+    }
+
+    /**
      * The sharded optimizer on MPI processes (words reduce-scattered, parameters allgathered) keeps
      * the bits, with the ring's halves, recursive halving and doubling, and MPI's own.
      */

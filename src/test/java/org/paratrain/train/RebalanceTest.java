@@ -1,0 +1,86 @@
+package org.paratrain.train;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.MakeRegression;
+import org.paratrain.data.NumpyRandomState;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ExchangeSpec.Sum;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * {@code --rebalance}: a rank made slower (it computes its blocks several times, as a slower node
+ * would take longer) hands blocks to the others, and the run still ends with the bits of one rank,
+ * whatever the exchange, at full batch and with mini-batches.
+ */
+class RebalanceTest {
+    static final Dataset DATA = new MakeRegression(6000, 8, 6, 0.5, 3.0, true).generate(new NumpyRandomState(9)).data();
+
+    /** Linear regression in blocks of 50 (120 blocks), a window of 5 steps. */
+    static TrainSpec linear(ExchangeSpec exchange) {
+        return TrainSpec.paper().withModel(new ModelSpec.Linear(true)).withEpochs(60).withBlockSize(50)
+            .withLearningRate(1e-5).withExchange(exchange).withRebalance(5);
+    }
+
+    @ParameterizedTest(name = "{0} {1}, {2} ranks, batch {3}")
+    @CsvSource({"master-worker, blocks, 2, 0", "master-worker, blocks, 3, 0", "recursive-doubling, blocks, 4, 0",
+        "ring, fixed:2, 3, 0", "star, fixed:1, 2, 0", "ring, float, 1, 0", "master-worker, blocks, 3, 600",
+        "recursive-doubling, fixed:2, 2, 600"})
+    void aSlowRankGivesUpBlocksAndTheBitsStay(String algorithm, String sum, int p, int batch) {
+        TrainSpec spec = linear(ExchangeSpec.parse(algorithm, Sum.parse(sum))).withBatches(batch, 3)
+            .withMethod(batch > 0 ? OptimizerSpec.Method.ADAM : OptimizerSpec.Method.GD);
+        TrainingResult one = Training.local(DATA, spec.withRebalance(0));
+        int slow = p - 1;
+        TrainingResult r = Training.local(DATA, spec.withNodes(p), TrainingControl.none(),
+            FailureInjection.slow(slow, 1, 6));
+        assertArrayEquals(one.params(), r.params(), 0.0);
+        assertArrayEquals(one.history().loss(), r.history().loss(), 0.0);
+        assertEquals(one.finalLoss(), r.finalLoss(), 0.0);
+        int[] blocks = r.split().blocksPerRank();
+        assertEquals(batch > 0 ? batch / 50 : 120, java.util.Arrays.stream(blocks).sum());
+        if (p > 1) {
+            assertTrue(r.split().moves() >= 1, java.util.Arrays.toString(blocks));
+            // Six times slower: about a sixth of another rank's share; less than half leaves room for
+            // a step's fixed costs (and noise) on blocks of a few microseconds.
+            for (int k = 0; k < slow; k++) {
+                assertTrue(blocks[slow] * 2 < blocks[k], java.util.Arrays.toString(blocks));
+            }
+        }
+    }
+
+    /** The sharded optimizer keeps its slices of the parameters while the blocks move. */
+    @Test
+    void shardedOptimizerToo() {
+        TrainSpec spec = linear(ExchangeSpec.parse("ring", Sum.FIXED_2)).withMethod(OptimizerSpec.Method.ADAM)
+            .withLearningRate(0.05);
+        TrainingResult one = Training.local(DATA, spec.withRebalance(0));
+        TrainingResult r = Training.local(DATA, spec.withNodes(3).withExchange(spec.exchange().sharded()),
+            TrainingControl.none(), FailureInjection.slow(0, 1, 6));
+        assertArrayEquals(one.params(), r.params(), 0.0);
+        assertTrue(r.split().blocksPerRank()[0] * 2 < r.split().blocksPerRank()[1]);
+    }
+
+    /** Without --rebalance a slow rank keeps its even share: the split is recorded, unmoved. */
+    @Test
+    void withoutRebalanceTheSplitStaysEven() {
+        TrainingResult r = Training.local(DATA, linear(ExchangeSpec.MASTER_WORKER).withRebalance(0).withNodes(3),
+            TrainingControl.none(), FailureInjection.slow(2, 1, 6));
+        assertArrayEquals(new int[] {40, 40, 40}, r.split().blocksPerRank());
+        assertEquals(0, r.split().moves());
+    }
+
+    @Test
+    void sharedRefusesIt() {
+        assertThrows(RuntimeException.class, () -> Training.local(DATA,
+            linear(ExchangeSpec.SHARED).withNodes(2)));
+    }
+}
