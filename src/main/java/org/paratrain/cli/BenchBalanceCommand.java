@@ -197,7 +197,7 @@ final class BenchBalanceCommand implements Runnable {
         Map<String, Double> losses = new java.util.LinkedHashMap<>();
         for (int i = 0; i < setups.size(); i++) {
             Setup s = setups.get(i);
-            // MPI's own allreduce of the block table gives the bits of any other allreduce of it.
+            // MPI's own allreduce with a sum gives the bits of any other allreduce with that sum (star here).
             double loss = losses.computeIfAbsent(s.exchange(),
                 e -> Training.local(data, training(samples, epochs, 1, e.equals("native") ? "star" : e)).finalLoss());
             int at = i;
@@ -249,9 +249,7 @@ final class BenchBalanceCommand implements Runnable {
             Integer.toString(features), "--epochs", Integer.toString(epochs), "--nodes", Integer.toString(setup.ranks()),
             "--allreduce", setup.exchange(), "--rebalance", Integer.toString(setup.rebalance()), "--backend", backend,
             "--slow", mode == Mode.SLOW && setup.ranks() > 1 ? "2" : "1");
-        String out = mpi()
-            ? CReference.output(org.paratrain.train.Backend.mpiJobCommand(new org.paratrain.comm.JobLaunch(setup.ranks(),
-                null, List.of(), List.of()), Main.class.getName(), args))
+        String out = mpi() ? mpiJob(setup.ranks(), args)
             : ChildJvm.output("bench balance: a run", CHILD_LIMIT, args.toArray(String[]::new));
         try {
             return new Run(value(out, "cold_s"), value(out, "compile_ms"), value(out, "warm_s"),
@@ -260,6 +258,19 @@ final class BenchBalanceCommand implements Runnable {
             throw new org.paratrain.comm.BackendException("bench balance: a run printed what is not a figure: "
                 + out.strip());
         }
+    }
+
+    /** Runs {@code args} as an MPI job of {@code ranks} processes, for at most {@link #CHILD_LIMIT}; its output. */
+    private static String mpiJob(int ranks, List<String> args) {
+        List<String> cmd = org.paratrain.train.Backend.mpiJobCommand(new org.paratrain.comm.JobLaunch(ranks, null,
+            List.of(), List.of()), Main.class.getName(), args);
+        CReference.Captured c = CReference.capture(ChildJvm.builder(cmd), CHILD_LIMIT, "bench balance: an MPI run");
+        if (c.status() != 0) {
+            String last = c.text().strip().lines().reduce((a, b) -> b).orElse("no output");
+            throw new org.paratrain.comm.BackendException("bench balance: an MPI run failed (exit " + c.status() + "): "
+                + last);
+        }
+        return c.text();
     }
 
     private static double value(String out, String key) {

@@ -128,7 +128,8 @@ final class TrainCommand implements Runnable {
     @picocli.CommandLine.Mixin
     MonitorOptions monitor;
 
-    @Option(names = "--inject-failure", hidden = true, description = "RANK:EPOCH: make a rank fail, for tests.")
+    @Option(names = "--inject-failure", hidden = true,
+        description = "RANK:STEP[:hang|:slow=F]: make a rank fail, hang, or compute its blocks F times, for tests.")
     String injectFailure;
 
     @Option(names = "--out", description = "Directory for result.json and history.csv.")
@@ -223,6 +224,10 @@ final class TrainCommand implements Runnable {
         if (rebalance > 0 && exchange.scheme() == ExchangeSpec.Scheme.SHARED) {
             throw new IllegalArgumentException("--rebalance does not apply to --allreduce shared, which hands out "
                 + "blocks as ranks are ready; give one or the other");
+        }
+        if (rebalance > 0 && exchange.sum() == ExchangeSpec.Sum.FLOAT) {
+            throw new IllegalArgumentException("--rebalance needs a sum whose bits do not depend on which rank adds "
+                + "which blocks (--sum blocks or fixed), got --sum float");
         }
         return new TrainSpec(m, o, shardOptimizer ? exchange.sharded() : exchange, run);
     }
@@ -334,8 +339,9 @@ final class TrainCommand implements Runnable {
     }
 
     /**
-     * Whether each MPI rank can read only its own blocks: full batch, no split, no scaling
-     * (those need every sample), the paper's format, and a known number of classes.
+     * Whether each MPI rank can read only its own blocks: full batch, no split, no scaling, no
+     * {@code --rebalance} (those need every sample), no injected failure, the paper's format, and
+     * a known number of classes.
      */
     private boolean shardable(TrainSpec spec) {
         boolean classesKnown = !spec.model().classifier() || spec.model().classes() > 0;

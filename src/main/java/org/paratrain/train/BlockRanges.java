@@ -26,6 +26,8 @@ final class BlockRanges {
     private final double[] estimate;
     /** What each rank measured in the window before the last; NaN before the second. */
     private final double[] previous;
+    /** The proposed boundaries, filled by {@link #proposal}. */
+    private final int[] next;
     private int moves;
 
     /** The even split of {@code sharding}'s blocks over {@code ranks} ranks. */
@@ -36,6 +38,7 @@ final class BlockRanges {
             bounds[r] = sharding.firstBlock(r, ranks);
         }
         this.estimate = new double[ranks];
+        this.next = new int[ranks + 1];
         this.previous = new double[ranks];
         Arrays.fill(previous, Double.NaN);
     }
@@ -97,8 +100,7 @@ final class BlockRanges {
         for (int r = 0; r < p; r++) {
             estimate[r] = (window[r] + previous[r]) / 2;
         }
-        int[] next = proposal(p);
-        boolean move = next != null && !Arrays.equals(next, bounds) && shorter(next, window) && shorter(next, previous);
+        boolean move = proposal(p) && !Arrays.equals(next, bounds) && shorter(next, window) && shorter(next, previous);
         System.arraycopy(window, 0, previous, 0, p);
         if (!move) {
             return false;
@@ -108,22 +110,25 @@ final class BlockRanges {
         return true;
     }
 
-    /** The split by the estimated speeds, or null when a rank has none (yet) or there are too few blocks. */
-    private int[] proposal(int p) {
+    /**
+     * Fills {@link #next} with the split by the estimated speeds; false when a rank has none (yet)
+     * or there are too few blocks.
+     */
+    private boolean proposal(int p) {
         int blocks = sharding.blocks();
         if (p < 2 || blocks < p) {
-            return null;
+            return false;
         }
         double[] secondsPerSample = estimate;
         double speed = 0.0;
         for (int r = 0; r < p; r++) {
             double t = secondsPerSample[r];
             if (!(t > 0.0 && t < Double.POSITIVE_INFINITY)) {
-                return null;
+                return false;
             }
             speed += 1.0 / t;
         }
-        int[] next = new int[p + 1];
+        next[0] = 0;
         next[p] = blocks;
         double ahead = 0.0;
         for (int r = 0; r < p - 1; r++) {
@@ -132,7 +137,7 @@ final class BlockRanges {
             int b = nearestBlock(target);
             next[r + 1] = Math.max(next[r] + 1, Math.min(b, blocks - (p - 1 - r)));
         }
-        return next;
+        return true;
     }
 
     /**

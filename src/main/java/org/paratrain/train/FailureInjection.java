@@ -53,7 +53,8 @@ public final class FailureInjection {
     /**
      * {@return the injection a {@code --inject-failure} value asks for}
      * @param s {@code RANK:EPOCH}, {@code RANK:EPOCH:hang} or {@code RANK:EPOCH:slow=FACTOR} (FACTOR
-     *          at least 2: from that epoch on the rank computes its blocks FACTOR times)
+     *          at least 2: from that step on, counted over the run as for a failure, the rank
+     *          computes its blocks FACTOR times)
      * @throws IllegalArgumentException naming the option, if {@code s} is none of these forms
      */
     public static FailureInjection parse(String s) {

@@ -46,6 +46,8 @@ public final class RankTrainer {
     private final BlockRanges ranges;
     /** Every rank's seconds a sample over the last window, for the allreduce that moves {@link #ranges}. */
     private final double[] speeds;
+    /** The allreduce of {@link #speeds}, made at the first window. */
+    private Allreduce speedSum;
     /** This rank's seconds computing its blocks in each step of the window (since the split was last measured). */
     private final double[] window;
     /** Steps in that window so far. */
@@ -106,6 +108,11 @@ public final class RankTrainer {
             throw new IllegalArgumentException(any
                 ? "--rebalance does not apply to --allreduce shared, which hands out blocks as ranks are ready"
                 : "--rebalance needs every sample on every rank; a rank holding only its shard cannot take others' blocks");
+        }
+        if (spec.run().rebalance() > 0 && comm.size() > 1 && spec.exchange().sum() == ExchangeSpec.Sum.FLOAT) {
+            // A float sum adds each rank's rows first: its bits would follow the measured timings.
+            throw new IllegalArgumentException("--rebalance needs a sum whose bits do not depend on which rank adds "
+                + "which blocks (--sum blocks or fixed), got --sum float");
         }
         int first = sharding.blockStart(sharding.firstBlock(comm.rank(), comm.size()));
         int end = sharding.blockStart(sharding.endBlock(comm.rank(), comm.size()));
@@ -257,7 +264,10 @@ public final class RankTrainer {
         java.util.Arrays.sort(window);
         double median = (window[(window.length - 1) / 2] + window[window.length / 2]) / 2;
         speeds[comm.rank()] = samples == 0 ? Double.NaN : median / samples;
-        Allreduces.create("recursive-doubling", comm).allreduce(comm, speeds, 0, speeds.length);
+        if (speedSum == null) {
+            speedSum = Allreduces.create("recursive-doubling", comm);
+        }
+        speedSum.allreduce(comm, speeds, 0, speeds.length);
         windowSteps = 0;
         if (ranges.rebalance(speeds)) {
             exchange.rangesMoved();

@@ -195,6 +195,8 @@ class BadInputTest {
         c.add(bad("rebalance too long", 2, "--rebalance|100000", train("--nodes", "2", "--rebalance", "100001")));
         c.add(bad("rebalance with shared", 2, "--rebalance|--allreduce shared", train("--nodes", "2", "--allreduce",
             "shared", "--rebalance", "10")));
+        c.add(bad("rebalance with a float sum", 2, "--rebalance|--sum float", train("--nodes", "2", "--allreduce",
+            "ring", "--sum", "float", "--rebalance", "10")));
         c.add(bad("bench balance slow mode unknown", 2, "--modes|free, busy or slow", "bench", "balance", "--modes",
             "slowly", "--out", "@balance"));
         c.add(bad("bench balance shared on MPI", 2, "--allreduce|mpi backend", "bench", "balance", "--backend", "mpi",

@@ -235,6 +235,25 @@ class CliTest {
         assertEquals("float", config.get("sum").asText());
     }
 
+    /**
+     * {@code --allreduce auto} with {@code --rebalance}: the run goes through whichever exchange the
+     * cost model takes; when it takes the shared step, which has no boundaries to move, it says
+     * that --rebalance does not apply and records none.
+     */
+    @Test
+    void autoWithRebalanceRunsWhicheverExchangeItTakes() throws IOException {
+        PaperFormat.write(new MakeRegression(2000, 3, 3, 0, 1, true).generate(new NumpyRandomState(5)).data(), dir);
+        Path out = dir.resolve("auto-rebalance");
+        Run r = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(), "--nodes",
+            "2", "--allreduce", "auto", "--sum", "blocks", "--rebalance", "10", "--epochs", "50", "--lr", "1e-5",
+            "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        JsonNode config = new ObjectMapper().readTree(out.resolve("result.json").toFile()).get("config");
+        boolean shared = config.get("exchange").asText().equals("shared");
+        assertEquals(shared, r.out().contains("--rebalance does not apply to shared"), r.out());
+        assertEquals(shared ? 0 : 10, config.get("rebalance_steps").asInt(), r.out());
+    }
+
     @Test
     void scaleRunsOnGeneratedDataOrFilesButNotBoth() throws IOException {
         Path out = dir.resolve("scale");

@@ -78,6 +78,13 @@ class RebalanceTest {
         assertEquals(0, r.split().moves());
     }
 
+    /** A float sum adds each rank's rows first: its bits would follow the timings, so it is refused. */
+    @Test
+    void aFloatSumRefusesItAtMoreThanOneRank() {
+        assertThrows(RuntimeException.class, () -> Training.local(DATA,
+            linear(ExchangeSpec.parse("ring", Sum.FLOAT)).withNodes(2)));
+    }
+
     @Test
     void sharedRefusesIt() {
         assertThrows(RuntimeException.class, () -> Training.local(DATA,
