@@ -52,6 +52,8 @@ class ReadmeCommandsTest {
         "sudo apt-get install", "installs system packages; .ci/run installs them before the build",
         "./paratrain bench ", "benchmarks: each times for minutes after warm-up, and its figures mean "
             + "something only on an idle machine, not beside a parallel build",
+        "PARATRAIN_JAVA_OPTS=--add-modules=jdk.incubator.vector ./paratrain bench ", "the same benchmark with the "
+            + "Vector API: a benchmark, as above (VectorKernelsTest checks the Vector API's bits)",
         "scripts/multihost-netns.sh", "makes network namespaces, which needs root; MultiHostNetnsTest runs "
             + "the \"Several hosts\" lines as written, where it can");
 

@@ -122,8 +122,10 @@ final class BenchKernelsCommand implements Runnable {
     private void print(List<Row> rows, double stream, boolean c) {
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "linear regression, full batch, 1 rank (master-worker), median of %d runs alternating"
-            + " with C; %d cores; 2 MB pages: paratrain %s, C %s%n", repeats, Runtime.getRuntime().availableProcessors(),
-            hugePages() ? "yes" : "no", c ? "where the OS allows" : "-");
+            + " with C; %d cores; 2 MB pages: paratrain %s, C %s; paratrain's kernels: %s%s%n", repeats,
+            Runtime.getRuntime().availableProcessors(), hugePages() ? "yes" : "no", c ? "where the OS allows" : "-",
+            org.paratrain.model.Kernels.name(), org.paratrain.model.Kernels.name().equals("scalar")
+                ? " (PARATRAIN_JAVA_OPTS=--add-modules=jdk.incubator.vector for the Vector API's)" : "");
         out.println("| shape | epochs | paratrain us/epoch | C us/epoch | paratrain / C (target <= 1) |");
         out.println("|------:|-------:|-------------------:|-----------:|-----------------------------:|");
         double worst = 0;

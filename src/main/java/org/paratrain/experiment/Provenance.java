@@ -84,6 +84,7 @@ public record Provenance(String version, String java, String os, String host, in
         n.put("host", host);
         n.put("cores", cores);
         n.put("start_time", startTime);
+        n.put("kernels", org.paratrain.model.Kernels.name());
         n.putPOJO("command", command);
         return n;
     }

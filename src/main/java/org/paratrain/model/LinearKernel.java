@@ -153,6 +153,10 @@ final class LinearKernel implements KernelCopies.LinearBlock {
     private static void addParts4(double[] g, int at, double[] x, int a, int s, int features,
                                   double c0, double c1, double c2, double c3) {
         int d = count(features);
+        if (Rows.VECTOR) {
+            VectorRows.addRows4(g, at, x, a, s, d, c0, c1, c2, c3);
+            return;
+        }
         for (int j = 0; j < d; j++) {
             g[at + j] = Math.fma(c3, x[a + 3 * s + j], Math.fma(c2, x[a + 2 * s + j], Math.fma(c1, x[a + s + j],
                 Math.fma(c0, x[a + j], g[at + j]))));
@@ -167,15 +171,19 @@ final class LinearKernel implements KernelCopies.LinearBlock {
                                   double c0, double c1, double c2, double c3, double c4, double c5, double c6,
                                   double c7) {
         int d = count(features);
+        if (intercept) {
+            g[at + d] += ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7));
+        }
+        if (Rows.VECTOR) {
+            VectorRows.addRows8(g, at, x, a, s, d, c0, c1, c2, c3, c4, c5, c6, c7);
+            return;
+        }
         int a4 = a + 4 * s;
         for (int j = 0; j < d; j++) {
             double t = Math.fma(c3, x[a + 3 * s + j], Math.fma(c2, x[a + 2 * s + j], Math.fma(c1, x[a + s + j],
                 Math.fma(c0, x[a + j], g[at + j]))));
             g[at + j] = Math.fma(c7, x[a4 + 3 * s + j], Math.fma(c6, x[a4 + 2 * s + j], Math.fma(c5, x[a4 + s + j],
                 Math.fma(c4, x[a4 + j], t))));
-        }
-        if (intercept) {
-            g[at + d] += ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7));
         }
     }
 

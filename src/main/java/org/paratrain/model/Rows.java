@@ -24,6 +24,15 @@ final class Rows {
      * {@return {@code z} plus the dot product of {@code w[wAt, wAt + d)} and {@code x[at, at + d)}:
      * one fused chain that starts from {@code z} (a bias, or 0)}
      */
+    /**
+     * Whether the gradient updates run through the Vector API ({@link VectorRows}, the same bits):
+     * when the JVM was started with {@code --add-modules jdk.incubator.vector} (the launcher passes
+     * {@code PARATRAIN_JAVA_OPTS} on), unless the system property {@code paratrain.scalar} is true.
+     * Off by default, since with the module every JVM start prints a warning that it is incubating.
+     */
+    static final boolean VECTOR = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
+        && !Boolean.getBoolean("paratrain.scalar");
+
     static double dot(double z, double[] w, int wAt, double[] x, int at, int d) {
         for (int j = 0; j < d; j++) {
             z = Math.fma(w[wAt + j], x[at + j], z);
@@ -38,6 +47,10 @@ final class Rows {
      */
     static void addRows4(double[] g, int at, double[] x, int a, int stride, int d,
                          double c0, double c1, double c2, double c3) {
+        if (VECTOR) {
+            VectorRows.addRows4(g, at, x, a, stride, d, c0, c1, c2, c3);
+            return;
+        }
         int a1 = a + stride;
         int a2 = a1 + stride;
         int a3 = a2 + stride;
