@@ -262,8 +262,10 @@ final class BenchBalanceCommand implements Runnable {
 
     /** Runs {@code args} as an MPI job of {@code ranks} processes, for at most {@link #CHILD_LIMIT}; its output. */
     private static String mpiJob(int ranks, List<String> args) {
+        String opts = System.getenv("PARATRAIN_JAVA_OPTS");     // as train passes them to its ranks
+        List<String> jvm = opts == null || opts.isBlank() ? List.of() : List.of(opts.strip().split("\\s+"));
         List<String> cmd = org.paratrain.train.Backend.mpiJobCommand(new org.paratrain.comm.JobLaunch(ranks, null,
-            List.of(), List.of()), Main.class.getName(), args);
+            List.of(), jvm), Main.class.getName(), args);
         CReference.Captured c = CReference.capture(ChildJvm.builder(cmd), CHILD_LIMIT, "bench balance: an MPI run");
         if (c.status() != 0) {
             String last = c.text().strip().lines().reduce((a, b) -> b).orElse("no output");

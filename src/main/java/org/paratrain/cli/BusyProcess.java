@@ -26,9 +26,13 @@ final class BusyProcess implements AutoCloseable {
             throw new BackendException("cannot start the busy process: " + e.getMessage());
         }
         try {
-            // Its JVM has started once it says so; a moment more and its loop runs compiled.
-            String line = new java.io.BufferedReader(new java.io.InputStreamReader(busy.process.getInputStream()))
-                .readLine();
+            // Its JVM has started once it says so; a moment more and its loop runs compiled. The
+            // JVM's own warnings (an incubator module passed on) may come first.
+            var in = new java.io.BufferedReader(new java.io.InputStreamReader(busy.process.getInputStream()));
+            String line = in.readLine();
+            while (line != null && line.startsWith("WARNING: ")) {
+                line = in.readLine();
+            }
             if (!"ready".equals(line)) {
                 throw new BackendException("the busy process did not start: " + line);
             }

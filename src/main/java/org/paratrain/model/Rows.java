@@ -21,10 +21,6 @@ final class Rows {
     private Rows() { }
 
     /**
-     * {@return {@code z} plus the dot product of {@code w[wAt, wAt + d)} and {@code x[at, at + d)}:
-     * one fused chain that starts from {@code z} (a bias, or 0)}
-     */
-    /**
      * Whether the gradient updates run through the Vector API ({@link VectorRows}, the same bits):
      * when the JVM was started with {@code --add-modules jdk.incubator.vector} (the launcher passes
      * {@code PARATRAIN_JAVA_OPTS} on), unless the system property {@code paratrain.scalar} is true.
@@ -33,6 +29,10 @@ final class Rows {
     static final boolean VECTOR = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
         && !Boolean.getBoolean("paratrain.scalar");
 
+    /**
+     * {@return {@code z} plus the dot product of {@code w[wAt, wAt + d)} and {@code x[at, at + d)}:
+     * one fused chain that starts from {@code z} (a bias, or 0)}
+     */
     static double dot(double z, double[] w, int wAt, double[] x, int at, int d) {
         for (int j = 0; j < d; j++) {
             z = Math.fma(w[wAt + j], x[at + j], z);

@@ -44,14 +44,8 @@ public final class RankTrainer {
     private int repeats = 1;
     /** Which blocks of a step each rank computes (the same on every rank); unused by the shared exchange. */
     private final BlockRanges ranges;
-    /** Every rank's seconds a sample over the last window, for the allreduce that moves {@link #ranges}. */
-    private final double[] speeds;
-    /** The allreduce of {@link #speeds}, made at the first window. */
-    private Allreduce speedSum;
-    /** This rank's seconds computing its blocks in each step of the window (since the split was last measured). */
-    private final double[] window;
-    /** Steps in that window so far. */
-    private int windowSteps;
+    /** What moves {@link #ranges} ({@code --rebalance}), or null. */
+    private final Rebalancer rebalancer;
 
     /**
      * Prepares one rank's part of a full-batch run.
@@ -102,8 +96,7 @@ public final class RankTrainer {
             ? BlockSharding.byDefault(total)
             : new BlockSharding(total, spec.run().blockSize());
         this.ranges = new BlockRanges(batches.sharding(), comm.size());
-        this.speeds = new double[comm.size()];
-        this.window = new double[spec.run().rebalance()];
+        this.rebalancer = spec.run().rebalance() > 0 ? new Rebalancer(comm, ranges, spec.run().rebalance()) : null;
         if (spec.run().rebalance() > 0 && (any || total != data.samples())) {
             throw new IllegalArgumentException(any
                 ? "--rebalance does not apply to --allreduce shared, which hands out blocks as ranks are ready"
@@ -209,14 +202,15 @@ public final class RankTrainer {
             double inStep = shared == null ? 0.0 : shared.computeSeconds();
             h.compute()[e] += t1 - t0 + inStep;
             h.comm()[e] += t2 - t1 - inStep;
-            if (spec.run().rebalance() > 0) {
-                window[windowSteps] = t1 - t0;
-                if (++windowSteps >= window.length) {
-                    rebalance(exchange);
-                    double t3 = comm.wtime();
-                    h.comm()[e] += t3 - t2;
-                    t2 = t3;
+            if (rebalancer != null && rebalancer.record(t1 - t0)) {
+                if (rebalancer.rebalance()) {
+                    exchange.rangesMoved();
+                    BlockSharding b = ranges.sharding();
+                    batches.own(b.blockStart(ranges.first(comm.rank())), b.blockStart(ranges.end(comm.rank())));
                 }
+                double t3 = comm.wtime();     // the window's allreduce counts as communication
+                h.comm()[e] += t3 - t2;
+                t2 = t3;
             }
             t0 = s + 1 < steps && loop.stepDone(e, s + 1) ? comm.wtime() : t2;
         }
@@ -248,32 +242,6 @@ public final class RankTrainer {
         return new TrainingResult(loop.weights, finalLoss, epochs, comm.size(), comm.backend(), exchange.name(),
             batches.sharding().blockSize(), trainSeconds, sum(h.compute()), sum(h.comm()), h, Double.NaN,
             shared == null ? new TrainingResult.Split(ranges.blocksPerRank(), ranges.moves()) : null);
-    }
-
-    /**
-     * The end of a window: every rank tells the others its seconds a sample, its median step over
-     * the window (one allreduce of a value a rank, each rank's slot {@code -0.0} elsewhere, so the
-     * sum is exact in any order), and every rank moves its copy of the split the same way. The
-     * median, not the mean: a step that caught the compiler or the scheduler's slice for another
-     * process is an outlier that says nothing of the rank's speed, while a slower node is slower
-     * in every step.
-     */
-    private void rebalance(GradientExchange exchange) {
-        java.util.Arrays.fill(speeds, -0.0);
-        int samples = ranges.samples(comm.rank());
-        java.util.Arrays.sort(window);
-        double median = (window[(window.length - 1) / 2] + window[window.length / 2]) / 2;
-        speeds[comm.rank()] = samples == 0 ? Double.NaN : median / samples;
-        if (speedSum == null) {
-            speedSum = Allreduces.create("recursive-doubling", comm);
-        }
-        speedSum.allreduce(comm, speeds, 0, speeds.length);
-        windowSteps = 0;
-        if (ranges.rebalance(speeds)) {
-            exchange.rangesMoved();
-            BlockSharding b = ranges.sharding();
-            batches.own(b.blockStart(ranges.first(comm.rank())), b.blockStart(ranges.end(comm.rank())));
-        }
     }
 
     /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */
