@@ -34,7 +34,7 @@ final class AutoChoice {
         out.printf(Locale.ROOT, "auto: %s, %s (predicted %s per epoch)%n", Formats.count(chosen.nodes(), "node"),
             Plan.label(chosen.best()), Formats.duration(chosen.bestSeconds()));
         TrainSpec resolved = spec.withNodes(chosen.nodes()).withExchange(chosen.best());
-        if (resolved.run().rebalance() > 0 && chosen.best().scheme() == ExchangeSpec.Scheme.SHARED) {
+        if (resolved.run().rebalancing() && chosen.best().scheme() == ExchangeSpec.Scheme.SHARED) {
             // The shared step hands blocks out as ranks are ready: there are no boundaries to move.
             out.println("auto: --rebalance does not apply to shared, which balances by itself");
             return resolved.withRebalance(0);

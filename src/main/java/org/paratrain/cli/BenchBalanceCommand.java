@@ -64,10 +64,12 @@ final class BenchBalanceCommand implements Runnable {
         description = "local (ranks are threads of one JVM) or mpi (each run an MPI job) (default ${DEFAULT-VALUE}).")
     String backend;
 
-    @Option(names = "--rebalance", defaultValue = "0", paramLabel = "STEPS", description = "Also run each exchange "
-        + "but shared at 2 ranks with train's --rebalance STEPS: block boundaries that follow the ranks' measured "
-        + "speeds; 0 (default): not.")
-    int rebalance;
+    @Option(names = "--rebalance", defaultValue = "0", paramLabel = "STEPS|auto", description = "Also run each "
+        + "exchange but shared at 2 ranks with train's --rebalance STEPS or auto: block boundaries that follow the "
+        + "ranks' measured speeds; 0 (default): not.")
+    String rebalanceText;
+    /** {@link #rebalanceText} parsed. */
+    private int rebalance;
 
     @Option(names = "--allreduce", split = ",", defaultValue = "master-worker,shared", description = "The exchanges "
         + "of the 2-rank runs, comma-separated: master-worker (the paper's), shared (local: ranks take blocks as they "
@@ -96,7 +98,7 @@ final class BenchBalanceCommand implements Runnable {
     record Setup(int ranks, String exchange, int rebalance) {
         /** {@return the exchange as the table names it, with its rebalancing if any} */
         String label() {
-            return rebalance == 0 ? exchange : exchange + ", rebalance " + rebalance;
+            return rebalance == 0 ? exchange : exchange + ", rebalance " + text(rebalance);
         }
     }
 
@@ -106,7 +108,14 @@ final class BenchBalanceCommand implements Runnable {
         OptionChecks.range("--features", features, 1, Integer.MAX_VALUE);
         OptionChecks.range("--epochs", epochs, 1, Integer.MAX_VALUE);
         OptionChecks.range("--rounds", rounds, 1, 1000);
-        OptionChecks.range("--rebalance", rebalance, 0, org.paratrain.train.spec.RunSpec.MAX_REBALANCE);
+        try {
+            rebalance = org.paratrain.train.spec.RunSpec.parseRebalance(rebalanceText);
+        } catch (org.paratrain.train.spec.SpecException e) {
+            throw new IllegalArgumentException("--rebalance " + e.requirement());
+        }
+        if (rebalance > 0) {
+            OptionChecks.range("--rebalance", rebalance, 1, org.paratrain.train.spec.RunSpec.MAX_REBALANCE);
+        }
         if (!backend.equals("local") && !backend.equals("mpi")) {
             throw new IllegalArgumentException("--backend must be local or mpi, got '" + backend + "'");
         }
@@ -154,7 +163,7 @@ final class BenchBalanceCommand implements Runnable {
             }
             if (!setups.contains(new Setup(2, name, 0))) {
                 setups.add(new Setup(2, name, 0));
-                if (rebalance > 0 && !name.equals("shared")) {
+                if (rebalance != 0 && !name.equals("shared")) {
                     setups.add(new Setup(2, name, rebalance));
                 }
             }
@@ -247,7 +256,7 @@ final class BenchBalanceCommand implements Runnable {
     private Run child(Setup setup, Mode mode) {
         List<String> args = List.of("bench", "balance-run", "--samples", Integer.toString(samples), "--features",
             Integer.toString(features), "--epochs", Integer.toString(epochs), "--nodes", Integer.toString(setup.ranks()),
-            "--allreduce", setup.exchange(), "--rebalance", Integer.toString(setup.rebalance()), "--backend", backend,
+            "--allreduce", setup.exchange(), "--rebalance", text(setup.rebalance()), "--backend", backend,
             "--slow", mode == Mode.SLOW && setup.ranks() > 1 ? "2" : "1");
         String out = mpi() ? mpiJob(setup.ranks(), args)
             : ChildJvm.output("bench balance: a run", CHILD_LIMIT, args.toArray(String[]::new));
@@ -298,6 +307,11 @@ final class BenchBalanceCommand implements Runnable {
             .withLearningRate(0.5 / samples).withNodes(ranks).withExchange(ExchangeSpec.parse(exchange));
     }
 
+    /** {@code --rebalance}'s value as the command line writes it. */
+    static String text(int rebalance) {
+        return rebalance == org.paratrain.train.spec.RunSpec.REBALANCE_AUTO ? "auto" : Integer.toString(rebalance);
+    }
+
     /** The data and training of one run, with its rebalancing. */
     static TrainSpec training(int samples, int epochs, int ranks, String exchange, int rebalance) {
         return training(samples, epochs, ranks, exchange).withRebalance(rebalance);
@@ -322,7 +336,7 @@ final class BenchBalanceCommand implements Runnable {
         String allreduce;
 
         @Option(names = "--rebalance", defaultValue = "0")
-        int rebalance;
+        String rebalance;
 
         @Option(names = "--backend", defaultValue = "local")
         String backend;
@@ -333,7 +347,8 @@ final class BenchBalanceCommand implements Runnable {
         @Override
         public void run() {
             Dataset data = KernelData.generate(samples, features);
-            TrainSpec train = training(samples, epochs, nodes, allreduce, rebalance);
+            TrainSpec train = training(samples, epochs, nodes, allreduce,
+                org.paratrain.train.spec.RunSpec.parseRebalance(rebalance));
             var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
             long compiled = jit.getTotalCompilationTime();
             TrainingResult cold = train(data, train);

@@ -77,11 +77,14 @@ final class TrainCommand implements Runnable {
             + "block size; no more ranks than blocks do work.")
     int blockSize;
 
-    @Option(names = "--rebalance", defaultValue = "0", paramLabel = "STEPS",
+    @Option(names = "--rebalance", defaultValue = "0", paramLabel = "STEPS|auto",
         description = "Every STEPS steps the ranks compare how fast each computed its blocks and move the block "
             + "boundaries so that a slower rank (a busy core, a slower node) gets fewer; 0 (default) keeps an even "
-            + "share. The results stay the same bits; not with --allreduce shared, which balances by itself.")
-    int rebalance;
+            + "share; auto: windows of about 0.2 s of steps. The results stay the same bits; not with --allreduce "
+            + "shared, which balances by itself.")
+    String rebalanceText;
+    /** {@link #rebalanceText} parsed (auto: {@link RunSpec#REBALANCE_AUTO}). */
+    private int rebalance;
 
     @Option(names = "--batch-size", defaultValue = "0",
         description = "Samples per step for mini-batch SGD (0: full batch, the default). Batches visit the samples in "
@@ -215,17 +218,18 @@ final class TrainCommand implements Runnable {
             : RunSpec.Nodes.parse(nodesText);
         ModelSpec m = idxImages(learning.model());
         OptimizerSpec o = learning.optimizer();
+        rebalance = RunSpec.parseRebalance(rebalanceText);
         RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize, rebalance);
         ExchangeSpec exchange = ExchangeSpec.parse(allreduce, sum == null ? null : ExchangeSpec.Sum.parse(sum));
         if (shardOptimizer && exchange.scheme() != ExchangeSpec.Scheme.ALLREDUCE) {
             throw new IllegalArgumentException("--shard-optimizer needs --allreduce ring, rabenseifner or native (an "
                 + "allreduce that is a reduce-scatter and an allgather), got --allreduce " + allreduce);
         }
-        if (rebalance > 0 && exchange.scheme() == ExchangeSpec.Scheme.SHARED) {
+        if (rebalance != 0 && exchange.scheme() == ExchangeSpec.Scheme.SHARED) {
             throw new IllegalArgumentException("--rebalance does not apply to --allreduce shared, which hands out "
                 + "blocks as ranks are ready; give one or the other");
         }
-        if (rebalance > 0 && exchange.sum() == ExchangeSpec.Sum.FLOAT) {
+        if (rebalance != 0 && exchange.sum() == ExchangeSpec.Sum.FLOAT) {
             throw new IllegalArgumentException("--rebalance needs a sum whose bits do not depend on which rank adds "
                 + "which blocks (--sum blocks or fixed), got --sum float");
         }
@@ -348,7 +352,7 @@ final class TrainCommand implements Runnable {
         DataSpec.Format format = dataFormat.format();
         return batchSize == 0 && testFraction == 0 && testX == null && !standardize
             && (format == DataSpec.Format.PAPER || format == DataSpec.Format.IDX) && classesKnown
-            && injectFailure == null && rebalance == 0 && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
+            && injectFailure == null && RunSpec.parseRebalance(rebalanceText) == 0 && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
     }
 
     java.io.PrintWriter out() {

@@ -65,7 +65,11 @@ public final class SpecCodec {
             root.put("nodes", run.nodes().toString());
         }
         root.put("exchange", spec.exchange().label());
-        root.put("rebalance_steps", run.rebalance());
+        if (run.rebalance() == RunSpec.REBALANCE_AUTO) {
+            root.put("rebalance_steps", "auto");
+        } else {
+            root.put("rebalance_steps", run.rebalance());
+        }
         if (spec.exchange().sum() != null) {
             root.put("sum", spec.exchange().sum().label());
         }
@@ -113,7 +117,8 @@ public final class SpecCodec {
         RunSpec run = new RunSpec(RunSpec.Nodes.parse(root.path("nodes").asText("1")), t.path("epochs").asInt(),
             t.path("batch_size").asInt(), t.path("seed").asLong(),
             LossReduction.valueOf(t.path("loss_reduction").asText("sum").toUpperCase(Locale.ROOT)),
-            t.path("block_size").asInt(), root.path("rebalance_steps").asInt(0));
+            t.path("block_size").asInt(), root.path("rebalance_steps").asText("0").equals("auto")
+                ? RunSpec.REBALANCE_AUTO : root.path("rebalance_steps").asInt(0));
         ExchangeSpec exchange = ExchangeSpec.parse(root.path("exchange").asText("master-worker"),
             root.has("sum") ? ExchangeSpec.Sum.parse(root.path("sum").asText()) : null);
         return new TrainSpec(decodeModel(root.path("model")), opt,

@@ -96,13 +96,13 @@ public final class RankTrainer {
             ? BlockSharding.byDefault(total)
             : new BlockSharding(total, spec.run().blockSize());
         this.ranges = new BlockRanges(batches.sharding(), comm.size());
-        this.rebalancer = spec.run().rebalance() > 0 ? new Rebalancer(comm, ranges, spec.run().rebalance()) : null;
-        if (spec.run().rebalance() > 0 && (any || total != data.samples())) {
+        this.rebalancer = spec.run().rebalancing() ? new Rebalancer(comm, ranges, spec.run().rebalance()) : null;
+        if (spec.run().rebalancing() && (any || total != data.samples())) {
             throw new IllegalArgumentException(any
                 ? "--rebalance does not apply to --allreduce shared, which hands out blocks as ranks are ready"
                 : "--rebalance needs every sample on every rank; a rank holding only its shard cannot take others' blocks");
         }
-        if (spec.run().rebalance() > 0 && comm.size() > 1 && spec.exchange().sum() == ExchangeSpec.Sum.FLOAT) {
+        if (spec.run().rebalancing() && comm.size() > 1 && spec.exchange().sum() == ExchangeSpec.Sum.FLOAT) {
             // A float sum adds each rank's rows first: its bits would follow the measured timings.
             throw new IllegalArgumentException("--rebalance needs a sum whose bits do not depend on which rank adds "
                 + "which blocks (--sum blocks or fixed), got --sum float");
@@ -202,7 +202,7 @@ public final class RankTrainer {
             double inStep = shared == null ? 0.0 : shared.computeSeconds();
             h.compute()[e] += t1 - t0 + inStep;
             h.comm()[e] += t2 - t1 - inStep;
-            if (rebalancer != null && rebalancer.record(t1 - t0)) {
+            if (rebalancer != null && rebalancer.record(t1 - t0, t2 - t0)) {
                 if (rebalancer.rebalance()) {
                     exchange.rangesMoved();
                     BlockSharding b = ranges.sharding();

@@ -191,7 +191,7 @@ class BadInputTest {
         c.add(bad("shared with a sharded optimizer", 2, "--shard-optimizer|--allreduce shared", train("--allreduce",
             "shared", "--shard-optimizer")));
         c.add(bad("rebalance negative", 2, "--rebalance|0 for never", train("--nodes", "2", "--rebalance", "-1")));
-        c.add(bad("rebalance not a number", 2, "--rebalance", train("--nodes", "2", "--rebalance", "often")));
+        c.add(bad("rebalance not a number", 2, "--rebalance|or auto", train("--nodes", "2", "--rebalance", "often")));
         c.add(bad("rebalance too long", 2, "--rebalance|100000", train("--nodes", "2", "--rebalance", "100001")));
         c.add(bad("rebalance with shared", 2, "--rebalance|--allreduce shared", train("--nodes", "2", "--allreduce",
             "shared", "--rebalance", "10")));

@@ -39,6 +39,22 @@ class SpecCodecTest {
         assertEquals(MLP_ADAM, SpecCodec.decode(written));
     }
 
+    /**
+     * {@code --rebalance} reads back, steps or auto, and a checkpoint continues under another
+     * value: it changes who computes which blocks, never the numbers.
+     */
+    @Test
+    void rebalanceReadsBackAndNeverBlocksAResume() throws Exception {
+        for (int steps : new int[] {0, 50, RunSpec.REBALANCE_AUTO}) {
+            TrainSpec spec = MLP_ADAM.withRebalance(steps);
+            JsonNode written = RunWriter.json().readTree(RunWriter.json().writeValueAsString(SpecCodec.encode(spec)));
+            assertEquals(steps == RunSpec.REBALANCE_AUTO ? "auto" : Integer.toString(steps),
+                written.at("/rebalance_steps").asText());
+            assertEquals(spec, SpecCodec.decode(written));
+            assertTrue(SpecCodec.differences(SpecCodec.encode(MLP_ADAM), written).isEmpty(), written.toString());
+        }
+    }
+
     /** Every kind of model, schedule and exchange reads back into the spec that was written. */
     @Test
     void everyKindReadsBack() {

@@ -15,6 +15,7 @@ import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.ExchangeSpec.Sum;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.RunSpec;
 import org.paratrain.train.spec.TrainSpec;
 
 /**
@@ -55,6 +56,19 @@ class RebalanceTest {
                 assertTrue(blocks[slow] * 2 < blocks[k], java.util.Arrays.toString(blocks));
             }
         }
+    }
+
+    /** {@code auto}: windows of about 0.2 s of steps; the bits stay and a six times slower rank gives up blocks. */
+    @Test
+    void autoWindowsKeepTheBits() {
+        TrainSpec spec = linear(ExchangeSpec.MASTER_WORKER).withEpochs(400).withRebalance(RunSpec.REBALANCE_AUTO);
+        TrainingResult one = Training.local(DATA, spec.withRebalance(0));
+        TrainingResult r = Training.local(DATA, spec.withNodes(2), TrainingControl.none(),
+            FailureInjection.slow(1, 1, 6));
+        assertArrayEquals(one.params(), r.params(), 0.0);
+        assertArrayEquals(one.history().loss(), r.history().loss(), 0.0);
+        assertEquals(one.finalLoss(), r.finalLoss(), 0.0);
+        assertEquals(120, r.split().blocksPerRank()[0] + r.split().blocksPerRank()[1]);
     }
 
     /** The sharded optimizer keeps its slices of the parameters while the blocks move. */

@@ -14,13 +14,16 @@ import org.paratrain.train.LossReduction;
  * @param lossReduction sum (the paper's) or mean of the per-sample losses
  * @param blockSize     samples per shard block, 0 for the default (32 to 256 blocks)
  * @param rebalance     every how many steps the ranks move their block boundaries to follow the
- *                      speeds they measured, 0 for never (each rank keeps an even share)
+ *                      speeds they measured, 0 for never (each rank keeps an even share), or
+ *                      {@link #REBALANCE_AUTO} for windows of about 0.2 s of steps
  */
 public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossReduction lossReduction,
                       int blockSize, int rebalance) {
 
     /** The longest window over which ranks measure their speed before the split may move. */
     public static final int MAX_REBALANCE = 100_000;
+    /** {@code --rebalance auto}: windows as many steps as take about 0.2 s, measured as the run goes. */
+    public static final int REBALANCE_AUTO = -1;
 
     /** The most ranks a run may have. */
     public static final int MAX_NODES = 4096;
@@ -34,8 +37,8 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
         SpecException.check(lossReduction != null, "loss reduction", "must be sum or mean");
         SpecException.check(blockSize >= 0, "block size", "must be at least 1 (or 0 for the default), got "
             + blockSize);
-        SpecException.check(rebalance >= 0 && rebalance <= MAX_REBALANCE, "rebalance", "must be a number of steps in [1, "
-            + MAX_REBALANCE + "] (or 0 for never), got " + rebalance);
+        SpecException.check(rebalance >= REBALANCE_AUTO && rebalance <= MAX_REBALANCE, "rebalance", "must be a number "
+            + "of steps in [1, " + MAX_REBALANCE + "] (or 0 for never), or auto, got " + rebalance);
     }
 
     /**
@@ -115,6 +118,30 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      */
     public RunSpec withBlockSize(int b) {
         return new RunSpec(nodes, epochs, batchSize, seed, lossReduction, b, rebalance);
+    }
+
+    /** {@return whether the ranks' block boundaries may move ({@code --rebalance} given, not 0)} */
+    public boolean rebalancing() {
+        return rebalance != 0;
+    }
+
+    /**
+     * {@return the {@code --rebalance} value as the command line writes it: steps, or {@code auto}}
+     * @param s a whole number of steps (0: never) or {@code auto}
+     * @throws SpecException for anything else
+     */
+    public static int parseRebalance(String s) {
+        if (s.strip().equals("auto")) {
+            return REBALANCE_AUTO;
+        }
+        try {
+            int n = Integer.parseInt(s.strip());
+            SpecException.check(n >= 0, "rebalance", "must be a number of steps in [1, " + MAX_REBALANCE
+                + "] (or 0 for never), or auto, got " + n);
+            return n;
+        } catch (NumberFormatException e) {
+            throw new SpecException("rebalance", "must be a number of steps (0 for never) or auto, got '" + s + "'");
+        }
     }
 
     /**
