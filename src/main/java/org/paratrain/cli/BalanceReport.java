@@ -94,8 +94,16 @@ final class BalanceReport {
 
     static void write(Path dir, List<Row> rows, int samples, int features, int epochs, int rounds,
                       Map<String, Double> loss, String backend) {
-        StringBuilder csv = new StringBuilder("cores,ranks,exchange,first_run_ms,first_run_min_ms,first_run_max_ms,"
-            + "jit_compiling_ms,later_run_ms\n");
+        StringBuilder csv = new StringBuilder();
+        org.apache.commons.csv.CSVPrinter printer;
+        try {
+            // Commons CSV quotes what needs it: an exchange may read "master-worker, rebalance 100".
+            printer = new org.apache.commons.csv.CSVPrinter(csv, org.apache.commons.csv.CSVFormat.DEFAULT.builder()
+                .setRecordSeparator('\n').setHeader("cores", "ranks", "exchange", "first_run_ms", "first_run_min_ms",
+                    "first_run_max_ms", "jit_compiling_ms", "later_run_ms").get());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);    // a StringBuilder does not fail
+        }
         var json = RunWriter.json().createObjectNode();
         json.put("backend", backend).put("samples", samples).put("features", features).put("epochs", epochs)
             .put("rounds", rounds)
@@ -105,9 +113,13 @@ final class BalanceReport {
         loss.forEach(losses::put);
         var array = json.putArray("rows");
         for (Row r : rows) {
-            csv.append(String.format(Locale.ROOT, "%s,%d,%s,%.3f,%.3f,%.3f,%.0f,%.3f%n", r.mode().name().toLowerCase(
-                Locale.ROOT), r.ranks(), r.exchange(), 1e3 * r.coldSeconds(), 1e3 * r.coldMin(), 1e3 * r.coldMax(), r.compileMs(),
-                1e3 * r.warmSeconds()));
+            try {
+                printer.printRecord(r.mode().name().toLowerCase(Locale.ROOT), r.ranks(), r.exchange(),
+                    ms(r.coldSeconds()), ms(r.coldMin()), ms(r.coldMax()), String.format(Locale.ROOT, "%.0f",
+                        r.compileMs()), ms(r.warmSeconds()));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
             array.addObject().put("cores", r.mode().name().toLowerCase(Locale.ROOT)).put("ranks", r.ranks())
                 .put("exchange", r.exchange())
                 .put("first_run_ms", 1e3 * r.coldSeconds()).put("first_run_min_ms", 1e3 * r.coldMin())
@@ -155,6 +167,11 @@ final class BalanceReport {
             "training time (ms, median)");
     }
 
+    /** Seconds as milliseconds with three decimals, as the CSV holds them. */
+    private static String ms(double seconds) {
+        return String.format(Locale.ROOT, "%.3f", 1e3 * seconds);
+    }
+
     private static String mark(boolean met) {
         return met ? "met" : "missed";
     }
@@ -163,7 +180,7 @@ final class BalanceReport {
         return switch (m) {
             case FREE -> "both free";
             case BUSY -> "one busy";
-            case SLOW -> "rank 1 half as fast";
+            case SLOW -> "one slow rank";
         };
     }
 

@@ -129,6 +129,10 @@ final class BenchBalanceCommand implements Runnable {
         OutputPaths.directory("--out", outDir);
         List<Mode> modes = modes();
         List<Setup> setups = setups();
+        if (rebalance != 0 && setups.stream().noneMatch(s -> s.rebalance() != 0)) {
+            throw new IllegalArgumentException("--rebalance adds runs of the exchanges other than shared (which "
+                + "balances by itself), and --allreduce names only shared");
+        }
         Map<Mode, List<List<Run>>> runs = measure(modes, setups);
         List<Row> rows = new ArrayList<>();
         for (Mode m : modes) {

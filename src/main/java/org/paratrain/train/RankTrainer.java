@@ -96,7 +96,9 @@ public final class RankTrainer {
             ? BlockSharding.byDefault(total)
             : new BlockSharding(total, spec.run().blockSize());
         this.ranges = new BlockRanges(batches.sharding(), comm.size());
-        this.rebalancer = spec.run().rebalancing() ? new Rebalancer(comm, ranges, spec.run().rebalance()) : null;
+        // At 1 rank there is no boundary to move: no windows, no allreduce.
+        this.rebalancer = spec.run().rebalancing() && comm.size() > 1
+            ? new Rebalancer(comm, ranges, spec.run().rebalance()) : null;
         if (spec.run().rebalancing() && (any || total != data.samples())) {
             throw new IllegalArgumentException(any
                 ? "--rebalance does not apply to --allreduce shared, which hands out blocks as ranks are ready"

@@ -201,6 +201,8 @@ class BadInputTest {
             "slowly", "--out", "@balance"));
         c.add(bad("bench balance shared on MPI", 2, "--allreduce|mpi backend", "bench", "balance", "--backend", "mpi",
             "--allreduce", "shared", "--out", "@balance"));
+        c.add(bad("bench balance rebalance with only shared", 2, "--rebalance|only shared", "bench", "balance",
+            "--allreduce", "shared", "--rebalance", "5", "--out", "@balance"));
         c.add(bad("bench balance backend", 2, "--backend|local or mpi", "bench", "balance", "--backend", "gpu", "--out",
             "@balance"));
         c.add(bad("bench balance without an exchange", 2, "--allreduce|master-worker, shared", "bench", "balance",

@@ -74,13 +74,30 @@ public final class MpiJob {
         cmd.addAll(rankJvmOptions(launch.processes()));
         cmd.addAll(threadOptions(launch));
         Path cache = startupCache();
-        if (cache != null && Files.isRegularFile(cache)) {
+        if (cache != null && Files.isRegularFile(cache) && sameModules(launch.jvmArgs())) {
             cmd.add("-XX:AOTCache=" + cache);
         }
         cmd.addAll(launch.jvmArgs());
         cmd.addAll(List.of("-cp", absoluteClassPath(), mainClass));
         cmd.addAll(args);
         return cmd;
+    }
+
+    /**
+     * Whether the ranks' own options keep the modules the start-up cache was made with: a cache
+     * is refused, with five lines of errors a rank, by a JVM whose module options differ (such as
+     * {@code --add-modules jdk.incubator.vector}, for the Vector API's kernels).
+     */
+    static boolean sameModules(List<String> jvmArgs) {
+        for (String a : jvmArgs) {
+            for (String o : List.of("--add-modules", "--limit-modules", "--patch-module", "--module-path",
+                "--upgrade-module-path")) {
+                if (a.startsWith(o)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /**
