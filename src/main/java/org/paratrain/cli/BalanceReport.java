@@ -153,8 +153,14 @@ final class BalanceReport {
             if (of.size() < 2) {
                 continue;
             }
-            groups.add(label(m) + ", first run");
-            groups.add(label(m) + ", later run");
+            // Short: six groups' labels must fit side by side under the bars.
+            String group = switch (m) {
+                case FREE -> "free";
+                case BUSY -> "one busy";
+                case SLOW -> "one slow";
+            };
+            groups.add(group + ", first");
+            groups.add(group + ", later");
             for (Row r : of) {
                 List<Double> s = series.computeIfAbsent(r.ranks() == 1 ? "1 rank" : "2 ranks, " + r.exchange(),
                     k -> new java.util.ArrayList<>());
@@ -163,7 +169,7 @@ final class BalanceReport {
             }
         }
         return Plots.bars(groups, series, String.format(Locale.ROOT, "Linear regression, %,d x %d, %,d epochs: "
-            + "1 and 2 %s", samples, features, epochs, ranks(backend)), "cores, and which run of a fresh JVM",
+            + "1 and 2 %s", samples, features, epochs, ranks(backend)), "cores (both free, one busy, one rank half as fast), and which run of a fresh JVM",
             "training time (ms, median)");
     }
 

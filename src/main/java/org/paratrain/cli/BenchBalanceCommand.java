@@ -228,6 +228,10 @@ final class BenchBalanceCommand implements Runnable {
     private List<Mode> modes() {
         List<Mode> modes = new ArrayList<>();
         for (String name : modeNames) {
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("--modes: an empty name in '" + String.join(",", modeNames)
+                    + "'; give free, busy or slow, comma-separated");
+            }
             Mode m = switch (name.strip().toLowerCase(Locale.ROOT)) {
                 case "free" -> Mode.FREE;
                 case "busy" -> Mode.BUSY;

@@ -199,6 +199,8 @@ class BadInputTest {
             "ring", "--sum", "float", "--rebalance", "10")));
         c.add(bad("bench balance slow mode unknown", 2, "--modes|free, busy or slow", "bench", "balance", "--modes",
             "slowly", "--out", "@balance"));
+        c.add(bad("bench balance empty mode", 2, "--modes|empty", "bench", "balance", "--modes", "free,,busy", "--out",
+            "@balance"));
         c.add(bad("bench balance shared on MPI", 2, "--allreduce|mpi backend", "bench", "balance", "--backend", "mpi",
             "--allreduce", "shared", "--out", "@balance"));
         c.add(bad("bench balance rebalance with only shared", 2, "--rebalance|only shared", "bench", "balance",
