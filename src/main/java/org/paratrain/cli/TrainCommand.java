@@ -79,9 +79,9 @@ final class TrainCommand implements Runnable {
 
     @Option(names = "--rebalance", defaultValue = "0", paramLabel = "STEPS|auto",
         description = "Every STEPS steps the ranks compare how fast each computed its blocks and move the block "
-            + "boundaries so that a slower rank (a busy core, a slower node) gets fewer; 0 (default) keeps an even "
-            + "share; auto: windows of about 0.2 s of steps. The results stay the same bits; not with --allreduce "
-            + "shared, which balances by itself.")
+            + "boundaries so that a slower rank (a slower node or CPU) gets fewer; 0 (default) keeps an even share; "
+            + "auto: windows of about 0.2 s of steps. The results stay the same bits; not with --allreduce shared, "
+            + "which balances by itself, nor with --sum float.")
     String rebalanceText;
     /** {@link #rebalanceText} parsed (auto: {@link RunSpec#REBALANCE_AUTO}). */
     private int rebalance;
