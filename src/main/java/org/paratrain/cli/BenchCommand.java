@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run benchmarks.",
     subcommands = {BenchCommand.Paper.class, BenchBalanceCommand.class, BenchBalanceCommand.Child.class,
         BusyProcess.Spin.class, BenchCheckpointCommand.class, BenchCollectivesCommand.class,
-        BenchDlCommand.class, BenchKernelsCommand.class,
+        BenchDlCommand.class, BenchKernelsCommand.class, BenchKernelsCommand.VectorRun.class,
         BenchMlpCommand.class, BenchMpiCommand.class, BenchMpiCommand.Worker.class,
         BenchMpiCommand.SelfTest.class, BenchMpiCommand.InitProbe.class})
 final class BenchCommand implements Runnable {

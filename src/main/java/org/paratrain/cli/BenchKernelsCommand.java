@@ -24,8 +24,9 @@ import picocli.CommandLine.Option;
     description = {"Time an epoch of linear regression at 1 rank beside C and memory bandwidth.",
         "Full-batch gradient descent of the paper's model at 1 rank for each shape,",
         "alternating with the same epoch as a plain C loop (resources/c/kernels.c,",
-        "gcc -O3 -march=native, built now); medians of the runs. Then the read",
-        "bandwidth of one core: a C sum over 1 GB, best of 5."})
+        "gcc -O3 -march=native, built now); medians of the runs. Then the same",
+        "epochs with the Vector API's kernels, in a JVM started with its module,",
+        "and the read bandwidth of one core: a C sum over 1 GB, best of 5."})
 final class BenchKernelsCommand implements Runnable {
     /** Bytes a run of one shape reads, about: enough epochs for a tenth of a second or more. */
     private static final double BYTES_PER_RUN = 3e9;
@@ -43,13 +44,23 @@ final class BenchKernelsCommand implements Runnable {
     @Option(names = "--no-c", description = "Do not build and run the C reference.")
     boolean noC;
 
+    @Option(names = "--no-vector", description = "Do not time the Vector API's kernels in a second JVM.")
+    boolean noVector;
+
     @Option(names = "--stream-mb", defaultValue = "1000",
         description = "Megabytes the bandwidth measurement reads, far more than the caches (default ${DEFAULT-VALUE}).")
     int streamMb;
 
-    /** One shape's medians, microseconds per epoch (NaN without C), and the two final losses. */
+    /**
+     * One shape's medians, microseconds per epoch (NaN without C), the two final losses, and the
+     * median with the Vector API's kernels (NaN where not measured).
+     */
     private record Row(int samples, int features, int epochs, double paratrainUs, double cUs, double loss,
-                       double cLoss) { }
+                       double cLoss, double vectorUs) {
+        Row withVector(double us) {
+            return new Row(samples, features, epochs, paratrainUs, cUs, loss, cLoss, us);
+        }
+    }
 
     @Override
     public void run() {
@@ -66,7 +77,45 @@ final class BenchKernelsCommand implements Runnable {
         for (int[] s : parsed) {
             rows.add(measure(s[0], s[1], exe));
         }
+        if (!noVector && org.paratrain.model.Kernels.name().equals("scalar")) {
+            rows = withVector(rows);
+        }
         print(rows, stream, exe != null);
+    }
+
+    /**
+     * The same epochs in a JVM started with the Vector API's module ({@link VectorRun}), which must
+     * end with this JVM's final loss to the bit: the two kernels do the same arithmetic.
+     */
+    private List<Row> withVector(List<Row> rows) {
+        List<String> cmd = new ArrayList<>(ChildJvm.command("bench", "kernels-vector", "--shapes",
+            String.join(",", shapes), "--repeats", Integer.toString(repeats)));
+        cmd.add(1, "--add-modules=jdk.incubator.vector");
+        CReference.Captured c = CReference.capture(ChildJvm.builder(cmd), java.time.Duration.ofMinutes(30),
+            "bench kernels: the Vector API's run");
+        if (c.status() != 0) {
+            throw new org.paratrain.comm.BackendException("bench kernels: the Vector API's run failed (exit "
+                + c.status() + "): " + c.text().strip().lines().reduce((a, b) -> b).orElse("no output"));
+        }
+        List<Row> out = new ArrayList<>();
+        for (Row r : rows) {
+            String shape = r.samples + "x" + r.features;
+            double loss = Double.longBitsToDouble(Long.parseUnsignedLong(text(c.text(), "vector_loss_bits " + shape),
+                16));
+            if (Double.doubleToRawLongBits(loss) != Double.doubleToRawLongBits(r.loss)) {
+                throw new org.paratrain.comm.BackendException("bench kernels: " + shape + " ended with final loss "
+                    + loss + " with the Vector API and " + r.loss + " without; they must be the same bits");
+            }
+            out.add(r.withVector(Double.parseDouble(text(c.text(), "vector_us " + shape))));
+        }
+        return out;
+    }
+
+    /** The text after {@code key} on the line of {@code out} that starts with it. */
+    private static String text(String out, String key) {
+        return out.lines().filter(l -> l.startsWith(key + " ")).map(l -> l.substring(key.length()).strip()).findFirst()
+            .orElseThrow(() -> new org.paratrain.comm.BackendException("bench kernels: the Vector API's run printed "
+                + "no " + key + ": " + out.strip()));
     }
 
     private int[] shape(String text) {
@@ -109,7 +158,7 @@ final class BenchKernelsCommand implements Runnable {
             }
         }
         return new Row(n, d, epochs, Statistics.median(java), exe == null ? Double.NaN : Statistics.median(c),
-            loss, cLoss);
+            loss, cLoss, Double.NaN);
     }
 
     /** {@return the number after {@code key} in the C program's output} */
@@ -124,15 +173,19 @@ final class BenchKernelsCommand implements Runnable {
         out.printf(Locale.ROOT, "linear regression, full batch, 1 rank (master-worker), median of %d runs alternating"
             + " with C; %d cores; 2 MB pages: paratrain %s, C %s; paratrain's kernels: %s%s%n", repeats,
             Runtime.getRuntime().availableProcessors(), hugePages() ? "yes" : "no", c ? "where the OS allows" : "-",
-            org.paratrain.model.Kernels.name(), org.paratrain.model.Kernels.name().equals("scalar")
-                ? " (PARATRAIN_JAVA_OPTS=--add-modules=jdk.incubator.vector for the Vector API's)" : "");
-        out.println("| shape | epochs | paratrain us/epoch | C us/epoch | paratrain / C (target <= 1) |");
-        out.println("|------:|-------:|-------------------:|-----------:|-----------------------------:|");
+            org.paratrain.model.Kernels.name(), rows.stream().anyMatch(r -> !Double.isNaN(r.vectorUs))
+                ? "; the Vector API's in a second JVM, started with its module, after these runs" : "");
+        boolean v = rows.stream().anyMatch(r -> !Double.isNaN(r.vectorUs));
+        out.println("| shape | epochs | paratrain us/epoch | C us/epoch | paratrain / C (target <= 1) |"
+            + (v ? " Vector API us/epoch | Vector API / C |" : ""));
+        out.println("|------:|-------:|-------------------:|-----------:|-----------------------------:|"
+            + (v ? "--------------------:|---------------:|" : ""));
         double worst = 0;
         for (Row r : rows) {
-            out.printf(Locale.ROOT, "| %,d x %d | %d | %s | %s | %s |%n", r.samples, r.features, r.epochs,
+            out.printf(Locale.ROOT, "| %,d x %d | %d | %s | %s | %s |%s%n", r.samples, r.features, r.epochs,
                 us(r.paratrainUs), c ? us(r.cUs) : "-", c ? String.format(Locale.ROOT, "%.2f", r.paratrainUs / r.cUs)
-                    : "-");
+                    : "-", v ? String.format(Locale.ROOT, " %s | %s |", us(r.vectorUs), c
+                    ? String.format(Locale.ROOT, "%.2f", r.vectorUs / r.cUs) : "-") : "");
             worst = Math.max(worst, Math.abs(r.loss - r.cLoss) / Math.abs(r.cLoss));
         }
         out.printf(Locale.ROOT, "read bandwidth of one core (%s, best of 5 over %d MB): %.1f GB/s%n",
@@ -141,9 +194,11 @@ final class BenchKernelsCommand implements Runnable {
             if ((long) r.samples * r.features >= 50_000_000L) {
                 double gb = 8.0 * r.samples * (r.features + 1) / 1e9;
                 out.printf(Locale.ROOT, "%,d x %d reads %.0f MB an epoch: paratrain %.1f GB/s = %.0f%% of it "
-                    + "(target >= 70%%)%s%n", r.samples, r.features, gb * 1e3, gb / (r.paratrainUs * 1e-6),
-                    100 * gb / (r.paratrainUs * 1e-6) / stream, c ? String.format(Locale.ROOT, ", C %.0f%%",
-                        100 * gb / (r.cUs * 1e-6) / stream) : "");
+                    + "(target >= 70%%)%s%s%n", r.samples, r.features, gb * 1e3, gb / (r.paratrainUs * 1e-6),
+                    100 * gb / (r.paratrainUs * 1e-6) / stream, Double.isNaN(r.vectorUs) ? ""
+                        : String.format(Locale.ROOT, ", with the Vector API %.1f GB/s = %.0f%%",
+                        gb / (r.vectorUs * 1e-6), 100 * gb / (r.vectorUs * 1e-6) / stream),
+                    c ? String.format(Locale.ROOT, ", C %.0f%%", 100 * gb / (r.cUs * 1e-6) / stream) : "");
             }
         }
         out.println(c ? String.format(Locale.ROOT, "final losses agree with C's to %.1g (relative): the same "
@@ -157,5 +212,34 @@ final class BenchKernelsCommand implements Runnable {
     /** Whether this JVM was asked for transparent huge pages (the launcher does it where the OS allows). */
     private static boolean hugePages() {
         return ManagementFactory.getRuntimeMXBean().getInputArguments().contains("-XX:+UseTransparentHugePages");
+    }
+
+    /**
+     * The Vector API's half of {@code bench kernels}, in a JVM started with its module: times
+     * paratrain alone, as the parent does, and prints {@code vector_us SHAPE} and
+     * {@code vector_loss_bits SHAPE} for each shape.
+     */
+    @Command(name = "kernels-vector", hidden = true)
+    static final class VectorRun implements Runnable {
+        @Option(names = "--shapes", split = ",", required = true)
+        List<String> shapes;
+
+        @Option(names = "--repeats", required = true)
+        int repeats;
+
+        @Override
+        public void run() {
+            BenchKernelsCommand bench = new BenchKernelsCommand();
+            bench.repeats = repeats;
+            for (String shape : shapes) {
+                String[] p = shape.strip().toLowerCase(Locale.ROOT).split("x");
+                int n = Integer.parseInt(p[0].strip());
+                int d = Integer.parseInt(p[1].strip());
+                Row r = bench.measure(n, d, null);
+                System.out.printf(Locale.ROOT, "vector_us %dx%d %.6f%nvector_loss_bits %dx%d %x%n", n, d, r.paratrainUs,
+                    n, d, Double.doubleToRawLongBits(r.loss));
+            }
+            System.out.flush();
+        }
     }
 }

@@ -336,6 +336,13 @@ class CliTest {
         assertEquals(0, r.status(), r.err());
         assertTrue(r.out().contains("| 400 x 3 |") && r.out().contains("| 90 x 12 |"), r.out());
         assertTrue(r.out().contains("read bandwidth of one core"), r.out());
+        // The Vector API's kernels ran in a second JVM and ended with this JVM's final loss (else the bench fails).
+        assertTrue(r.out().contains("Vector API us/epoch") && r.out().contains("the Vector API's in a second JVM"),
+            r.out());
+        java.util.regex.Matcher row = java.util.regex.Pattern.compile("\\| 400 x 3 \\|[^\n]*\\| ([0-9.,]+) \\| "
+            + "([0-9.-]+) \\|\\s*$", java.util.regex.Pattern.MULTILINE).matcher(r.out());
+        assertTrue(row.find(), r.out());
+        assertTrue(Double.parseDouble(row.group(1).replace(",", "")) > 0, r.out());
     }
 
     @Test
