@@ -6,10 +6,13 @@ package org.paratrain.model;
  * several features at a time by the Vector API. Both give the same bits; results record which ran.
  */
 public final class Kernels {
+    /** {@link #name()} when the Vector API's kernels run. */
+    public static final String VECTOR_API = "Vector API";
+
     private Kernels() { }
 
-    /** {@return {@code "Vector API"} or {@code "scalar"}} */
+    /** {@return {@link #VECTOR_API} or {@code "scalar"}} */
     public static String name() {
-        return Rows.VECTOR ? "Vector API" : "scalar";
+        return Rows.VECTOR ? VECTOR_API : "scalar";
     }
 }

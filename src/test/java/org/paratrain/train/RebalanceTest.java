@@ -50,11 +50,15 @@ class RebalanceTest {
         assertEquals(batch > 0 ? batch / 50 : 120, java.util.Arrays.stream(blocks).sum());
         if (p > 1) {
             assertTrue(r.split().moves() >= 1, java.util.Arrays.toString(blocks));
-            // Six times slower: about a sixth of another rank's share; less than half leaves room for
-            // a step's fixed costs (and noise) on blocks of a few microseconds.
+            // Six times slower: about a sixth of another rank's share. Fewer blocks than any other rank,
+            // and under half the largest share, leave room for a step's fixed costs and for ranks that
+            // share a core (3 or 4 threads on 2 cores) on blocks of a few microseconds.
+            int most = 0;
             for (int k = 0; k < slow; k++) {
-                assertTrue(blocks[slow] * 2 < blocks[k], java.util.Arrays.toString(blocks));
+                assertTrue(blocks[slow] < blocks[k], java.util.Arrays.toString(blocks));
+                most = Math.max(most, blocks[k]);
             }
+            assertTrue(blocks[slow] * 2 < most, java.util.Arrays.toString(blocks));
         }
     }
 
@@ -69,6 +73,34 @@ class RebalanceTest {
         assertArrayEquals(one.history().loss(), r.history().loss(), 0.0);
         assertEquals(one.finalLoss(), r.finalLoss(), 0.0);
         assertEquals(120, r.split().blocksPerRank()[0] + r.split().blocksPerRank()[1]);
+    }
+
+    /**
+     * A checkpoint saved while a slow rank's blocks had moved (3 ranks, windows of 5 steps)
+     * resumes at 2 ranks with auto windows, and the other way, with the bits of one
+     * uninterrupted rank: the split is never part of the state.
+     */
+    @Test
+    void checkpointsResumeUnderAnotherRebalance() {
+        TrainSpec spec = linear(ExchangeSpec.MASTER_WORKER).withEpochs(80).withRebalance(0);
+        TrainingResult reference = Training.local(DATA, spec);
+        int[][] runs = {{3, 5, 2, RunSpec.REBALANCE_AUTO}, {2, RunSpec.REBALANCE_AUTO, 3, 0}};
+        for (int[] run : runs) {
+            java.util.List<TrainingState> saved = new java.util.ArrayList<>();
+            TrainingControl control = new TrainingControl(null, new TrainingControl.Checkpoints(10, 0, saved::add),
+                null, null);
+            TrainingResult first = Training.local(DATA, spec.withNodes(run[0]).withRebalance(run[1]), control,
+                FailureInjection.slow(run[0] - 1, 1, 6));
+            if (run[1] == 5) {
+                assertTrue(first.split().moves() >= 1, "the split moved before the checkpoints");
+            }
+            TrainingState middle = saved.get(saved.size() / 2);
+            TrainingResult resumed = Training.local(DATA, spec.withNodes(run[2]).withRebalance(run[3]),
+                TrainingControl.none().resumingFrom(middle), FailureInjection.slow(run[2] - 1, 1, 6));
+            assertArrayEquals(reference.params(), resumed.params(), 0.0, middle.toString());
+            assertArrayEquals(reference.history().loss(), resumed.history().loss(), 0.0, middle.toString());
+            assertEquals(reference.finalLoss(), resumed.finalLoss(), 0.0);
+        }
     }
 
     /** The sharded optimizer keeps its slices of the parameters while the blocks move. */
