@@ -50,9 +50,13 @@ final class BackendOptions {
         Backend.prepareMpiStartupCache(Main.class.getName(), List.of("bench", "mpi-selftest", "--train"));
         List<String> extra = mpirunArgs == null || mpirunArgs.isBlank() ? List.of()
             : Arrays.asList(mpirunArgs.strip().split("\\s+"));
+        return new JobLaunch(processes, hostfile, extra, javaOptions(), commTimeout);
+    }
+
+    /** {@return the options of {@code PARATRAIN_JAVA_OPTS}, which the launcher gives its JVM, for the ranks' JVMs} */
+    static List<String> javaOptions() {
         String opts = System.getenv("PARATRAIN_JAVA_OPTS");
-        List<String> jvm = opts == null || opts.isBlank() ? List.of() : Arrays.asList(opts.strip().split("\\s+"));
-        return new JobLaunch(processes, hostfile, extra, jvm, commTimeout);
+        return opts == null || opts.isBlank() ? List.of() : Arrays.asList(opts.strip().split("\\s+"));
     }
 
     /**

@@ -9,7 +9,6 @@ import java.util.Map;
 import org.paratrain.data.Dataset;
 import org.paratrain.experiment.Statistics;
 import org.paratrain.train.Training;
-import org.paratrain.train.TrainingResult;
 import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.TrainSpec;
@@ -258,7 +257,7 @@ final class BenchBalanceCommand implements Runnable {
     private static final java.time.Duration CHILD_LIMIT = java.time.Duration.ofMinutes(10);
 
     /**
-     * Runs {@link Child} in a new JVM with this JVM's options (an MPI job of as many processes
+     * Runs {@link BalanceRun} in a new JVM with this JVM's options (an MPI job of as many processes
      * as ranks, with {@code --backend mpi}); returns what it printed.
      */
     private Run child(Setup setup, Mode mode) {
@@ -279,17 +278,9 @@ final class BenchBalanceCommand implements Runnable {
 
     /** Runs {@code args} as an MPI job of {@code ranks} processes, for at most {@link #CHILD_LIMIT}; its output. */
     private static String mpiJob(int ranks, List<String> args) {
-        String opts = System.getenv("PARATRAIN_JAVA_OPTS");     // as train passes them to its ranks
-        List<String> jvm = opts == null || opts.isBlank() ? List.of() : List.of(opts.strip().split("\\s+"));
-        List<String> cmd = org.paratrain.train.Backend.mpiJobCommand(new org.paratrain.comm.JobLaunch(ranks, null,
-            List.of(), jvm), Main.class.getName(), args);
-        CReference.Captured c = CReference.capture(ChildJvm.builder(cmd), CHILD_LIMIT, "bench balance: an MPI run");
-        if (c.status() != 0) {
-            String last = c.text().strip().lines().reduce((a, b) -> b).orElse("no output");
-            throw new org.paratrain.comm.BackendException("bench balance: an MPI run failed (exit " + c.status() + "): "
-                + last);
-        }
-        return c.text();
+        return ChildJvm.outputOf("bench balance: an MPI run", CHILD_LIMIT, org.paratrain.train.Backend.mpiJobCommand(
+            new org.paratrain.comm.JobLaunch(ranks, null, List.of(), BackendOptions.javaOptions()),
+            Main.class.getName(), args));
     }
 
     private static double value(String out, String key) {
@@ -323,63 +314,5 @@ final class BenchBalanceCommand implements Runnable {
     /** The data and training of one run, with its rebalancing. */
     static TrainSpec training(int samples, int epochs, int ranks, String exchange, int rebalance) {
         return training(samples, epochs, ranks, exchange).withRebalance(rebalance);
-    }
-
-    /** One run of {@code bench balance}, in its own JVM: prints cold_s, compile_ms and warm_s. */
-    @Command(name = "balance-run", hidden = true)
-    static final class Child implements Runnable {
-        @Option(names = "--samples", required = true)
-        int samples;
-
-        @Option(names = "--features", required = true)
-        int features;
-
-        @Option(names = "--epochs", required = true)
-        int epochs;
-
-        @Option(names = "--nodes", required = true)
-        int nodes;
-
-        @Option(names = "--allreduce", required = true)
-        String allreduce;
-
-        @Option(names = "--rebalance", defaultValue = "0")
-        String rebalance;
-
-        @Option(names = "--backend", defaultValue = "local")
-        String backend;
-
-        @Option(names = "--slow", defaultValue = "1")
-        int slow;
-
-        @Override
-        public void run() {
-            Dataset data = KernelData.generate(samples, features);
-            TrainSpec train = training(samples, epochs, nodes, allreduce,
-                org.paratrain.train.spec.RunSpec.parseRebalance(rebalance));
-            var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-            long compiled = jit.getTotalCompilationTime();
-            TrainingResult cold = train(data, train);
-            long compileMs = jit.getTotalCompilationTime() - compiled;
-            double[] warm = new double[3];
-            for (int i = 0; i < warm.length; i++) {
-                TrainingResult r = train(data, train);
-                warm[i] = r == null ? 0.0 : r.trainSeconds();
-            }
-            if (cold == null) {
-                return;         // an MPI rank other than 0: rank 0 prints
-            }
-            // The JIT's time counts every compiler thread, and part of it ran while the run's setup did.
-            System.out.printf(Locale.ROOT, "cold_s %.6f%ncompile_ms %d%nwarm_s %.6f%nloss_bits %x%n",
-                cold.trainSeconds(), compileMs, Statistics.median(warm), Double.doubleToRawLongBits(cold.finalLoss()));
-        }
-
-        /** One training on this backend (rank 1 slower when asked); null on MPI ranks other than 0. */
-        private TrainingResult train(Dataset data, TrainSpec train) {
-            var control = org.paratrain.train.TrainingControl.none();
-            var failure = slow > 1 ? org.paratrain.train.FailureInjection.slow(1, 1, slow) : null;
-            return backend.equals("mpi") ? org.paratrain.train.FailureInjection.mpi(data, train, control, failure)
-                : org.paratrain.train.FailureInjection.local(data, train, control, failure);
-        }
     }
 }

@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 
 /** {@code paratrain bench}: benchmarks that print figures measured side by side in one run. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run benchmarks.",
-    subcommands = {BenchCommand.Paper.class, BenchBalanceCommand.class, BenchBalanceCommand.Child.class,
+    subcommands = {BenchCommand.Paper.class, BenchBalanceCommand.class, BalanceRun.class,
         BusyProcess.Spin.class, BenchCheckpointCommand.class, BenchCollectivesCommand.class,
         BenchDlCommand.class, BenchKernelsCommand.class, BenchKernelsCommand.VectorRun.class,
         BenchMlpCommand.class, BenchMpiCommand.class, BenchMpiCommand.Worker.class,

@@ -118,29 +118,25 @@ final class BenchKernelsCommand implements Runnable {
         cmd.add(1, "--add-modules=jdk.incubator.vector");
         int main = cmd.indexOf(Main.class.getName());
         cmd.add(main, "-Dparatrain.scalar=false");
-        CReference.Captured c;
+        String printed;
         try {
-            c = CReference.capture(ChildJvm.builder(cmd), limit, "bench kernels: the Vector API's run");
+            printed = ChildJvm.outputOf("the second JVM", limit, cmd);
         } catch (org.paratrain.comm.BackendException e) {
             throw new VectorRunFailed(e.getMessage());
         }
-        if (c.status() != 0) {
-            throw new VectorRunFailed("the second JVM failed, exit " + c.status() + ": "
-                + c.text().strip().lines().reduce((a, b) -> b).orElse("no output"));
-        }
-        if (!text(c.text(), "vector_kernels").equals(org.paratrain.model.Kernels.VECTOR_API)) {
-            throw new VectorRunFailed("the second JVM ran the " + text(c.text(), "vector_kernels") + " kernels");
+        if (!text(printed, "vector_kernels").equals(org.paratrain.model.Kernels.VECTOR_API)) {
+            throw new VectorRunFailed("the second JVM ran the " + text(printed, "vector_kernels") + " kernels");
         }
         List<Row> out = new ArrayList<>();
         for (Row r : rows) {
             String shape = r.samples + "x" + r.features;
-            double loss = Double.longBitsToDouble(Long.parseUnsignedLong(text(c.text(), "vector_loss_bits " + shape),
+            double loss = Double.longBitsToDouble(Long.parseUnsignedLong(text(printed, "vector_loss_bits " + shape),
                 16));
             if (Double.doubleToRawLongBits(loss) != Double.doubleToRawLongBits(r.loss)) {
                 throw new org.paratrain.comm.BackendException("bench kernels: " + shape + " ended with final loss "
                     + loss + " with the Vector API and " + r.loss + " without; they must be the same bits");
             }
-            out.add(r.withVector(Double.parseDouble(text(c.text(), "vector_us " + shape))));
+            out.add(r.withVector(Double.parseDouble(text(printed, "vector_us " + shape))));
         }
         return out;
     }

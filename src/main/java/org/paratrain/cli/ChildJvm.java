@@ -69,7 +69,17 @@ final class ChildJvm {
      *     error) if it fails, or if it outlives the limit
      */
     static String output(String what, java.time.Duration limit, String... args) {
-        CReference.Captured c = CReference.capture(builder(command(args)), limit, what);
+        return outputOf(what, limit, command(args));
+    }
+
+    /**
+     * Runs {@code cmd} (a JVM of this program, perhaps under mpirun) as {@link #output} does.
+     *
+     * @throws BackendException naming {@code what} with the child's last line, if it fails or
+     *     outlives the limit
+     */
+    static String outputOf(String what, java.time.Duration limit, List<String> cmd) {
+        CReference.Captured c = CReference.capture(builder(cmd), limit, what);
         if (c.status() != 0) {
             String last = c.text().strip().lines().reduce((a, b) -> b).orElse("no output");
             throw new BackendException(what + " failed (exit " + c.status() + "): " + last);
