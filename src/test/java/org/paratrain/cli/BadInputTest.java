@@ -253,6 +253,7 @@ class BadInputTest {
             "@bench"));
         c.add(bad("bench kernels shape", 2, "--shapes", "bench", "kernels", "--shapes", "3x0"));
         c.add(bad("bench kernels repeats 0", 2, "--repeats", "bench", "kernels", "--repeats", "0"));
+        c.add(bad("bench paper rounds 0", 2, "--rounds|[1, 20]", "bench", "paper", "--rounds", "0"));
         c.add(bad("paper out under a file", 2, "--out|not a directory", "paper", "--out", "@X.in/paper"));
     }
 

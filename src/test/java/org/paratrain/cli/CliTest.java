@@ -353,8 +353,9 @@ class CliTest {
 
     @Test
     void benchPaperPrintsATableForEachNodeCount() {
-        Run r = run("bench", "paper", "--nodes", "1,3", "--repeats", "2", "--warmup", "1");
+        Run r = run("bench", "paper", "--nodes", "1,3", "--repeats", "2", "--warmup", "1", "--rounds", "2");
         assertEquals(0, r.status(), r.err());
         assertTrue(r.out().contains("|     1 |") && r.out().contains("|     3 |"), r.out());
+        assertTrue(r.out().contains("best of 2 alternating rounds on each side"), r.out());
     }
 }
