@@ -201,6 +201,10 @@ class BadInputTest {
             "slowly", "--out", "@balance"));
         c.add(bad("bench balance empty mode", 2, "--modes|empty", "bench", "balance", "--modes", "free,,busy", "--out",
             "@balance"));
+        c.add(bad("bench balance trailing comma", 2, "--modes|empty", "bench", "balance", "--modes", "free,", "--out",
+            "@balance"));
+        c.add(bad("bench balance mode twice", 2, "--modes|twice", "bench", "balance", "--modes", "free,busy,free",
+            "--out", "@balance"));
         c.add(bad("bench balance shared on MPI", 2, "--allreduce|mpi backend", "bench", "balance", "--backend", "mpi",
             "--allreduce", "shared", "--out", "@balance"));
         c.add(bad("bench balance rebalance with only shared", 2, "--rebalance|only shared", "bench", "balance",
