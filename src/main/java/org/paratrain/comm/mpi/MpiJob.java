@@ -89,7 +89,17 @@ public final class MpiJob {
      * {@code --add-modules jdk.incubator.vector}, for the Vector API's kernels).
      */
     static boolean sameModules(List<String> jvmArgs) {
-        for (String a : jvmArgs) {
+        List<String> all = new ArrayList<>(jvmArgs);
+        // The java launcher reads this variable too, so the ranks' JVMs would see what it holds.
+        String env = System.getenv("JDK_JAVA_OPTIONS");
+        if (env != null) {
+            all.addAll(List.of(env.strip().split("\\s+")));
+        }
+        for (String a : all) {
+            // An argument file may hold module options that cannot be seen from here.
+            if (a.equals("-p") || a.startsWith("@")) {
+                return false;
+            }
             for (String o : List.of("--add-modules", "--limit-modules", "--patch-module", "--module-path",
                 "--upgrade-module-path")) {
                 if (a.startsWith(o)) {
