@@ -49,8 +49,8 @@ public final class Allreduces {
             case "ring" -> RingAllreduce::new;
             case "rabenseifner" -> RabenseifnerAllreduce::new;
             case "native" -> NativeAllreduce::new;
-            default -> throw new IllegalArgumentException("--allreduce must be one of " + String.join(", ", NAMES)
-                + ", master-worker or auto, got '" + name + "'");
+            default -> throw new IllegalArgumentException("no allreduce algorithm named '" + name + "'; there are "
+                + String.join(", ", NAMES));
         };
     }
 }

@@ -17,7 +17,11 @@ import java.util.Objects;
  */
 public record Dataset(double[] x, double[] y, int samples, int features) {
 
-    /** Checks that the arrays match the declared shape and hold only finite numbers. */
+    /**
+     * Checks that the arrays match the declared shape. Values are not scanned here (a pass over
+     * every value on each copy of a shard or batch): the readers refuse numbers that are not
+     * finite, naming the line.
+     */
     public Dataset {
         Objects.requireNonNull(x, "x");
         Objects.requireNonNull(y, "y");
