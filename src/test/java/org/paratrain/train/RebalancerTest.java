@@ -64,4 +64,28 @@ class RebalancerTest {
         assertEquals(200, r[4]);
         assertEquals(100, r[5]);
     }
+
+    /**
+     * Auto's windows stay within [16, 100,000] steps: steps of a nanosecond would ask for 2e8,
+     * steps of a second for 1; a window whose steps took no time at all (a clock too coarse)
+     * keeps the length it had.
+     */
+    @Test
+    void autoWindowsAreClampedAndAZeroClockKeepsTheLength() {
+        List<int[]> out = LocalCluster.run(2, Duration.ofSeconds(60), comm -> {
+            Rebalancer r = new Rebalancer(comm, new BlockRanges(new BlockSharding(3000, 10), 2),
+                RunSpec.REBALANCE_AUTO);
+            window(r, 0.0, 0.0);
+            r.rebalance();
+            int afterZero = window(r, 1e-9, 1e-9);
+            r.rebalance();
+            int afterNanos = window(r, 1.0, 1.0);
+            r.rebalance();
+            int afterSeconds = window(r, 1e-3, 1e-3);
+            return new int[] {afterZero, afterNanos, afterSeconds};
+        });
+        assertArrayEquals(out.get(0), out.get(1), "every rank the same windows");
+        assertArrayEquals(new int[] {Rebalancer.AUTO_FIRST, RunSpec.MAX_REBALANCE, Rebalancer.AUTO_FIRST},
+            out.get(0));
+    }
 }
