@@ -55,7 +55,7 @@ final class BenchBalanceCommand implements Runnable {
     int rounds;
 
     // A string, not a list split by picocli, which drops a trailing empty name ("free,") unseen.
-    @Option(names = "--modes", defaultValue = "free,busy",
+    @Option(names = "--modes", defaultValue = "free,busy", paramLabel = "MODE[,MODE...]",
         description = "free (both cores free), busy (another process spinning on one core), slow (rank 1 computes "
             + "its blocks twice, as a node half as fast would take), comma-separated (default ${DEFAULT-VALUE}).")
     String modeNames;

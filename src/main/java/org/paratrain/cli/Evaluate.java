@@ -33,8 +33,8 @@ final class Evaluate {
 
     /** Metrics of a model on labelled data. */
     @Command(name = "evaluate", mixinStandardHelpOptions = true,
-        description = {"Evaluate a trained model (RUN/model.json) on labelled data: MSE, RMSE and R2 for regression;",
-            "for classifiers accuracy, log-loss, precision, recall and F1 a class and their macro means,",
+        description = {"Evaluate a trained model (RUN/model.json) on labelled data.",
+            "MSE, RMSE and R2 for regression; for classifiers accuracy, log-loss, precision, recall and F1 a class and their macro means,",
             "ROC-AUC (two classes) and the confusion matrix, with the classes named as in the training labels."})
     static final class EvaluateCommand implements Runnable {
         @picocli.CommandLine.Spec
@@ -80,8 +80,8 @@ final class Evaluate {
 
     /** One prediction a line for unlabelled data. */
     @Command(name = "predict", mixinStandardHelpOptions = true,
-        description = {"Predict with a trained model (RUN/model.json): one value (regression) or class a line;",
-            "classes by name when the training labels had names. With --proba, a CSV of the probability of",
+        description = {"Predict with a trained model (RUN/model.json).",
+            "One value (regression) or class a line; classes by name when the training labels had names. With --proba, a CSV of the probability of",
             "each class, one column a class, headed by the class names."})
     static final class PredictCommand implements Runnable {
         @picocli.CommandLine.Spec

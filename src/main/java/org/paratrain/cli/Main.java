@@ -62,6 +62,7 @@ public final class Main implements Runnable {
      */
     public static int execute(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(new Main());
+        HelpText.flow(cli);
         cli.setOut(out);
         cli.setErr(err);
         cli.setExecutionExceptionHandler(Main::handle);
