@@ -59,14 +59,9 @@ final class AllreduceExchange implements GradientExchange {
     public double step(double[] weights, Optimizer optimizer, double scale) {
         reduceTable();
         Arrays.fill(total, 0.0);
-        double loss = 0.0;
         int w = params + 1;
-        for (int b = 0; b < blocks; b++) {
-            loss += table[b * w];
-            for (int j = 0; j < params; j++) {
-                total[j] += table[b * w + 1 + j];
-            }
-        }
+        RowSum.add(table, 1, w, blocks, total, 0, params);
+        double loss = RowSum.sum(table, 0, w, blocks);
         for (int j = 0; j < params; j++) {
             total[j] *= scale;
         }
@@ -77,11 +72,7 @@ final class AllreduceExchange implements GradientExchange {
     @Override
     public double reduceLoss(double scale) {
         reduceTable();
-        double loss = 0.0;
-        for (int b = 0; b < blocks; b++) {
-            loss += table[b * (params + 1)];
-        }
-        return loss * scale;
+        return RowSum.sum(table, 0, params + 1, blocks) * scale;
     }
 
     /** Fills the rows this rank does not own with -0.0 and reduces the whole table. */

@@ -119,11 +119,7 @@ final class MasterWorkerExchange implements GradientExchange {
             return Double.NaN;
         }
         gather(TAG_LOSS, blockLoss, 1);
-        double loss = 0.0;
-        for (double l : blockLoss) {
-            loss += l;
-        }
-        return loss * scale;
+        return RowSum.sum(blockLoss, 0, 1, blockLoss.length) * scale;
     }
 
     /** Rank 0 receives each worker's blocks into their place in the global buffer. */
@@ -138,15 +134,8 @@ final class MasterWorkerExchange implements GradientExchange {
     /** Adds block losses and gradients in block order (the order that fixes the bits). */
     private double sumInBlockOrder() {
         Arrays.fill(total, 0.0);
-        double loss = 0.0;
         int blocks = blockLoss.length;
-        for (int b = 0; b < blocks; b++) {
-            loss += blockLoss[b];
-            int base = b * params;
-            for (int j = 0; j < params; j++) {
-                total[j] += blockGrad[base + j];
-            }
-        }
-        return loss;
+        RowSum.add(blockGrad, 0, params, blocks, total, 0, params);
+        return RowSum.sum(blockLoss, 0, 1, blocks);
     }
 }

@@ -89,11 +89,7 @@ abstract class OwnRowsExchange implements GradientExchange {
     void addRows(double[] total) {
         int w = params + 1;
         Arrays.fill(total, 0.0);
-        for (int k = 0; k < owned; k++) {
-            for (int j = 0; j < w; j++) {
-                total[j] += rows[k * w + j];
-            }
-        }
+        RowSum.add(rows, 0, w, owned, total, 0, w);
     }
 
     @Override

@@ -206,13 +206,8 @@ final class SharedExchange implements GradientExchange {
         int w = params + 1;
         for (int c = 0; c < board.chunks(); c++) {
             double[] t = own ? table : board.tableOf(c);
-            for (int b = board.firstBlock(c); b < board.endBlock(c); b++) {
-                int at = b * w;
-                out[0] += t[at];
-                for (int j = 1; j < w; j++) {
-                    out[j] += t[at + j];
-                }
-            }
+            int first = board.firstBlock(c);
+            RowSum.add(t, first * w, w, board.endBlock(c) - first, out, 0, w);
         }
     }
 
