@@ -351,7 +351,7 @@ public final class ConvNet implements Classifier {
         double[] d = deltas[stages.length - 1];
         for (int i = 0; i < n; i++) {
             int label = (int) data.y()[from + i];
-            double lse = MultilayerPerceptron.logSumExp(z, i * classes, classes);
+            double lse = Softmax.logSumExp(z, i * classes, classes);
             loss += lse - z[i * classes + label];
             if (deltasToo) {        // the head's deltas from the same log-sum-exp: softmax minus one-hot
                 for (int c = 0; c < classes; c++) {
@@ -480,7 +480,7 @@ public final class ConvNet implements Classifier {
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
             run(data, from + at, m, params);
-            MultilayerPerceptron.classify(acts[stages.length - 1], m, classes, classesOut, at, probabilities);
+            Softmax.classify(acts[stages.length - 1], m, classes, classesOut, at, probabilities);
         }
     }
 

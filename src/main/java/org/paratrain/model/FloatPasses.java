@@ -6,13 +6,14 @@ import org.paratrain.data.Dataset;
  * The forward and backward passes of a {@link MultilayerPerceptron} trained in float32: the
  * parameters and a block's inputs rounded to floats, the products by {@code cblas_sgemm}, the
  * block's gradient widened back into the doubles the exchange sums. The output layer's loss
- * and deltas stay the network's own, computed in doubles from the float outputs, so the two
- * precisions share one head.
+ * and deltas stay those of the network's {@link DoublePasses}, computed in doubles from the
+ * float outputs, so the two precisions share one head.
  *
  * <p>One instance a network (a network belongs to one rank): its buffers are reused.
  */
 final class FloatPasses {
     private final MultilayerPerceptron net;
+    private final DoublePasses doubles;     // the head, and the double outputs and deltas it reads and writes
     private final float[] paramsF;
     private final float[] gradF;
     private float[] inputsF = new float[0];
@@ -20,8 +21,9 @@ final class FloatPasses {
     private float[][] deltasF = new float[0][];
     private int capacityF;
 
-    FloatPasses(MultilayerPerceptron net) {
+    FloatPasses(MultilayerPerceptron net, DoublePasses doubles) {
         this.net = net;
+        this.doubles = doubles;
         this.paramsF = new float[net.parameterCount()];
         this.gradF = new float[net.parameterCount()];
     }
@@ -31,8 +33,8 @@ final class FloatPasses {
         int n = to - from;
         double loss = forward(data, from, n, params);
         int last = net.widths.length - 1;
-        net.headDeltas(data, from, n);      // in doubles, from the float outputs forward left in the network
-        double[] d = net.outputDeltas();
+        doubles.headDeltas(data, from, n);      // in doubles, from the float outputs forward left there
+        double[] d = doubles.outputDeltas();
         float[] dF = deltasF[last];
         for (int j = 0; j < n * net.widths[last]; j++) {
             dF[j] = (float) d[j];
@@ -74,7 +76,7 @@ final class FloatPasses {
 
     /** The forward pass in floats, from the parameters and the block's inputs rounded to floats. */
     double forward(Dataset data, int from, int n, double[] params) {
-        net.ensure(n);      // the double buffers hold the outputs and the output deltas
+        doubles.ensure(n);      // the double buffers hold the outputs and the output deltas
         ensure(n);
         for (int j = 0; j < paramsF.length; j++) {
             paramsF[j] = (float) params[j];
@@ -103,11 +105,11 @@ final class FloatPasses {
         }
         // The outputs, widened to doubles: the loss and the output deltas are the double path's.
         float[] z = actsF[last];
-        double[] out = net.outputs();
+        double[] out = doubles.outputs();
         for (int j = 0; j < n * net.widths[last]; j++) {
             out[j] = z[j];
         }
-        return net.headLoss(data, from, n);
+        return doubles.headLoss(data, from, n);
     }
 
     /** Room for blocks of {@code n} samples. */

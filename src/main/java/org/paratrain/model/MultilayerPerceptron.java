@@ -21,7 +21,10 @@ import org.paratrain.data.Dataset;
  * sqrt(6/(in+out))) for tanh and sigmoid; biases start at 0.
  *
  * <p>One instance per rank: it keeps the activations of the current block as scratch, grown
- * to the largest block and then reused, so a training step allocates nothing.
+ * to the largest block and then reused, so a training step allocates nothing. The passes and
+ * their scratch live in {@code DoublePasses} and {@code FloatPasses}, the softmax arithmetic
+ * shared with {@link ConvNet} in {@code Softmax}; this class holds the layout, the
+ * initialisation and inference.
  */
 public final class MultilayerPerceptron implements Classifier {
     /** Hidden-layer nonlinearity. */
@@ -64,10 +67,9 @@ public final class MultilayerPerceptron implements Classifier {
     private final Activation activation;
     private final Head head;
     private final int parameters;
-    private double[][] acts = new double[0][];   // acts[l]: block x widths[l] (acts[0] unused: x itself)
-    private double[][] deltas = new double[0][];
-    private int capacity;
     private final Precision precision;
+    /** The float64 passes, and the scratch inference runs through in either precision. */
+    private final DoublePasses doubles;
     /** The float32 passes, or null in float64. */
     private final FloatPasses floats;
 
@@ -132,7 +134,8 @@ public final class MultilayerPerceptron implements Classifier {
         }
         parameters = p;
         this.activation = activation;
-        this.floats = precision == Precision.FLOAT32 ? new FloatPasses(this) : null;
+        this.doubles = new DoublePasses(this, head);
+        this.floats = precision == Precision.FLOAT32 ? new FloatPasses(this, doubles) : null;
     }
 
     @Override
@@ -152,8 +155,8 @@ public final class MultilayerPerceptron implements Classifier {
 
     @Override
     public double output(Dataset data, int i, double[] params) {
-        forward(data, i, 1, params);
-        return acts[widths.length - 1][0];
+        doubles.forward(data, i, 1, params);
+        return doubles.outputs()[0];
     }
 
     @Override
@@ -183,80 +186,13 @@ public final class MultilayerPerceptron implements Classifier {
         if (floats != null) {
             return floats.lossAndGradient(data, from, to, params, grad, offset);
         }
-        int n = to - from;
-        double loss = forward(data, from, n, params);
-        headDeltas(data, from, n);
-        for (int l = widths.length - 1; l >= 1; l--) {
-            backward(data, from, n, l, params, grad, offset);
-        }
-        return loss;
-    }
-
-    /** The output layer's deltas, {@code deltas[last]}, from its outputs {@code acts[last]} and the labels. */
-    void headDeltas(Dataset data, int from, int n) {
-        int last = widths.length - 1;
-        int k = widths[last];
-        double[] z = acts[last];
-        double[] d = deltas[last];
-        for (int i = 0; i < n; i++) {
-            if (head == Head.SQUARED) {
-                d[i] = 2.0 * (z[i] - data.y()[from + i]);
-                continue;
-            }
-            int label = (int) data.y()[from + i];
-            double lse = logSumExp(z, i * k, k);
-            for (int c = 0; c < k; c++) {
-                d[i * k + c] = Math.exp(z[i * k + c] - lse) - (c == label ? 1.0 : 0.0);
-            }
-        }
-    }
-
-    /** The summed loss of the block from the output layer's {@code acts[last]}. */
-    double headLoss(Dataset data, int from, int n) {
-        int last = widths.length - 1;
-        double loss = 0.0;
-        int k = widths[last];
-        double[] z = acts[last];
-        for (int i = 0; i < n; i++) {
-            if (head == Head.SQUARED) {
-                double r = z[i] - data.y()[from + i];
-                loss += r * r;
-            } else {
-                loss += logSumExp(z, i * k, k) - z[i * k + (int) data.y()[from + i]];
-            }
-        }
-        return loss;
-    }
-
-    /** Gradient of layer l's parameters from deltas[l]; then deltas[l-1] through the activation. */
-    private void backward(Dataset data, int from, int n, int l, double[] params, double[] grad, int offset) {
-        int in = widths[l - 1];
-        int out = widths[l];
-        double[] a = l == 1 ? data.x() : acts[l - 1];
-        int aBase = l == 1 ? from * in : 0;
-        double[] d = deltas[l];
-        int w = offset + offsets[l];
-        int b = w + in * out;
-        Gemm.dgemm(true, false, in, out, n, 1.0, a, aBase, d, 0, 1.0, grad, w);        // dW += A^T dZ
-        for (int i = 0; i < n; i++) {
-            for (int o = 0; o < out; o++) {
-                grad[b + o] += d[i * out + o];
-            }
-        }
-        if (l == 1) {
-            return;
-        }
-        double[] prev = deltas[l - 1];
-        Gemm.dgemm(false, true, n, in, out, 1.0, d, 0, params, offsets[l], 0.0, prev, 0);  // dA = dZ W^T
-        double[] act = acts[l - 1];
-        for (int j = 0; j < n * in; j++) {
-            prev[j] *= derivative(act[j]);
-        }
+        return doubles.lossAndGradient(data, from, to, params, grad, offset);
     }
 
     @Override
     public double loss(Dataset data, int from, int to, double[] params) {
-        return floats != null ? floats.forward(data, from, to - from, params) : forward(data, from, to - from, params);
+        return floats != null ? floats.forward(data, from, to - from, params)
+            : doubles.forward(data, from, to - from, params);
     }
 
     /** {@return the arithmetic of training} */
@@ -266,8 +202,8 @@ public final class MultilayerPerceptron implements Classifier {
 
     @Override
     public int predict(Dataset data, int i, double[] params) {
-        forward(data, i, 1, params);
-        double[] z = acts[widths.length - 1];
+        doubles.forward(data, i, 1, params);
+        double[] z = doubles.outputs();
         int best = 0;
         for (int c = 1; c < widths[widths.length - 1]; c++) {
             if (z[c] > z[best]) {
@@ -288,8 +224,8 @@ public final class MultilayerPerceptron implements Classifier {
         int right = 0;
         for (int from = 0; from < data.samples(); from += CHUNK) {
             int n = Math.min(CHUNK, data.samples() - from);
-            forward(data, from, n, params);
-            double[] z = acts[widths.length - 1];
+            doubles.forward(data, from, n, params);
+            double[] z = doubles.outputs();
             for (int i = 0; i < n; i++) {
                 int best = 0;
                 for (int c = 1; c < k; c++) {
@@ -310,29 +246,8 @@ public final class MultilayerPerceptron implements Classifier {
     public void predict(Dataset data, int from, int n, double[] params, int[] classes, double[] probabilities) {
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
-            forward(data, from + at, m, params);
-            classify(acts[widths.length - 1], m, widths[widths.length - 1], classes, at, probabilities);
-        }
-    }
-
-    /**
-     * Each of {@code m} rows of {@code k} logits: its class, the largest logit (the first of equals),
-     * into {@code classes[at + i]}, and if asked its softmax by the log-sum-exp into row
-     * {@code at + i} of {@code probabilities}.
-     */
-    static void classify(double[] z, int m, int k, int[] classes, int at, double[] probabilities) {
-        for (int i = 0; i < m; i++) {
-            int best = 0;
-            for (int c = 1; c < k; c++) {
-                best = z[i * k + c] > z[i * k + best] ? c : best;
-            }
-            classes[at + i] = best;
-            if (probabilities != null) {
-                double lse = logSumExp(z, i * k, k);
-                for (int c = 0; c < k; c++) {
-                    probabilities[(at + i) * k + c] = Math.exp(z[i * k + c] - lse);
-                }
-            }
+            doubles.forward(data, from + at, m, params);
+            Softmax.classify(doubles.outputs(), m, widths[widths.length - 1], classes, at, probabilities);
         }
     }
 
@@ -352,60 +267,13 @@ public final class MultilayerPerceptron implements Classifier {
     /** The softmax of the output layer, by the log-sum-exp of the loss. */
     @Override
     public void probabilities(Dataset data, int i, double[] params, double[] out) {
-        forward(data, i, 1, params);
+        doubles.forward(data, i, 1, params);
         int k = widths[widths.length - 1];
-        double[] z = acts[widths.length - 1];
-        double lse = logSumExp(z, 0, k);
+        double[] z = doubles.outputs();
+        double lse = Softmax.logSumExp(z, 0, k);
         for (int c = 0; c < k; c++) {
             out[c] = Math.exp(z[c] - lse);
         }
-    }
-
-    /** Runs the block forward, keeping every layer's output; returns the summed cross-entropy. */
-    private double forward(Dataset data, int from, int n, double[] params) {
-        ensure(n);
-        int last = widths.length - 1;
-        for (int l = 1; l <= last; l++) {
-            int in = widths[l - 1];
-            int out = widths[l];
-            double[] a = l == 1 ? data.x() : acts[l - 1];
-            int aBase = l == 1 ? from * in : 0;
-            double[] z = acts[l];
-            int w = offsets[l];
-            int b = w + in * out;
-            for (int i = 0; i < n; i++) {
-                System.arraycopy(params, b, z, i * out, out);
-            }
-            Gemm.dgemm(false, false, n, out, in, 1.0, a, aBase, params, w, 1.0, z, 0);   // Z = A W + b
-            if (l < last) {
-                for (int j = 0; j < n * out; j++) {
-                    z[j] = activate(z[j]);
-                }
-            }
-        }
-        return headLoss(data, from, n);
-    }
-
-    /** {@return the output layer's values of the last block run forward (n x outputs)} */
-    double[] outputs() {
-        return acts[widths.length - 1];
-    }
-
-    /** {@return the output layer's deltas that {@link #headDeltas} wrote} */
-    double[] outputDeltas() {
-        return deltas[widths.length - 1];
-    }
-
-    static double logSumExp(double[] z, int at, int k) {
-        double max = Double.NEGATIVE_INFINITY;
-        for (int c = 0; c < k; c++) {
-            max = Math.max(max, z[at + c]);
-        }
-        double sum = 0.0;
-        for (int c = 0; c < k; c++) {
-            sum += Math.exp(z[at + c] - max);
-        }
-        return max + Math.log(sum);
     }
 
     double activate(double v) {
@@ -423,18 +291,5 @@ public final class MultilayerPerceptron implements Classifier {
             case TANH -> 1 - a * a;
             case SIGMOID -> a * (1 - a);
         };
-    }
-
-    void ensure(int n) {
-        if (n <= capacity) {
-            return;
-        }
-        acts = new double[widths.length][];
-        deltas = new double[widths.length][];
-        for (int l = 1; l < widths.length; l++) {
-            acts[l] = new double[n * widths[l]];
-            deltas[l] = new double[n * widths[l]];
-        }
-        capacity = n;
     }
 }
