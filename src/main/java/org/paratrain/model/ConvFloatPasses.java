@@ -14,7 +14,7 @@ import org.paratrain.model.ConvNet.Stage;
  * exchange sums. The head's loss and deltas are computed in doubles from the float logits,
  * as {@link FloatPasses} does for the MLP. Inference stays in doubles.
  *
- * <p>The kernels mirror {@link ConvNet}'s double ones line for line: a float kernel in Java
+ * <p>The passes mirror {@link ConvDoublePasses} line for line: a float kernel in Java
  * has to be written for floats for the JIT to vectorise it over eight or sixteen lanes.
  *
  * <p>One instance a network (a network belongs to one rank): its buffers are reused.
@@ -120,7 +120,7 @@ final class ConvFloatPasses {
         return loss;
     }
 
-    /** As {@link ConvNet}'s: the biases come in through each patch row's trailing 1. */
+    /** As {@link ConvDoublePasses}'s: the biases come in through each patch row's trailing 1. */
     private void convolve(Stage st, int rows, float[] cols, float[] out) {
         int units = st.units();
         Gemm.sgemm(false, false, rows, units, st.patch() + 1, 1f, cols, 0, paramsF, st.offset(), 0f, out, 0);

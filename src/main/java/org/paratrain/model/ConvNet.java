@@ -1,11 +1,7 @@
 package org.paratrain.model;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.paratrain.data.Dataset;
-import org.paratrain.data.HeapBudget;
 
 /**
  * A convolutional network for images: convolutions and dense layers with ReLU, max pooling,
@@ -33,6 +29,10 @@ import org.paratrain.data.HeapBudget;
  * grown to the largest block and reused, so a training step allocates nothing. Each block's
  * gradient depends on its samples alone, so the sum across ranks keeps the bits of any node
  * count.
+ *
+ * <p>The layout and initialisation live in {@code ConvLayout}, the passes and their scratch
+ * in {@code ConvDoublePasses} and {@code ConvFloatPasses}; this class holds the layer types,
+ * the API and inference.
  */
 public final class ConvNet implements Classifier {
 
@@ -148,15 +148,11 @@ public final class ConvNet implements Classifier {
 
     private final Shape image;
     private final List<Layer> layers;
-    private final Stage[] stages;       // the given layers, then the head: dense to the classes, no ReLU
     private final int classes;
-    private final int parameters;
-    private double[][] acts = new double[0][];
-    private double[][] deltas = new double[0][];
-    private double[][] cols = new double[0][];
-    private int[][] choices = new int[0][];
-    private int capacity;
+    private final ConvLayout layout;
     private final MultilayerPerceptron.Precision precision;
+    /** The float64 passes, and the forward run inference goes through in either precision. */
+    private final ConvDoublePasses doubles;
     /** The float32 passes of training, or null in float64. */
     private final ConvFloatPasses floats;
 
@@ -190,70 +186,14 @@ public final class ConvNet implements Classifier {
         this.image = image;
         this.layers = List.copyOf(layers);
         this.classes = classes;
-        List<Stage> s = new ArrayList<>();
-        Shape shape = image;
-        long p = 0;
-        long scratch = 0;       // the largest chunk buffer: an output, or a convolution's patches
-        boolean flat = false;
-        for (Layer layer : this.layers) {
-            Shape out;
-            int patch = 0;
-            switch (layer) {
-                case Conv c -> {
-                    check(!flat, layer, "comes after a dense layer");
-                    check(c.kernel() <= Math.min(shape.height(), shape.width()), layer, "needs an input of at least "
-                        + c.kernel() + "x" + c.kernel() + ", got " + shape);
-                    long cells = (long) c.kernel() * c.kernel() * shape.channels();
-                    long pixels = (long) (shape.height() - c.kernel() + 1) * (shape.width() - c.kernel() + 1);
-                    check(cells < HeapBudget.MAX_ARRAY && pixels * c.filters() <= HeapBudget.MAX_ARRAY, layer,
-                        "makes outputs larger than an array holds");
-                    scratch = Math.max(scratch, pixels * (cells + 1));
-                    patch = (int) cells;
-                    out = new Shape(shape.height() - c.kernel() + 1, shape.width() - c.kernel() + 1, c.filters());
-                }
-                case Pool q -> {
-                    check(!flat, layer, "comes after a dense layer");
-                    check(q.size() <= Math.min(shape.height(), shape.width()), layer, "needs an input of at least "
-                        + q.size() + "x" + q.size() + ", got " + shape);
-                    out = new Shape(shape.height() / q.size(), shape.width() / q.size(), shape.channels());
-                }
-                case Dense d -> {
-                    flat = true;
-                    out = new Shape(1, 1, d.width());
-                }
-            }
-            Stage st = new Stage(layer, shape, out, (int) Math.min(p, Integer.MAX_VALUE), patch);
-            p += layer instanceof Pool ? 0 : ((long) st.fanIn() + 1) * st.units();
-            scratch = Math.max(scratch, out.size());
-            s.add(st);
-            shape = out;
-        }
-        p += ((long) shape.size() + 1) * classes;
-        if (p > HeapBudget.MAX_ARRAY) {
-            throw new IllegalArgumentException("--layers: these layers make " + p + " parameters, more than an array "
-                + "holds (" + HeapBudget.MAX_ARRAY + ")");
-        }
-        if (scratch * CHUNK > HeapBudget.MAX_ARRAY) {
-            throw new IllegalArgumentException("--layers: these layers need " + scratch + " values of scratch a "
-                + "sample, more than an array holds for " + CHUNK + " samples");
-        }
-        Stage head = new Stage(new Dense(classes), shape, new Shape(1, 1, classes),
-            (int) (p - ((long) shape.size() + 1) * classes), 0);
-        s.add(head);
-        stages = s.toArray(new Stage[0]);
-        parameters = (int) p;
-        floats = precision == MultilayerPerceptron.Precision.FLOAT32 ? new ConvFloatPasses(this, stages) : null;
+        layout = new ConvLayout(image, this.layers, classes);
+        doubles = new ConvDoublePasses(image, layout.stages, classes);
+        floats = precision == MultilayerPerceptron.Precision.FLOAT32 ? new ConvFloatPasses(this, layout.stages) : null;
     }
 
     /** {@return the arithmetic of training} */
     public MultilayerPerceptron.Precision precision() {
         return precision;
-    }
-
-    private static void check(boolean ok, Layer layer, String what) {
-        if (!ok) {
-            throw new IllegalArgumentException("--layers: " + layer.label() + " " + what);
-        }
     }
 
     /** {@return the input shape} */
@@ -268,7 +208,7 @@ public final class ConvNet implements Classifier {
 
     @Override
     public int parameterCount() {
-        return parameters;
+        return layout.parameters;
     }
 
     @Override
@@ -283,23 +223,7 @@ public final class ConvNet implements Classifier {
 
     @Override
     public void initialize(double[] params, long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed);
-        Arrays.fill(params, 0.0);
-        for (int s = 0; s < stages.length; s++) {
-            Stage st = stages[s];
-            if (st.layer() instanceof Pool) {
-                continue;
-            }
-            int in = st.fanIn();
-            int out = st.units();
-            boolean head = s == stages.length - 1;
-            double sd = Math.sqrt(2.0 / in);
-            double limit = Math.sqrt(6.0 / (in + out));
-            for (int k = 0; k < in * out; k++) {
-                params[st.offset() + k] = head ? limit * (2 * rnd.nextDouble() - 1)
-                    : sd * MultilayerPerceptron.gaussian(rnd);
-            }
-        }
+        layout.initialize(params, seed);
     }
 
     /**
@@ -312,20 +236,7 @@ public final class ConvNet implements Classifier {
         if (floats != null) {
             return floats.lossAndGradient(data, from, to, params, grad, offset);
         }
-        double loss = 0.0;
-        for (int at = from; at < to; at += CHUNK) {
-            loss += chunkLossAndGradient(data, at, Math.min(to, at + CHUNK), params, grad, offset);
-        }
-        return loss;
-    }
-
-    private double chunkLossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
-        int n = to - from;
-        double loss = forward(data, from, n, params, true);
-        for (int s = stages.length - 1; s >= 0; s--) {
-            backward(data, from, n, s, params, grad, offset);
-        }
-        return loss;
+        return doubles.lossAndGradient(data, from, to, params, grad, offset);
     }
 
     @Override
@@ -333,133 +244,7 @@ public final class ConvNet implements Classifier {
         if (floats != null) {
             return floats.loss(data, from, to, params);
         }
-        double loss = 0.0;
-        for (int at = from; at < to; at += CHUNK) {
-            loss += forward(data, at, Math.min(to - at, CHUNK), params, false);
-        }
-        return loss;
-    }
-
-    /**
-     * Runs a chunk forward, keeping every stage's output; returns the summed cross-entropy, and
-     * writes the head's deltas (from the same log-sum-exp) if asked.
-     */
-    private double forward(Dataset data, int from, int n, double[] params, boolean deltasToo) {
-        run(data, from, n, params);
-        double loss = 0.0;
-        double[] z = acts[stages.length - 1];
-        double[] d = deltas[stages.length - 1];
-        for (int i = 0; i < n; i++) {
-            int label = (int) data.y()[from + i];
-            double lse = Softmax.logSumExp(z, i * classes, classes);
-            loss += lse - z[i * classes + label];
-            if (deltasToo) {        // the head's deltas from the same log-sum-exp: softmax minus one-hot
-                for (int c = 0; c < classes; c++) {
-                    d[i * classes + c] = Math.exp(z[i * classes + c] - lse) - (c == label ? 1.0 : 0.0);
-                }
-            }
-        }
-        return loss;
-    }
-
-    /** Runs the block through every stage, leaving the logits in the last stage's activations. */
-    private void run(Dataset data, int from, int n, double[] params) {
-        ensure(n);
-        for (int s = 0; s < stages.length; s++) {
-            Stage st = stages[s];
-            double[] in = s == 0 ? data.x() : acts[s - 1];
-            int inBase = s == 0 ? from * image.size() : 0;
-            double[] out = acts[s];
-            switch (st.layer()) {
-                case Pool q -> ConvKernels.pool(st, q.size(), n, in, inBase, out, choices[s]);
-                case Conv c -> {
-                    ConvKernels.im2col(st, c.kernel(), n, in, inBase, cols[s]);
-                    convolve(st, n * st.pixels(), cols[s], params, out);
-                }
-                case Dense d -> affine(st, n, in, inBase, params, out, s < stages.length - 1);
-            }
-        }
-    }
-
-    /**
-     * A convolution's output, {@code relu(cols W')}: each patch row ends in a 1 and the biases
-     * follow the weights in the parameters, so {@code W'} is the weights and biases as they lie
-     * and the product adds the biases (and, backward, sums their gradient) itself.
-     */
-    private static void convolve(Stage st, int rows, double[] cols, double[] params, double[] out) {
-        int units = st.units();
-        Gemm.dgemm(false, false, rows, units, st.patch() + 1, 1.0, cols, 0, params, st.offset(), 0.0, out, 0);
-        for (int j = 0; j < rows * units; j++) {
-            out[j] = Math.max(out[j], 0.0);
-        }
-    }
-
-    /** {@code out = a W + b} for {@code rows} rows of the stage's fan-in, then the ReLU if asked: one pass after the product. */
-    private static void affine(Stage st, int rows, double[] a, int aBase, double[] params, double[] out, boolean relu) {
-        int units = st.units();
-        int b = st.offset() + st.fanIn() * units;
-        Gemm.dgemm(false, false, rows, units, st.fanIn(), 1.0, a, aBase, params, st.offset(), 0.0, out, 0);
-        for (int r = 0; r < rows; r++) {
-            int at = r * units;
-            if (relu) {
-                for (int o = 0; o < units; o++) {
-                    out[at + o] = Math.max(out[at + o] + params[b + o], 0.0);
-                }
-            } else {
-                for (int o = 0; o < units; o++) {
-                    out[at + o] += params[b + o];
-                }
-            }
-        }
-    }
-
-    /**
-     * Stage s's parameter gradient from {@code deltas[s]} (the loss's gradient by the stage's
-     * output), then the deltas of stage s-1's output.
-     */
-    private void backward(Dataset data, int from, int n, int s, double[] params, double[] grad, int offset) {
-        Stage st = stages[s];
-        double[] d = deltas[s];
-        double[] prev = s == 0 ? null : deltas[s - 1];
-        if (st.layer() instanceof Pool) {
-            if (s == 0) {
-                return;         // no parameters, and nothing before it to pass deltas to
-            }
-            ConvKernels.unpool(st, n, choices[s], d, prev);
-            return;
-        }
-        int rows = n * st.pixels();
-        int units = st.units();
-        if (s < stages.length - 1) {
-            double[] a = acts[s];
-            for (int j = 0; j < rows * units; j++) {
-                d[j] *= Math.signum(a[j]);      // through the ReLU: a >= 0, so 1 or 0, and vectorised (a select is not)
-            }
-        }
-        double[] a = st.layer() instanceof Conv ? cols[s] : s == 0 ? data.x() : acts[s - 1];
-        int aBase = st.layer() instanceof Conv || s > 0 ? 0 : from * image.size();
-        int w = offset + st.offset();
-        int b = w + st.fanIn() * units;
-        if (st.layer() instanceof Conv c) {
-            // dW' += cols^T dZ: the weights' and the biases' gradient in one product (see convolve).
-            Gemm.dgemm(true, false, st.patch() + 1, units, rows, 1.0, a, 0, d, 0, 1.0, grad, w);
-            if (s > 0) {
-                // The patches are no longer needed: their deltas take their place, then go back to pixels.
-                Gemm.dgemm(false, true, rows, st.patch() + 1, units, 1.0, d, 0, params, st.offset(), 0.0, cols[s], 0);
-                ConvKernels.col2im(st, c.kernel(), n, cols[s], prev);
-            }
-            return;
-        }
-        Gemm.dgemm(true, false, st.fanIn(), units, rows, 1.0, a, aBase, d, 0, 1.0, grad, w);   // dW += A^T dZ
-        for (int r = 0; r < rows; r++) {
-            for (int o = 0; o < units; o++) {
-                grad[b + o] += d[r * units + o];
-            }
-        }
-        if (s == 0) {
-            return;
-        }
-        Gemm.dgemm(false, true, n, st.fanIn(), units, 1.0, d, 0, params, st.offset(), 0.0, prev, 0);
+        return doubles.loss(data, from, to, params);
     }
 
     @Override
@@ -479,8 +264,8 @@ public final class ConvNet implements Classifier {
     public void predict(Dataset data, int from, int n, double[] params, int[] classesOut, double[] probabilities) {
         for (int at = 0; at < n; at += CHUNK) {
             int m = Math.min(CHUNK, n - at);
-            run(data, from + at, m, params);
-            Softmax.classify(acts[stages.length - 1], m, classes, classesOut, at, probabilities);
+            doubles.run(data, from + at, m, params);
+            Softmax.classify(doubles.logits(), m, classes, classesOut, at, probabilities);
         }
     }
 
@@ -504,25 +289,4 @@ public final class ConvNet implements Classifier {
      * against 1.0k with 256).
      */
     static final int CHUNK = 16;
-
-    private void ensure(int n) {
-        if (n <= capacity) {
-            return;
-        }
-        acts = new double[stages.length][];
-        deltas = new double[stages.length][];
-        cols = new double[stages.length][];
-        choices = new int[stages.length][];
-        for (int s = 0; s < stages.length; s++) {
-            Stage st = stages[s];
-            acts[s] = new double[n * st.out().size()];
-            deltas[s] = new double[n * st.out().size()];
-            if (st.layer() instanceof Conv) {
-                cols[s] = new double[n * st.pixels() * (st.patch() + 1)];
-            } else if (st.layer() instanceof Pool) {
-                choices[s] = new int[n * st.out().size()];
-            }
-        }
-        capacity = n;
-    }
 }

@@ -1,0 +1,212 @@
+package org.paratrain.model;
+
+import org.paratrain.data.Dataset;
+import org.paratrain.model.ConvNet.Conv;
+import org.paratrain.model.ConvNet.Dense;
+import org.paratrain.model.ConvNet.Pool;
+import org.paratrain.model.ConvNet.Shape;
+import org.paratrain.model.ConvNet.Stage;
+
+/**
+ * The forward and backward passes of a {@link ConvNet} in float64, a chunk of
+ * {@value ConvNet#CHUNK} samples at a time, and the forward run inference goes through in
+ * either precision.
+ *
+ * <p>Apart from the network so that the chunk's scratch (activations, deltas, patches and
+ * pooling choices) lives beside the loops that use it, as {@link ConvFloatPasses} does for
+ * float32, and the two pass classes can be read side by side. One instance a network (a network
+ * belongs to one rank): the scratch is grown to the largest chunk and then reused, so a training
+ * step allocates nothing.
+ */
+final class ConvDoublePasses {
+    private final Shape image;
+    private final Stage[] stages;
+    private final int classes;
+    private double[][] acts = new double[0][];
+    private double[][] deltas = new double[0][];
+    private double[][] cols = new double[0][];
+    private int[][] choices = new int[0][];
+    private int capacity;
+
+    ConvDoublePasses(Shape image, Stage[] stages, int classes) {
+        this.image = image;
+        this.stages = stages;
+        this.classes = classes;
+    }
+
+    /** The loss of samples {@code [from, to)}, each chunk's gradient added into {@code grad} in turn. */
+    double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        double loss = 0.0;
+        for (int at = from; at < to; at += ConvNet.CHUNK) {
+            loss += chunkLossAndGradient(data, at, Math.min(to, at + ConvNet.CHUNK), params, grad, offset);
+        }
+        return loss;
+    }
+
+    private double chunkLossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        int n = to - from;
+        double loss = forward(data, from, n, params, true);
+        for (int s = stages.length - 1; s >= 0; s--) {
+            backward(data, from, n, s, params, grad, offset);
+        }
+        return loss;
+    }
+
+    /** The summed loss of samples {@code [from, to)}, a chunk at a time. */
+    double loss(Dataset data, int from, int to, double[] params) {
+        double loss = 0.0;
+        for (int at = from; at < to; at += ConvNet.CHUNK) {
+            loss += forward(data, at, Math.min(to - at, ConvNet.CHUNK), params, false);
+        }
+        return loss;
+    }
+
+    /**
+     * Runs a chunk forward, keeping every stage's output; returns the summed cross-entropy, and
+     * writes the head's deltas (from the same log-sum-exp) if asked.
+     */
+    private double forward(Dataset data, int from, int n, double[] params, boolean deltasToo) {
+        run(data, from, n, params);
+        double loss = 0.0;
+        double[] z = acts[stages.length - 1];
+        double[] d = deltas[stages.length - 1];
+        for (int i = 0; i < n; i++) {
+            int label = (int) data.y()[from + i];
+            double lse = Softmax.logSumExp(z, i * classes, classes);
+            loss += lse - z[i * classes + label];
+            if (deltasToo) {        // the head's deltas from the same log-sum-exp: softmax minus one-hot
+                for (int c = 0; c < classes; c++) {
+                    d[i * classes + c] = Math.exp(z[i * classes + c] - lse) - (c == label ? 1.0 : 0.0);
+                }
+            }
+        }
+        return loss;
+    }
+
+    /** Runs the block through every stage, leaving the logits in {@link #logits()}. */
+    void run(Dataset data, int from, int n, double[] params) {
+        ensure(n);
+        for (int s = 0; s < stages.length; s++) {
+            Stage st = stages[s];
+            double[] in = s == 0 ? data.x() : acts[s - 1];
+            int inBase = s == 0 ? from * image.size() : 0;
+            double[] out = acts[s];
+            switch (st.layer()) {
+                case Pool q -> ConvKernels.pool(st, q.size(), n, in, inBase, out, choices[s]);
+                case Conv c -> {
+                    ConvKernels.im2col(st, c.kernel(), n, in, inBase, cols[s]);
+                    convolve(st, n * st.pixels(), cols[s], params, out);
+                }
+                case Dense d -> affine(st, n, in, inBase, params, out, s < stages.length - 1);
+            }
+        }
+    }
+
+    /** {@return the logits of the last block {@link #run}, n x classes} */
+    double[] logits() {
+        return acts[stages.length - 1];
+    }
+
+    /**
+     * A convolution's output, {@code relu(cols W')}: each patch row ends in a 1 and the biases
+     * follow the weights in the parameters, so {@code W'} is the weights and biases as they lie
+     * and the product adds the biases (and, backward, sums their gradient) itself.
+     */
+    private static void convolve(Stage st, int rows, double[] cols, double[] params, double[] out) {
+        int units = st.units();
+        Gemm.dgemm(false, false, rows, units, st.patch() + 1, 1.0, cols, 0, params, st.offset(), 0.0, out, 0);
+        for (int j = 0; j < rows * units; j++) {
+            out[j] = Math.max(out[j], 0.0);
+        }
+    }
+
+    /** {@code out = a W + b} for {@code rows} rows of the stage's fan-in, then the ReLU if asked: one pass after the product. */
+    private static void affine(Stage st, int rows, double[] a, int aBase, double[] params, double[] out, boolean relu) {
+        int units = st.units();
+        int b = st.offset() + st.fanIn() * units;
+        Gemm.dgemm(false, false, rows, units, st.fanIn(), 1.0, a, aBase, params, st.offset(), 0.0, out, 0);
+        for (int r = 0; r < rows; r++) {
+            int at = r * units;
+            if (relu) {
+                for (int o = 0; o < units; o++) {
+                    out[at + o] = Math.max(out[at + o] + params[b + o], 0.0);
+                }
+            } else {
+                for (int o = 0; o < units; o++) {
+                    out[at + o] += params[b + o];
+                }
+            }
+        }
+    }
+
+    /**
+     * Stage s's parameter gradient from {@code deltas[s]} (the loss's gradient by the stage's
+     * output), then the deltas of stage s-1's output.
+     */
+    private void backward(Dataset data, int from, int n, int s, double[] params, double[] grad, int offset) {
+        Stage st = stages[s];
+        double[] d = deltas[s];
+        double[] prev = s == 0 ? null : deltas[s - 1];
+        if (st.layer() instanceof Pool) {
+            if (s == 0) {
+                return;         // no parameters, and nothing before it to pass deltas to
+            }
+            ConvKernels.unpool(st, n, choices[s], d, prev);
+            return;
+        }
+        int rows = n * st.pixels();
+        int units = st.units();
+        if (s < stages.length - 1) {
+            double[] a = acts[s];
+            for (int j = 0; j < rows * units; j++) {
+                d[j] *= Math.signum(a[j]);      // through the ReLU: a >= 0, so 1 or 0, and vectorised (a select is not)
+            }
+        }
+        double[] a = st.layer() instanceof Conv ? cols[s] : s == 0 ? data.x() : acts[s - 1];
+        int aBase = st.layer() instanceof Conv || s > 0 ? 0 : from * image.size();
+        int w = offset + st.offset();
+        int b = w + st.fanIn() * units;
+        if (st.layer() instanceof Conv c) {
+            // dW' += cols^T dZ: the weights' and the biases' gradient in one product (see convolve).
+            Gemm.dgemm(true, false, st.patch() + 1, units, rows, 1.0, a, 0, d, 0, 1.0, grad, w);
+            if (s > 0) {
+                // The patches are no longer needed: their deltas take their place, then go back to pixels.
+                Gemm.dgemm(false, true, rows, st.patch() + 1, units, 1.0, d, 0, params, st.offset(), 0.0, cols[s], 0);
+                ConvKernels.col2im(st, c.kernel(), n, cols[s], prev);
+            }
+            return;
+        }
+        Gemm.dgemm(true, false, st.fanIn(), units, rows, 1.0, a, aBase, d, 0, 1.0, grad, w);   // dW += A^T dZ
+        for (int r = 0; r < rows; r++) {
+            for (int o = 0; o < units; o++) {
+                grad[b + o] += d[r * units + o];
+            }
+        }
+        if (s == 0) {
+            return;
+        }
+        Gemm.dgemm(false, true, n, st.fanIn(), units, 1.0, d, 0, params, st.offset(), 0.0, prev, 0);
+    }
+
+    /** Room for chunks of {@code n} samples. */
+    private void ensure(int n) {
+        if (n <= capacity) {
+            return;
+        }
+        acts = new double[stages.length][];
+        deltas = new double[stages.length][];
+        cols = new double[stages.length][];
+        choices = new int[stages.length][];
+        for (int s = 0; s < stages.length; s++) {
+            Stage st = stages[s];
+            acts[s] = new double[n * st.out().size()];
+            deltas[s] = new double[n * st.out().size()];
+            if (st.layer() instanceof Conv) {
+                cols[s] = new double[n * st.pixels() * (st.patch() + 1)];
+            } else if (st.layer() instanceof Pool) {
+                choices[s] = new int[n * st.out().size()];
+            }
+        }
+        capacity = n;
+    }
+}

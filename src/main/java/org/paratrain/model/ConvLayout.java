@@ -1,0 +1,122 @@
+package org.paratrain.model;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.paratrain.data.HeapBudget;
+import org.paratrain.model.ConvNet.Conv;
+import org.paratrain.model.ConvNet.Dense;
+import org.paratrain.model.ConvNet.Layer;
+import org.paratrain.model.ConvNet.Pool;
+import org.paratrain.model.ConvNet.Shape;
+import org.paratrain.model.ConvNet.Stage;
+
+/**
+ * Where the layers of a {@link ConvNet} lie: each layer's input and output shapes, its patch
+ * size and its parameters' offset, then the head's; and the seeded initialisation of those
+ * parameters.
+ *
+ * <p>Apart from the network so that the size arithmetic, counted in longs and refused before
+ * it outgrows an array, reads in one place, and the network class keeps its API and passes.
+ * Building one checks every layer in order and names the first that does not fit.
+ */
+final class ConvLayout {
+    /** The given layers, then the head: dense to the classes, no ReLU. */
+    final Stage[] stages;
+    final int parameters;
+    private long p;             // parameters placed so far
+    private long scratch;       // a sample's values in the largest chunk buffer: an output, or a convolution's patches
+    private boolean flat;       // a dense layer has flattened the image
+
+    /**
+     * Places the layers over images of this shape, then the head over K classes.
+     *
+     * @throws IllegalArgumentException naming the layer a shape does not fit, or if the
+     *     parameters or a chunk's scratch would not fit an array
+     */
+    ConvLayout(Shape image, List<Layer> layers, int classes) {
+        List<Stage> s = new ArrayList<>();
+        Shape shape = image;
+        for (Layer layer : layers) {
+            Stage st = place(layer, shape);
+            s.add(st);
+            shape = st.out();
+        }
+        p += ((long) shape.size() + 1) * classes;
+        if (p > HeapBudget.MAX_ARRAY) {
+            throw new IllegalArgumentException("--layers: these layers make " + p + " parameters, more than an array "
+                + "holds (" + HeapBudget.MAX_ARRAY + ")");
+        }
+        if (scratch * ConvNet.CHUNK > HeapBudget.MAX_ARRAY) {
+            throw new IllegalArgumentException("--layers: these layers need " + scratch + " values of scratch a "
+                + "sample, more than an array holds for " + ConvNet.CHUNK + " samples");
+        }
+        Stage head = new Stage(new Dense(classes), shape, new Shape(1, 1, classes),
+            (int) (p - ((long) shape.size() + 1) * classes), 0);
+        s.add(head);
+        stages = s.toArray(new Stage[0]);
+        parameters = (int) p;
+    }
+
+    /** The layer over an input of this shape, its parameters after those placed so far. */
+    private Stage place(Layer layer, Shape shape) {
+        Shape out;
+        int patch = 0;
+        switch (layer) {
+            case Conv c -> {
+                check(!flat, layer, "comes after a dense layer");
+                check(c.kernel() <= Math.min(shape.height(), shape.width()), layer, "needs an input of at least "
+                    + c.kernel() + "x" + c.kernel() + ", got " + shape);
+                long cells = (long) c.kernel() * c.kernel() * shape.channels();
+                long pixels = (long) (shape.height() - c.kernel() + 1) * (shape.width() - c.kernel() + 1);
+                check(cells < HeapBudget.MAX_ARRAY && pixels * c.filters() <= HeapBudget.MAX_ARRAY, layer,
+                    "makes outputs larger than an array holds");
+                scratch = Math.max(scratch, pixels * (cells + 1));
+                patch = (int) cells;
+                out = new Shape(shape.height() - c.kernel() + 1, shape.width() - c.kernel() + 1, c.filters());
+            }
+            case Pool q -> {
+                check(!flat, layer, "comes after a dense layer");
+                check(q.size() <= Math.min(shape.height(), shape.width()), layer, "needs an input of at least "
+                    + q.size() + "x" + q.size() + ", got " + shape);
+                out = new Shape(shape.height() / q.size(), shape.width() / q.size(), shape.channels());
+            }
+            case Dense d -> {
+                flat = true;
+                out = new Shape(1, 1, d.width());
+            }
+        }
+        Stage st = new Stage(layer, shape, out, (int) Math.min(p, Integer.MAX_VALUE), patch);
+        p += layer instanceof Pool ? 0 : ((long) st.fanIn() + 1) * st.units();
+        scratch = Math.max(scratch, out.size());
+        return st;
+    }
+
+    private static void check(boolean ok, Layer layer, String what) {
+        if (!ok) {
+            throw new IllegalArgumentException("--layers: " + layer.label() + " " + what);
+        }
+    }
+
+    /** He (normal) for the convolutions and hidden dense layers, Xavier (uniform) for the head, biases 0. */
+    void initialize(double[] params, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        Arrays.fill(params, 0.0);
+        for (int s = 0; s < stages.length; s++) {
+            Stage st = stages[s];
+            if (st.layer() instanceof Pool) {
+                continue;
+            }
+            int in = st.fanIn();
+            int out = st.units();
+            boolean head = s == stages.length - 1;
+            double sd = Math.sqrt(2.0 / in);
+            double limit = Math.sqrt(6.0 / (in + out));
+            for (int k = 0; k < in * out; k++) {
+                params[st.offset() + k] = head ? limit * (2 * rnd.nextDouble() - 1)
+                    : sd * MultilayerPerceptron.gaussian(rnd);
+            }
+        }
+    }
+}
