@@ -21,7 +21,7 @@ final class Rows {
     private Rows() { }
 
     /**
-     * Whether the gradient updates run through the Vector API ({@link VectorRows}, the same bits):
+     * Whether the gradient updates run through the Vector API ({@code VectorRows}, the same bits):
      * when the JVM was started with {@code --add-modules jdk.incubator.vector} (the launcher passes
      * {@code PARATRAIN_JAVA_OPTS} on), unless the system property {@code paratrain.scalar} is true.
      * Off by default, since with the module every JVM start prints a warning that it is incubating.
