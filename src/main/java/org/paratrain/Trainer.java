@@ -2,19 +2,12 @@ package org.paratrain;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.stream.Collectors;
+import java.util.function.Consumer;
 import org.paratrain.data.Dataset;
 import org.paratrain.train.LossReduction;
-import org.paratrain.train.spec.ExchangeSpec;
-import org.paratrain.train.spec.ModelNames;
-import org.paratrain.train.spec.ModelSpec;
-import org.paratrain.train.spec.OptimizerSpec;
-import org.paratrain.train.spec.RunSpec;
-import org.paratrain.train.spec.TrainSpec;
-import org.paratrain.train.Training;
 import org.paratrain.train.TrainingControl;
 import org.paratrain.train.TrainingResult;
+import org.paratrain.train.spec.TrainSpec;
 
 /**
  * Training from a Java program, in a few chained calls: what to train, how to update it, on
@@ -34,39 +27,10 @@ import org.paratrain.train.TrainingResult;
  * ends with the bits of one that never stopped.
  */
 public final class Trainer {
-    private final Dataset data;
-    private String model = "linear";
-    private int classes;
-    private String layers = "";
-    private String activation = "relu";
-    private String precision = "float64";
-    private boolean intercept;
-    private String optimizer = "gd";
-    private double learningRate = 1e-4;
-    private double momentum = 0.9;
-    private double weightDecay;
-    private String schedule = "constant";
-    private long warmupSteps;
-    private int epochs = 300;
-    private int batchSize;
-    private int blockSize;
-    private long seed = 42;
-    private LossReduction reduction = LossReduction.SUM;
-    private int nodes = 1;
-    private String exchange = "master-worker";
-    private String sum;
-    private boolean shard;
-    private TrainingControl.EpochListener listener;
-    private Dataset validation;
-    private int validateEvery;
-    private int patience;
-    private Path checkpointDir;
-    private int checkpointEvery;
-    private Path resume;
-    private Duration commTimeout = TrainingControl.DEFAULT_TIMEOUT;
+    private final TrainerSettings settings;
 
     private Trainer(Dataset data) {
-        this.data = data;
+        settings = new TrainerSettings(data);
     }
 
     /**
@@ -84,12 +48,12 @@ public final class Trainer {
      * @param withIntercept also learn a bias b in {@code y = w.x + b}; false: through the origin, as the paper
      */
     public Trainer linear(boolean withIntercept) {
-        return model("linear", 0, withIntercept);
+        return set(t -> t.model("linear", 0, withIntercept));
     }
 
     /** {@return this trainer, set to logistic regression with a bias; the labels must be 0 and 1} */
     public Trainer logistic() {
-        return model("logistic", 0, true);
+        return set(t -> t.model("logistic", 0, true));
     }
 
     /**
@@ -97,7 +61,7 @@ public final class Trainer {
      * @param k the number of classes, labels 0..k-1; 0 counts them from the labels
      */
     public Trainer softmax(int k) {
-        return model("softmax", k, true);
+        return set(t -> t.model("softmax", k, true));
     }
 
     /**
@@ -107,9 +71,7 @@ public final class Trainer {
      * @return this
      */
     public Trainer mlp(int... hidden) {
-        model("mlp", 0, false);
-        layers = Arrays.stream(hidden).mapToObj(Integer::toString).collect(Collectors.joining(","));
-        return this;
+        return set(t -> t.mlp(hidden));
     }
 
     /**
@@ -120,9 +82,7 @@ public final class Trainer {
      * @return this
      */
     public Trainer cnn(String layers) {
-        model("cnn", 0, false);
-        this.layers = layers;
-        return this;
+        return set(t -> t.cnn(layers));
     }
 
     /**
@@ -130,8 +90,7 @@ public final class Trainer {
      * @param name relu (the default, with He initialisation), tanh or sigmoid (Xavier)
      */
     public Trainer activation(String name) {
-        activation = name;
-        return this;
+        return set(t -> t.activation = name);
     }
 
     /**
@@ -140,15 +99,7 @@ public final class Trainer {
      * results are the same bits at any node count.
      */
     public Trainer float32() {
-        precision = "float32";
-        return this;
-    }
-
-    private Trainer model(String kind, int k, boolean bias) {
-        model = kind;
-        classes = k;
-        intercept = bias;
-        return this;
+        return set(t -> t.precision = "float32");
     }
 
     /**
@@ -156,7 +107,7 @@ public final class Trainer {
      * @param lr the learning rate; with the default summed loss it must shrink as the data grows
      */
     public Trainer gd(double lr) {
-        return optimizer("gd", lr);
+        return set(t -> t.optimizer("gd", lr));
     }
 
     /**
@@ -165,8 +116,7 @@ public final class Trainer {
      * @param mu the share of the previous step kept in the next, in [0, 1); 0.9 is usual
      */
     public Trainer momentum(double lr, double mu) {
-        momentum = mu;
-        return optimizer("momentum", lr);
+        return set(t -> t.momentum(lr, mu));
     }
 
     /**
@@ -174,13 +124,7 @@ public final class Trainer {
      * @param lr the learning rate; 1e-3 is usual with {@link #meanLoss}
      */
     public Trainer adam(double lr) {
-        return optimizer("adam", lr);
-    }
-
-    private Trainer optimizer(String kind, double lr) {
-        optimizer = kind;
-        learningRate = lr;
-        return this;
+        return set(t -> t.optimizer("adam", lr));
     }
 
     /**
@@ -188,14 +132,12 @@ public final class Trainer {
      * @param decay at least 0; each update also takes {@code lr * decay * w} off every weight w
      */
     public Trainer weightDecay(double decay) {
-        weightDecay = decay;
-        return this;
+        return set(t -> t.weightDecay = decay);
     }
 
     /** {@return this trainer, with the learning rate decaying to 0 along a cosine over the run} */
     public Trainer cosineSchedule() {
-        schedule = "cosine";
-        return this;
+        return set(t -> t.schedule = "cosine");
     }
 
     /**
@@ -204,8 +146,7 @@ public final class Trainer {
      * @param factor the multiplier, in (0, 1] to decay
      */
     public Trainer stepSchedule(long every, double factor) {
-        schedule = "step:" + every + ":" + factor;
-        return this;
+        return set(t -> t.schedule = "step:" + every + ":" + factor);
     }
 
     /**
@@ -213,8 +154,7 @@ public final class Trainer {
      * @param steps updates the warm-up lasts; it must end before the run does
      */
     public Trainer warmup(long steps) {
-        warmupSteps = steps;
-        return this;
+        return set(t -> t.warmupSteps = steps);
     }
 
     /**
@@ -222,8 +162,7 @@ public final class Trainer {
      * @param n epochs, at least 1 (default 300)
      */
     public Trainer epochs(int n) {
-        epochs = n;
-        return this;
+        return set(t -> t.epochs = n);
     }
 
     /**
@@ -231,8 +170,7 @@ public final class Trainer {
      * @param n samples per batch (0: full batch, the default); the last short batch of an epoch is dropped
      */
     public Trainer batchSize(int n) {
-        batchSize = n;
-        return this;
+        return set(t -> t.batchSize = n);
     }
 
     /**
@@ -240,8 +178,7 @@ public final class Trainer {
      * @param n samples per block (0: 32 to 256 blocks, the default)
      */
     public Trainer blockSize(int n) {
-        blockSize = n;
-        return this;
+        return set(t -> t.blockSize = n);
     }
 
     /**
@@ -249,14 +186,12 @@ public final class Trainer {
      * @param s seed of the mini-batch order and of a network's initial weights (default 42)
      */
     public Trainer seed(long s) {
-        seed = s;
-        return this;
+        return set(t -> t.seed = s);
     }
 
     /** {@return this trainer, minimising the mean of the per-sample losses instead of their sum} */
     public Trainer meanLoss() {
-        reduction = LossReduction.MEAN;
-        return this;
+        return set(t -> t.reduction = LossReduction.MEAN);
     }
 
     /**
@@ -264,8 +199,7 @@ public final class Trainer {
      * @param n ranks, threads of this JVM (1..4096); the result is the same bits at any count
      */
     public Trainer nodes(int n) {
-        nodes = n;
-        return this;
+        return set(t -> t.nodes = n);
     }
 
     /**
@@ -274,8 +208,7 @@ public final class Trainer {
      *     ring or rabenseifner; the result is the same bits with any of them
      */
     public Trainer allreduce(String algorithm) {
-        exchange = algorithm;
-        return this;
+        return set(t -> t.exchange = algorithm);
     }
 
     /**
@@ -284,8 +217,7 @@ public final class Trainer {
      *     {@code blocks} (the only sum of master-worker) or {@code float} (not reproducible)
      */
     public Trainer sum(String name) {
-        sum = name;
-        return this;
+        return set(t -> t.sum = name);
     }
 
     /**
@@ -295,8 +227,7 @@ public final class Trainer {
      * checkpoints hold the whole state)}
      */
     public Trainer shardOptimizer() {
-        shard = true;
-        return this;
+        return set(t -> t.shard = true);
     }
 
     /**
@@ -305,8 +236,7 @@ public final class Trainer {
      *     copy what you keep
      */
     public Trainer onEpoch(TrainingControl.EpochListener l) {
-        listener = l;
-        return this;
+        return set(t -> t.listener = l);
     }
 
     /**
@@ -315,9 +245,7 @@ public final class Trainer {
      * @param every epochs between two measurements; results go to the history's validation columns
      */
     public Trainer validateOn(Dataset held, int every) {
-        validation = held;
-        validateEvery = every;
-        return this;
+        return set(t -> t.validateOn(held, every));
     }
 
     /**
@@ -325,8 +253,7 @@ public final class Trainer {
      * @param p validations in a row without a lower validation loss before the run stops
      */
     public Trainer earlyStop(int p) {
-        patience = p;
-        return this;
+        return set(t -> t.patience = p);
     }
 
     /**
@@ -335,9 +262,7 @@ public final class Trainer {
      * @param every epochs between two checkpoints; the last epoch is always saved
      */
     public Trainer checkpoints(Path dir, int every) {
-        checkpointDir = dir;
-        checkpointEvery = every;
-        return this;
+        return set(t -> t.checkpoints(dir, every));
     }
 
     /**
@@ -346,8 +271,7 @@ public final class Trainer {
      *     its settings and data must be this run's, the node count may differ
      */
     public Trainer resumeFrom(Path dir) {
-        resume = dir;
-        return this;
+        return set(t -> t.resume = dir);
     }
 
     /**
@@ -355,8 +279,7 @@ public final class Trainer {
      * @param d how long a rank may wait for another before the run ends, naming the silent rank
      */
     public Trainer commTimeout(Duration d) {
-        commTimeout = d;
-        return this;
+        return set(t -> t.commTimeout = d);
     }
 
     /**
@@ -368,8 +291,7 @@ public final class Trainer {
      * @throws org.paratrain.comm.RankFailedException if a rank failed or hung
      */
     public TrainingResult run() {
-        return new TrainerRun(data, listener, commTimeout, validation, validateEvery, patience, checkpointDir,
-            checkpointEvery, resume).run(spec());
+        return settings.run();
     }
 
     /**
@@ -377,11 +299,12 @@ public final class Trainer {
      * @throws IllegalArgumentException naming the setting, if one is out of range
      */
     public TrainSpec spec() {
-        ModelSpec m = ModelNames.named(model, intercept, classes, layers, activation, "").withPrecision(ModelNames.precision(precision));
-        OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), learningRate, momentum, weightDecay,
-            OptimizerSpec.Schedule.parse(schedule), warmupSteps);
-        RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize);
-        ExchangeSpec e = ExchangeSpec.parse(exchange, sum == null ? null : ExchangeSpec.Sum.parse(sum));
-        return new TrainSpec(m, o, shard ? e.sharded() : e, run);
+        return settings.spec();
+    }
+
+    /** Applies one chained call; every public setter is this and {@code return this}, so it is one line. */
+    private Trainer set(Consumer<TrainerSettings> call) {
+        call.accept(settings);
+        return this;
     }
 }

@@ -1,0 +1,113 @@
+package org.paratrain;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+import org.paratrain.data.Dataset;
+import org.paratrain.train.LossReduction;
+import org.paratrain.train.TrainingControl;
+import org.paratrain.train.TrainingResult;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelNames;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * What a {@link Trainer}'s chained calls have said so far, starting from the paper's defaults.
+ * The values are kept as the command line's option texts and only collected: nothing is
+ * checked until {@link #spec} reads them into the specs, so a bad value fails with the
+ * command line's message, naming the setting, and a later call can still correct an earlier
+ * one.
+ */
+final class TrainerSettings {
+    private final Dataset data;
+    String model = "linear";
+    int classes;
+    String layers = "";
+    String activation = "relu";
+    String precision = "float64";
+    boolean intercept;
+    String optimizer = "gd";
+    double learningRate = 1e-4;
+    double momentum = 0.9;
+    double weightDecay;
+    String schedule = "constant";
+    long warmupSteps;
+    int epochs = 300;
+    int batchSize;
+    int blockSize;
+    long seed = 42;
+    LossReduction reduction = LossReduction.SUM;
+    int nodes = 1;
+    String exchange = "master-worker";
+    String sum;
+    boolean shard;
+    TrainingControl.EpochListener listener;
+    Dataset validation;
+    int validateEvery;
+    int patience;
+    Path checkpointDir;
+    int checkpointEvery;
+    Path resume;
+    Duration commTimeout = TrainingControl.DEFAULT_TIMEOUT;
+
+    TrainerSettings(Dataset data) {
+        this.data = data;
+    }
+
+    /** Picks the model; unlike {@link #mlp} and {@link #cnn} it leaves the layers as they were. */
+    void model(String kind, int k, boolean bias) {
+        model = kind;
+        classes = k;
+        intercept = bias;
+    }
+
+    void mlp(int... hidden) {
+        model("mlp", 0, false);
+        layers = Arrays.stream(hidden).mapToObj(Integer::toString).collect(Collectors.joining(","));
+    }
+
+    void cnn(String layers) {
+        model("cnn", 0, false);
+        this.layers = layers;
+    }
+
+    void optimizer(String kind, double lr) {
+        optimizer = kind;
+        learningRate = lr;
+    }
+
+    void momentum(double lr, double mu) {
+        momentum = mu;
+        optimizer("momentum", lr);
+    }
+
+    void validateOn(Dataset held, int every) {
+        validation = held;
+        validateEvery = every;
+    }
+
+    void checkpoints(Path dir, int every) {
+        checkpointDir = dir;
+        checkpointEvery = every;
+    }
+
+    /** {@return the settings as the specs every layer below reads; a bad one throws, naming it} */
+    TrainSpec spec() {
+        ModelSpec m = ModelNames.named(model, intercept, classes, layers, activation, "").withPrecision(ModelNames.precision(precision));
+        OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), learningRate, momentum, weightDecay,
+            OptimizerSpec.Schedule.parse(schedule), warmupSteps);
+        RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize);
+        ExchangeSpec e = ExchangeSpec.parse(exchange, sum == null ? null : ExchangeSpec.Sum.parse(sum));
+        return new TrainSpec(m, o, shard ? e.sharded() : e, run);
+    }
+
+    /** {@return rank 0's result of training on the data with these settings} */
+    TrainingResult run() {
+        return new TrainerRun(data, listener, commTimeout, validation, validateEvery, patience, checkpointDir,
+            checkpointEvery, resume).run(spec());
+    }
+}
