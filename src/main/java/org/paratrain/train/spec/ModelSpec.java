@@ -30,7 +30,9 @@ public sealed interface ModelSpec {
      * {@return how the parameters start, in words, for the records}
      * @param seed the run's seed, which seeds a network's initialisation
      */
-    String initialWeights(long seed);
+    default String initialWeights(long seed) {
+        return "zeros";   // the linear models' start; the networks say how their seed draws theirs
+    }
 
     /**
      * The model for data with {@code features} features and {@code classes} classes (as
@@ -50,23 +52,7 @@ public sealed interface ModelSpec {
      * @param classes  classes of a classifier (ignored otherwise)
      */
     default long parameterCount(int features, int classes) {
-        long bias = intercept() ? 1 : 0;
-        return switch (this) {
-            case Softmax s -> (long) classes * (features + bias);
-            case Mlp m -> {
-                long p = 0;
-                long in = features;
-                for (int out : m.hidden()) {
-                    p += in * out + out;
-                    in = out;
-                }
-                long out = m.classifier() ? classes : 1;
-                yield p + in * out + out;
-            }
-            case Cnn c -> c.newModel(features, classes).parameterCount();
-            case Linear l -> features + bias;
-            case Logistic l -> features + bias;
-        };
+        return ModelSpecs.parameterCount(this, features, classes);
     }
 
     /**
@@ -100,20 +86,7 @@ public sealed interface ModelSpec {
      * @throws IllegalArgumentException naming the first sample whose label is not a class
      */
     default int classes(Dataset data) {
-        if (!classifier()) {
-            return 0;
-        }
-        int k = classes();
-        double max = 0;
-        for (int i = 0; i < data.samples(); i++) {
-            double v = data.y()[i];
-            if (v != Math.rint(v) || v < 0 || (k > 0 && v >= k)) {
-                throw new IllegalArgumentException("label " + v + " of sample " + (i + 1) + " is not a class "
-                    + (k > 0 ? "0.." + (k - 1) : "number (0, 1, 2, ...)") + " (model " + kind() + ")");
-            }
-            max = Math.max(max, v);
-        }
-        return k > 0 ? k : Math.max(2, (int) max + 1);
+        return ModelSpecs.labels(this, data);
     }
 
     /**
@@ -130,11 +103,6 @@ public sealed interface ModelSpec {
         @Override
         public int classes() {
             return 0;
-        }
-
-        @Override
-        public String initialWeights(long seed) {
-            return "zeros";
         }
 
         @Override
@@ -165,11 +133,6 @@ public sealed interface ModelSpec {
         }
 
         @Override
-        public String initialWeights(long seed) {
-            return "zeros";
-        }
-
-        @Override
         public Model newModel(int features, int classes) {
             return new LogisticRegression(features, intercept);
         }
@@ -184,7 +147,7 @@ public sealed interface ModelSpec {
     record Softmax(int classes, boolean intercept) implements ModelSpec {
         /** Checks the number of classes. */
         public Softmax {
-            checkClasses(classes);
+            ModelSpecs.checkClasses(classes);
         }
 
         @Override
@@ -195,11 +158,6 @@ public sealed interface ModelSpec {
         @Override
         public boolean classifier() {
             return true;
-        }
-
-        @Override
-        public String initialWeights(long seed) {
-            return "zeros";
         }
 
         @Override
@@ -234,17 +192,7 @@ public sealed interface ModelSpec {
 
         /** Checks the widths and the classes, and keeps an unmodifiable copy of the widths. */
         public Mlp {
-            SpecException.check(precision != null, "precision", "must be float32 or float64");
-            hidden = List.copyOf(hidden);
-            for (int w : hidden) {
-                SpecException.check(w >= 1, "layers", "must be positive widths separated by commas, e.g. 256,128, "
-                    + "got " + hidden);
-            }
-            SpecException.check(activation != null, "activation", "must be relu, tanh or sigmoid");
-            SpecException.check(head != null, "head", "must be softmax or squared");
-            checkClasses(classes);
-            SpecException.check(head == Head.SOFTMAX || classes == 0, "classes",
-                "do not apply to a squared-error head, got " + classes);
+            hidden = ModelSpecs.checkMlp(hidden, activation, head, classes, precision);
         }
 
         @Override
@@ -311,11 +259,7 @@ public sealed interface ModelSpec {
 
         /** Checks the layers and the classes, and keeps an unmodifiable copy of the layers. */
         public Cnn {
-            SpecException.check(precision != null, "precision", "must be float32 or float64");
-            layers = List.copyOf(layers);
-            SpecException.check(!layers.isEmpty(), "layers", "must name the network's layers, e.g. "
-                + ModelNames.CNN_EXAMPLE);
-            checkClasses(classes);
+            layers = ModelSpecs.checkCnn(layers, classes, precision);
         }
 
         @Override
@@ -345,15 +289,7 @@ public sealed interface ModelSpec {
          * @throws SpecException if they do not make an image of that shape
          */
         public ConvNet.Shape shape(int features) {
-            if (image != null) {
-                SpecException.check(image.size() == features, "image-shape", "is " + image + " = " + image.size()
-                    + " values a sample, but the data has " + features + " features");
-                return image;
-            }
-            int side = (int) Math.round(Math.sqrt(features));
-            SpecException.check(side * side == features, "image-shape", "is needed: " + features + " features are "
-                + "not a square image of one channel; give HEIGHTxWIDTHxCHANNELS");
-            return new ConvNet.Shape(side, side, 1);
+            return ModelSpecs.imageShape(image, features);
         }
 
         @Override
@@ -363,22 +299,12 @@ public sealed interface ModelSpec {
 
         @Override
         public Model newModel(int features, int classes) {
-            try {
-                return new ConvNet(shape(features), layers, classes, precision);
-            } catch (IllegalArgumentException e) {
-                throw e instanceof SpecException ? e : new SpecException("layers", e.getMessage()
-                    .replaceFirst("^--layers: ", "") + " (images " + shape(features) + ")");
-            }
+            return ModelSpecs.convNet(this, features, classes);
         }
 
         @Override
         public ModelSpec withPrecision(MultilayerPerceptron.Precision p) {
             return new Cnn(layers, image, classes, p);
         }
-    }
-
-    private static void checkClasses(int classes) {
-        SpecException.check(classes == 0 || classes >= 2, "classes",
-            "must be at least 2 (or 0 to count them), got " + classes);
     }
 }
