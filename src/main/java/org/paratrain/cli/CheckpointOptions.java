@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.paratrain.experiment.CheckpointRecords;
 import org.paratrain.train.TrainingControl;
+import org.paratrain.train.TrainingResult;
 import org.paratrain.train.TrainingState;
 import org.paratrain.train.checkpoint.CheckpointStore;
 import org.paratrain.train.checkpoint.CheckpointWriter;
@@ -104,6 +105,19 @@ final class CheckpointOptions {
     /** A writer of this run's checkpoints, or null when none are asked for; told each file written. */
     CheckpointWriter writer(JsonNode meta, java.util.function.Consumer<Path> written) {
         return dir == null ? null : new CheckpointWriter(new CheckpointStore(dir, keep), meta, written);
+    }
+
+    /** Trains this rank of an MPI job; rank 0 saves checkpoints (as the ranks share the state, one copy is all). */
+    TrainingResult onMpiRank(JsonNode meta, TrainingState resumed, TrainingControl.EpochListener listener,
+                             java.util.function.Function<TrainingControl, TrainingResult> run) {
+        CheckpointWriter w = meta == null ? null : writer(meta, f -> { });
+        try {
+            return run.apply(control(resumed, w, listener));
+        } finally {
+            if (w != null) {
+                w.close();
+            }
+        }
     }
 
     /** The control of one attempt: from {@code state} (or the start), saving with {@code writer} if any. */

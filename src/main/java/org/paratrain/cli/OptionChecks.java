@@ -30,8 +30,8 @@ final class OptionChecks {
     static void train(TrainCommand c) {
         ParseResult given = c.command.commandLine().getParseResult();
         boolean mpi = c.backendOptions.isMpi();
-        exchangeFitsBackend(c.allreduce, mpi, true);
-        if (c.testX != null && c.testFraction != 0) {
+        exchangeFitsBackend(c.exchange.allreduce, mpi, true);
+        if (c.input.testX != null && c.input.testFraction != 0) {
             throw new IllegalArgumentException("give either --test-data or --test-fraction, not both");
         }
         if (c.batchSize == 0 && c.learning.warmupSteps > c.epochs) {
@@ -39,13 +39,13 @@ final class OptionChecks {
                 + " steps: one per epoch at full batch), so the learning rate would never reach --lr");
         }
         noEffect(given, c);
-        formats(given, c.dataFormat, c.testX != null);
+        formats(given, c.dataFormat, c.input.testX != null);
         backend(given, mpi);
         boolean child = mpi && Backend.insideMpiJob();
         if (child && Backend.mpiRankFromEnvironment() != 0) {
             return;   // rank 0 checks the files; only it writes
         }
-        InputFiles.require(c.xFile, c.yFile, c.testX, c.testY);
+        InputFiles.require(c.input.xFile, c.input.yFile, c.input.testX, c.input.testY);
         if (c.out != null) {
             OutputPaths.directory("--out", c.out);
         }
@@ -85,7 +85,8 @@ final class OptionChecks {
         }
         if (c.learning.classes == 0 && classes > train.samples()) {
             // Counted from the largest label: one stray label (1000000 in a file of 0..9) makes a huge model.
-            throw new DataFormatException((c.yFile != null ? c.yFile : c.xFile) + ": the largest label makes "
+            Path labels = c.input.yFile != null ? c.input.yFile : c.input.xFile;
+            throw new DataFormatException(labels + ": the largest label makes "
                 + classes + " classes, more than the " + train.samples() + " samples; if that is meant, say so "
                 + "with --classes " + classes);
         }
@@ -123,7 +124,7 @@ final class OptionChecks {
             + (c.learning.model.equals("logistic") ? "logistic regression always has 2 classes" : "a regression has no classes"));
         refuse(given, "--momentum", c.learning.optimizer.equals("gd") || c.learning.optimizer.equals("adam"), "with --optimizer "
             + c.learning.optimizer + ": only momentum and nesterov use it");
-        refuse(given, "--seed", !network && !cnn && c.batchSize == 0 && c.testFraction == 0, "here: it seeds the train/test "
+        refuse(given, "--seed", !network && !cnn && c.batchSize == 0 && c.input.testFraction == 0, "here: it seeds the train/test "
             + "split (--test-fraction), the mini-batch order (--batch-size) and an MLP's initial weights, and this "
             + "run has none of them");
     }

@@ -49,8 +49,8 @@ final class ShardTraining {
         JsonNode meta = c.checkpoints.active() && rank == 0 ? c.meta(spec, TrainingData.fingerprint(data), provenance) : null;
         TrainingState resumed = c.checkpoints.resume == null ? null
             : CheckpointOptions.load(c.checkpoints.resume, null, w -> { });
-        TrainingResult r = c.onMpiRank(meta, resumed, null, control -> Training.mpiShard(shard, from, to - from, total,
-            classes, spec, control));
+        TrainingResult r = c.checkpoints.onMpiRank(meta, resumed, null, control -> Training.mpiShard(shard, from,
+            to - from, total, classes, spec, control));
         if (r == null) {
             return;
         }

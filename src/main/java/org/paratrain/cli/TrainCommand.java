@@ -17,7 +17,6 @@ import org.paratrain.experiment.ModelFile;
 import org.paratrain.experiment.TrainingData;
 import org.paratrain.model.Metrics;
 import org.paratrain.train.LossReduction;
-import org.paratrain.train.Training;
 import org.paratrain.train.TrainingResult;
 import org.paratrain.train.spec.DataSpec;
 import org.paratrain.train.spec.ExchangeSpec;
@@ -39,23 +38,11 @@ final class TrainCommand implements Runnable {
     @Spec
     picocli.CommandLine.Model.CommandSpec command;
 
-    @Option(names = {"--x", "--data"}, required = true,
-        description = "Features: the paper's X.in (one sample a line), IDX images (--format idx), or a CSV or LibSVM "
-            + "file holding the labels too.")
-    Path xFile;
-
-    @Option(names = {"--y", "--labels"},
-        description = "Targets or labels for --format paper (the paper's y.in) and idx (IDX labels).")
-    Path yFile;
+    @picocli.CommandLine.Mixin
+    TrainDataOptions input;
 
     @picocli.CommandLine.Mixin
     DataFormatOptions dataFormat;
-
-    @Option(names = "--test-data", description = "Test features, in --format (instead of --test-fraction).")
-    Path testX;
-
-    @Option(names = "--test-labels", description = "Test labels, in --format.")
-    Path testY;
 
     @Option(names = "--nodes", defaultValue = "1",
         description = "Number of ranks, or auto (the fastest by the cost model, up to the cores) (default ${DEFAULT-VALUE}).")
@@ -77,50 +64,16 @@ final class TrainCommand implements Runnable {
             + "block size; no more ranks than blocks do work.")
     int blockSize;
 
-    @Option(names = "--rebalance", defaultValue = "0", paramLabel = "STEPS|auto",
-        description = "Every STEPS steps the ranks compare how fast each computed its blocks and move the block "
-            + "boundaries so that a slower rank (a slower node or CPU) gets fewer; 0 (default) keeps an even share; "
-            + "auto: windows of about 0.2 s of steps. The results stay the same bits; not with --allreduce shared, "
-            + "which balances by itself, nor with --sum float.")
-    String rebalanceText;
-    /** {@link #rebalanceText} parsed (auto: {@link RunSpec#REBALANCE_AUTO}). */
-    private int rebalance;
-
     @Option(names = "--batch-size", defaultValue = "0",
         description = "Samples per step for mini-batch SGD (0: full batch, the default). Batches visit the samples in "
             + "an order drawn from --seed, the same at any node count; the last short batch of an epoch is dropped.")
     int batchSize;
 
-    @Option(names = "--standardize", description = "Scale each feature to mean 0, sd 1 (fitted on the training data).")
-    boolean standardize;
-
-    @Option(names = "--test-fraction", defaultValue = "0",
-        description = "Hold out this fraction of the samples for testing (0: none, default).")
-    double testFraction;
-
     @Option(names = "--seed", defaultValue = "42", description = "Seed of the train/test split and the mini-batch order (default ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--allreduce", defaultValue = "master-worker",
-        description = "How gradients are combined: master-worker (the paper's: gather to rank 0, which updates and "
-            + "sends the weights back; default), shared (local backend: ranks take a step's blocks as they are ready, "
-            + "so none waits for one off its core), star, tree, recursive-doubling, ring, rabenseifner, native "
-            + "(MPI's own, with --backend mpi) or auto (the fastest by the cost model).")
-    String allreduce;
-
-    @Option(names = "--sum",
-        description = "How the ranks' gradients are added up: fixed (default with an allreduce: fixed-point words, "
-            + "the same bits at any node count at the traffic of one vector; fixed:1 or fixed:2 words a value), blocks "
-            + "(every block's partial kept apart, summed in block order; master-worker's default) or float "
-            + "(a plain double sum of the ranks' vectors, not reproducible across node counts).")
-    String sum;
-
-    @Option(names = "--shard-optimizer",
-        description = "Shard the optimizer over the ranks (as ZeRO stage 1): reduce-scatter the gradient, each rank "
-            + "updates its slice of the parameters with its slice of the optimizer state, allgather the parameters. "
-            + "Same bits as unsharded, checkpoints included; needs --allreduce ring (the ring's halves), rabenseifner "
-            + "(recursive halving and doubling) or native (MPI's own) and a one-vector --sum.")
-    boolean shardOptimizer;
+    @picocli.CommandLine.Mixin
+    ExchangeOptions exchange;
 
     @picocli.CommandLine.Mixin
     BackendOptions backendOptions;
@@ -159,7 +112,7 @@ final class TrainCommand implements Runnable {
         Provenance provenance = Provenance.capture(args);
         checkpoints.commTimeoutSeconds = backendOptions.commTimeout;
         checkpoints.check(autoNodes ? 1 : spec.nodes(), batchSize);
-        monitor.check(testX != null || testFraction > 0);
+        monitor.check(input.testX != null || input.testFraction > 0);
         if (child && shardable(spec)) {
             ShardTraining.run(this, spec, provenance);
             return;
@@ -218,31 +171,18 @@ final class TrainCommand implements Runnable {
             : RunSpec.Nodes.parse(nodesText);
         ModelSpec m = idxImages(learning.model());
         OptimizerSpec o = learning.optimizer();
-        rebalance = RunSpec.parseRebalance(rebalanceText);
+        int rebalance = exchange.rebalance();
         RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize, rebalance);
-        ExchangeSpec exchange = ExchangeSpec.parse(allreduce, sum == null ? null : ExchangeSpec.Sum.parse(sum));
-        if (shardOptimizer && exchange.scheme() != ExchangeSpec.Scheme.ALLREDUCE) {
-            throw new IllegalArgumentException("--shard-optimizer needs --allreduce ring, rabenseifner or native (an "
-                + "allreduce that is a reduce-scatter and an allgather), got --allreduce " + allreduce);
-        }
-        if (rebalance != 0 && exchange.scheme() == ExchangeSpec.Scheme.SHARED) {
-            throw new IllegalArgumentException("--rebalance does not apply to --allreduce shared, which hands out "
-                + "blocks as ranks are ready; give one or the other");
-        }
-        if (rebalance != 0 && exchange.sum() == ExchangeSpec.Sum.FLOAT) {
-            throw new IllegalArgumentException("--rebalance needs a sum whose bits do not depend on which rank adds "
-                + "which blocks (--sum blocks or fixed), got --sum float");
-        }
-        return new TrainSpec(m, o, shardOptimizer ? exchange.sharded() : exchange, run);
+        return new TrainSpec(m, o, exchange.spec(rebalance), run);
     }
 
     /** A CNN on IDX images without --image-shape takes the images' shape from the file's header. */
     private ModelSpec idxImages(ModelSpec m) {
         if (!(m instanceof ModelSpec.Cnn cnn) || cnn.image() != null || dataFormat.format() != DataSpec.Format.IDX
-            || xFile == null) {
+            || input.xFile == null) {
             return m;
         }
-        int[] item = org.paratrain.data.IdxFormat.itemShape(xFile);
+        int[] item = org.paratrain.data.IdxFormat.itemShape(input.xFile);
         if (item.length < 2 || item.length > 3 || item.length == 2 && item[0] == item[1]) {
             return m;       // not images (checked as a square), or the square of one channel the default assumes
         }
@@ -252,9 +192,7 @@ final class TrainCommand implements Runnable {
 
     /** The data's spec: files, format, held-out samples and scaling. */
     DataSpec dataSpec() {
-        DataSpec.Format f = dataFormat.format();
-        return new DataSpec(f, f == DataSpec.Format.CSV ? dataFormat.layout() : null, xFile, yFile, testX, testY,
-            testFraction, standardize, seed);
+        return input.spec(dataFormat, seed);
     }
 
     /** Prints the result and the test metrics, and writes result.json, history.csv and model.json into --out. */
@@ -295,7 +233,7 @@ final class TrainCommand implements Runnable {
         try (MonitorOptions.Display display = monitor.display(spec.epochs(), out(), attempts.listener())) {
             TrainingControl.EpochListener listener = rankZero ? display : attempts.listener();
             if (backendOptions.isMpi()) {
-                return onMpiRank(meta, resumed, listener, control -> FailureInjection.mpi(data, spec,
+                return checkpoints.onMpiRank(meta, resumed, listener, control -> FailureInjection.mpi(data, spec,
                     control.withValidation(validation), failure));
             }
             return attempts.runLocal(spec.nodes(), resumed, listener, (nodes, control, first) ->
@@ -304,20 +242,6 @@ final class TrainCommand implements Runnable {
         } catch (RuntimeException e) {
             attempts.writePartialHistory(out);
             throw e;
-        }
-    }
-
-    /** Trains this rank of an MPI job; rank 0 saves checkpoints (as the ranks share the state, one copy is all). */
-    TrainingResult onMpiRank(JsonNode meta, TrainingState resumed,
-                                     org.paratrain.train.TrainingControl.EpochListener listener,
-                                     java.util.function.Function<org.paratrain.train.TrainingControl, TrainingResult> run) {
-        org.paratrain.train.checkpoint.CheckpointWriter w = meta == null ? null : checkpoints.writer(meta, f -> { });
-        try {
-            return run.apply(checkpoints.control(resumed, w, listener));
-        } finally {
-            if (w != null) {
-                w.close();
-            }
         }
     }
 
@@ -350,9 +274,9 @@ final class TrainCommand implements Runnable {
     private boolean shardable(TrainSpec spec) {
         boolean classesKnown = !spec.model().classifier() || spec.model().classes() > 0;
         DataSpec.Format format = dataFormat.format();
-        return batchSize == 0 && testFraction == 0 && testX == null && !standardize
+        return batchSize == 0 && input.testFraction == 0 && input.testX == null && !input.standardize
             && (format == DataSpec.Format.PAPER || format == DataSpec.Format.IDX) && classesKnown
-            && injectFailure == null && RunSpec.parseRebalance(rebalanceText) == 0 && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
+            && injectFailure == null && exchange.rebalance() == 0 && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
     }
 
     java.io.PrintWriter out() {
