@@ -44,7 +44,9 @@ final class ChildJvm {
         if (option.startsWith("-XX:")) {
             return !option.startsWith("-XX:StartFlightRecording") && !option.startsWith("-XX:FlightRecorderOptions");
         }
+        // The launcher's start-up cache (-XX:AOTCache) goes on with its messages turned off, as there.
         return option.startsWith("-Xmx") || option.startsWith("-Xms") || option.startsWith("-Xss")
+            || option.equals("-Xlog:aot=off") || option.equals("-Xlog:cds=off")
             || option.startsWith("--enable-native-access") || option.startsWith("--add-")
             || option.startsWith("-Dparatrain.");
     }

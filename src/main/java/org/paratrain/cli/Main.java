@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
     description = "Data-parallel training of machine-learning models on the JVM.",
     subcommands = {PaperCommand.class, ScaleCommand.class, PlanCommand.class, GenerateCommand.class, TrainCommand.class,
         Evaluate.EvaluateCommand.class, Evaluate.PredictCommand.class,
-        BenchCommand.class,
+        BenchCommand.class, StartupTraining.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

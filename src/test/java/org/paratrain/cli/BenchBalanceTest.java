@@ -92,7 +92,8 @@ class BenchBalanceTest {
     @Test
     void childrenGetTheHeapAndCollectorButNoAgentsOrRecordings() {
         for (String kept : List.of("-Xmx2g", "-XX:+UseParallelGC", "--enable-native-access=ALL-UNNAMED",
-            "-Dparatrain.bind=true", "--add-modules=jdk.incubator.vector")) {
+            "-Dparatrain.bind=true", "--add-modules=jdk.incubator.vector", "-XX:AOTCache=/x/paratrain-cli.aot",
+            "-Xlog:aot=off", "-Xlog:cds=off")) {
             assertTrue(ChildJvm.passedOn(kept), kept);
         }
         for (String dropped : List.of("-XX:StartFlightRecording=filename=a.jfr", "-agentlib:jdwp=transport=dt_socket",
