@@ -54,11 +54,11 @@ final class BenchBalanceCommand implements Runnable {
     @Option(names = "--rounds", defaultValue = "5", description = "Runs of each rank count and mode (default ${DEFAULT-VALUE}).")
     int rounds;
 
-    // A string, not a list split by picocli, which drops a trailing empty name ("free,") unseen.
+    // Split here, not by picocli, which drops a trailing empty name ("free,") unseen.
     @Option(names = "--modes", defaultValue = "free,busy", paramLabel = "MODE[,MODE...]",
         description = "free (both cores free), busy (another process spinning on one core), slow (rank 1 computes "
             + "its blocks twice, as a node half as fast would take), comma-separated (default ${DEFAULT-VALUE}).")
-    String modeNames;
+    List<String> modeNames;
 
     @Option(names = "--backend", defaultValue = "local",
         description = "local (ranks are threads of one JVM) or mpi (each run an MPI job) (default ${DEFAULT-VALUE}).")
@@ -227,9 +227,10 @@ final class BenchBalanceCommand implements Runnable {
 
     private List<Mode> modes() {
         List<Mode> modes = new ArrayList<>();
-        for (String name : modeNames.split(",", -1)) {
+        String given = String.join(",", modeNames);
+        for (String name : given.split(",", -1)) {
             if (name.isBlank()) {
-                throw new IllegalArgumentException("--modes: an empty name in '" + modeNames
+                throw new IllegalArgumentException("--modes: an empty name in '" + given
                     + "'; give free, busy or slow, comma-separated");
             }
             Mode m = switch (name.strip().toLowerCase(Locale.ROOT)) {
@@ -239,7 +240,7 @@ final class BenchBalanceCommand implements Runnable {
                 default -> throw new IllegalArgumentException("--modes: '" + name + "' is not free, busy or slow");
             };
             if (modes.contains(m)) {
-                throw new IllegalArgumentException("--modes: '" + name.strip() + "' is named twice in '" + modeNames
+                throw new IllegalArgumentException("--modes: '" + name.strip() + "' is named twice in '" + given
                     + "'");
             }
             modes.add(m);

@@ -61,8 +61,8 @@ final class BenchCommand implements Runnable {
         // program's 2-rank run then takes 0.35 instead of 0.19 ms), so one round may compare a slow
         // spell on one side with a fast one on the other; the best of several alternating rounds does not.
         @Option(names = "--rounds", defaultValue = "1",
-            description = "Alternating rounds of paratrain and C; each side keeps its best round (default "
-                + "${DEFAULT-VALUE}).")
+            description = "Alternating rounds of paratrain and C, 1 to 20; each side keeps its best round "
+                + "(default ${DEFAULT-VALUE}).")
         int rounds;
 
         @picocli.CommandLine.Mixin
@@ -130,7 +130,7 @@ final class BenchCommand implements Runnable {
             out.printf(Locale.ROOT, "paper's run: %d samples x 1 feature, 300 epochs, %s backend, %d warm-up + %d timed "
                 + "runs per count, %d cores%s%n", PaperSetup.SAMPLES, mpi ? "mpi" : "local", warmup, repeats,
                 Runtime.getRuntime().availableProcessors(), rounds == 1 ? ""
-                    : ", best of " + rounds + " alternating rounds on each side");
+                    : ", best of " + rounds + (cMs != null ? " alternating rounds on each side" : " rounds"));
             String cLabel = cMs != null ? "C+MPI median ms (measured now)" : "C+Open MPI ms (quoted)";
             out.println("| nodes | paratrain median ms | min ms | us/epoch | comm share | " + cLabel + " | C / paratrain |");
             out.println("|------:|----------:|-------:|---------:|-----------:|--------------------:|--------------:|");

@@ -20,11 +20,16 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "startup-training", hidden = true)
 final class StartupTraining implements Runnable {
+    @picocli.CommandLine.Option(names = "--work-dir", description = "Where its temporary directory goes (default: the "
+        + "system's temporary directory).")
+    Path workDir;
+
     @Override
     public void run() {
         Path dir;
         try {
-            dir = Files.createTempDirectory("paratrain-startup");
+            dir = workDir == null ? Files.createTempDirectory("paratrain-startup")
+                : Files.createTempDirectory(workDir, "paratrain-startup");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -75,7 +75,8 @@ public final class MpiJob {
         cmd.addAll(threadOptions(launch));
         Path cache = startupCache();
         if (cache != null && Files.isRegularFile(cache) && sameModules(launch.jvmArgs())) {
-            cmd.add("-XX:AOTCache=" + cache);
+            // Its messages off: a cache a rank cannot use costs start-up time, never lines of output.
+            cmd.addAll(List.of("-XX:AOTCache=" + cache, "-Xlog:aot=off", "-Xlog:cds=off"));
         }
         cmd.addAll(launch.jvmArgs());
         cmd.addAll(List.of("-cp", absoluteClassPath(), mainClass));
@@ -84,24 +85,29 @@ public final class MpiJob {
     }
 
     /**
-     * Whether the ranks' own options keep the modules the start-up cache was made with: a cache
-     * is refused, with five lines of errors a rank, by a JVM whose module options differ (such as
-     * {@code --add-modules jdk.incubator.vector}, for the Vector API's kernels).
+     * Whether the ranks' own options leave the start-up cache usable: a JVM whose module options
+     * differ from the cache's (such as {@code --add-modules jdk.incubator.vector}, for the Vector
+     * API's kernels) refuses it, and one given another cache or class-sharing option stops at
+     * start when given the cache as well.
      */
     static boolean sameModules(List<String> jvmArgs) {
         List<String> all = new ArrayList<>(jvmArgs);
-        // The java launcher reads this variable too, so the ranks' JVMs would see what it holds.
-        String env = System.getenv("JDK_JAVA_OPTIONS");
-        if (env != null) {
-            all.addAll(List.of(env.strip().split("\\s+")));
+        // The JVM reads these variables too, so the ranks' JVMs would see what they hold.
+        for (String variable : List.of("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS")) {
+            String env = System.getenv(variable);
+            if (env != null && !env.isBlank()) {
+                all.addAll(List.of(env.strip().split("\\s+")));
+            }
         }
         for (String a : all) {
-            // An argument file may hold module options that cannot be seen from here.
+            // An argument file may hold options that cannot be seen from here.
             if (a.equals("-p") || a.startsWith("@")) {
                 return false;
             }
             for (String o : List.of("--add-modules", "--limit-modules", "--patch-module", "--module-path",
-                "--upgrade-module-path")) {
+                "--upgrade-module-path", "--add-opens", "--add-exports", "--add-reads", "-Djdk.module.", "-Xshare",
+                "-XX:AOT", "-XX:SharedArchiveFile", "-XX:+AutoCreateSharedArchive", "-XX:SharedClassListFile",
+                "-XX:DumpLoadedClassList", "-XX:Flags=", "-XX:VMOptionsFile")) {
                 if (a.startsWith(o)) {
                     return false;
                 }

@@ -9,12 +9,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The ranks' start-up cache is used only when their JVM options keep the modules it was made
- * with: a JVM with other module options refuses the cache with several lines of errors a rank.
+ * with and set no other cache or class sharing: a JVM refuses a cache made with other module
+ * options, and stops at start when given it beside another archive.
  */
 class SameModulesTest {
     @Test
     void optionsThatLeaveTheModulesAloneKeepTheCache() {
-        assumeTrue(System.getenv("JDK_JAVA_OPTIONS") == null, "JDK_JAVA_OPTIONS is set here");
+        assumeTrue(System.getenv("JDK_JAVA_OPTIONS") == null && System.getenv("JAVA_TOOL_OPTIONS") == null,
+            "the JVM's option variables are set here");
         assertTrue(MpiJob.sameModules(List.of()));
         assertTrue(MpiJob.sameModules(List.of("-Xmx1g", "-Dparatrain.scalar=true", "-XX:+UseSerialGC")));
     }
@@ -25,7 +27,9 @@ class SameModulesTest {
             List.of("--add-modules", "jdk.incubator.vector"), List.of("-p", "/opt/mods"),
             List.of("--module-path=/opt/mods"), List.of("--limit-modules", "java.base"),
             List.of("--patch-module", "java.base=/tmp/p"), List.of("--upgrade-module-path", "/opt/up"),
-            List.of("-Xmx1g", "@/tmp/options.txt"))) {
+            List.of("-Xmx1g", "@/tmp/options.txt"), List.of("--add-opens", "java.base/java.lang=ALL-UNNAMED"),
+            List.of("--add-exports=java.base/sun.nio.ch=ALL-UNNAMED"), List.of("-Xshare:auto"),
+            List.of("-XX:AOTMode=off"), List.of("-XX:SharedArchiveFile=/tmp/a.jsa"))) {
             assertFalse(MpiJob.sameModules(opts), opts.toString());
         }
     }
