@@ -7,6 +7,7 @@ import org.paratrain.data.Dataset;
 import org.paratrain.train.LossReduction;
 import org.paratrain.train.TrainingControl;
 import org.paratrain.train.TrainingResult;
+import org.paratrain.train.spec.RunSpec;
 import org.paratrain.train.spec.TrainSpec;
 
 /**
@@ -218,6 +219,25 @@ public final class Trainer {
      */
     public Trainer sum(String name) {
         return set(t -> t.sum = name);
+    }
+
+    /**
+     * {@return this trainer, moving the ranks' block boundaries every {@code steps} steps to
+     * follow their measured speeds, with the same bits (not with {@code allreduce("shared")},
+     * which hands out blocks as ranks are ready, nor with {@code sum("float")})}
+     * @param steps steps a window, 1..100,000, or 0 for never (the default)
+     */
+    public Trainer rebalance(int steps) {
+        if (steps < 0) {
+            throw new IllegalArgumentException("rebalance must be a number of steps in [1, " + RunSpec.MAX_REBALANCE
+                + "] or 0 for never, got " + steps + " (rebalanceAuto() for windows of about 0.2 s)");
+        }
+        return set(t -> t.rebalance = steps);
+    }
+
+    /** {@return this trainer, moving the block boundaries after windows of about 0.2 s of steps, as {@code rebalance} does} */
+    public Trainer rebalanceAuto() {
+        return set(t -> t.rebalance = RunSpec.REBALANCE_AUTO);
     }
 
     /**

@@ -39,6 +39,7 @@ final class TrainerSettings {
     int epochs = 300;
     int batchSize;
     int blockSize;
+    int rebalance;
     long seed = 42;
     LossReduction reduction = LossReduction.SUM;
     int nodes = 1;
@@ -100,8 +101,20 @@ final class TrainerSettings {
         ModelSpec m = ModelNames.named(model, intercept, classes, layers, activation, "").withPrecision(ModelNames.precision(precision));
         OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), learningRate, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
-        RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize);
+        RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize)
+            .withRebalance(rebalance);
         ExchangeSpec e = ExchangeSpec.parse(exchange, sum == null ? null : ExchangeSpec.Sum.parse(sum));
+        if (rebalance != 0 && nodes > 1) {
+            // Refused here, before any rank starts, as the ranks would refuse it.
+            if (e.scheme() == ExchangeSpec.Scheme.SHARED) {
+                throw new IllegalArgumentException("rebalance does not apply to allreduce(\"shared\"), which hands out "
+                    + "blocks as ranks are ready");
+            }
+            if (e.sum() == ExchangeSpec.Sum.FLOAT) {
+                throw new IllegalArgumentException("rebalance needs a sum whose bits do not depend on which rank adds "
+                    + "which blocks (\"blocks\" or \"fixed\"), got sum(\"float\")");
+            }
+        }
         return new TrainSpec(m, o, shard ? e.sharded() : e, run);
     }
 

@@ -57,6 +57,28 @@ class TrainerTest {
         assertTrue(e.getMessage().contains("learning_rate"), e.getMessage());
     }
 
+    /** Block boundaries that follow the ranks' speeds, fixed windows or auto, keep one rank's bits. */
+    @Test
+    void rebalancedRunsGiveTheBitsOfOneRank() {
+        TrainingResult one = Trainer.on(DATA).linear(true).gd(0.05).epochs(60).meanLoss().run();
+        for (Trainer t : List.of(Trainer.on(DATA).linear(true).gd(0.05).epochs(60).meanLoss().nodes(3).rebalance(2),
+            Trainer.on(DATA).linear(true).gd(0.05).epochs(60).meanLoss().nodes(2).rebalanceAuto())) {
+            TrainingResult r = t.run();
+            assertArrayEquals(one.params(), r.params());
+            assertArrayEquals(one.history().loss(), r.history().loss());
+            assertEquals(Double.doubleToLongBits(one.finalLoss()), Double.doubleToLongBits(r.finalLoss()));
+        }
+        assertEquals(2, Trainer.on(DATA).rebalance(2).spec().run().rebalance());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Trainer.on(DATA).rebalance(-1));
+        assertTrue(e.getMessage().contains("rebalance"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Trainer.on(DATA).nodes(2).allreduce("shared")
+            .rebalance(5).run());
+        assertTrue(e.getMessage().contains("shared"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Trainer.on(DATA).nodes(2).allreduce("ring").sum("float")
+            .rebalanceAuto().run());
+        assertTrue(e.getMessage().contains("float"), e.getMessage());
+    }
+
     @Test
     void badSettingsAreNamed() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
