@@ -113,7 +113,9 @@ final class LauncherOutput {
         } else if (line.isBlank()) {
             blankHeld = true;   // hydra opens its banner with an empty line
         } else if (!swallowed(line)) {
-            if (line.startsWith("paratrain: rank ") && line.contains(" waited ")) {
+            // "rank 3 waited" or, for processes of several ranks, "ranks 2-3 (process 1) waited"
+            if ((line.startsWith("paratrain: rank ") || line.startsWith("paratrain: ranks "))
+                && line.contains(" waited ")) {
                 if (timeoutShown) {
                     return;   // another rank that timed out too: the first line said it
                 }

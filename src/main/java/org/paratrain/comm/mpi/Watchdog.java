@@ -132,8 +132,15 @@ final class Watchdog {
 
     /** The operation has lasted past the deadline: end the job, unless another rank should say why. */
     private void expired(Op o, int p, int t, long waited, long now) {
-        Blame.Verdict v = records == null ? new Blame.Verdict(o.collective() ? -1 : p, o.collective() ? -1 : p)
-            : Blame.of(rank, o, p, readAll(), now, FRESH_MILLIS);
+        RankRecord.Snapshot[] all = records == null ? null : readAll();
+        if (all != null && anotherExplained(all)) {
+            // Another rank has printed why the job ends. This one may only now see its wait: it was
+            // stopped, and mpirun's SIGCONT before ending the job let it run again first.
+            quietExit();
+            return;
+        }
+        Blame.Verdict v = all == null ? new Blame.Verdict(o.collective() ? -1 : p, o.collective() ? -1 : p)
+            : Blame.of(rank, o, p, all, now, FRESH_MILLIS);
         long grace = Math.min(timeoutMillis, 10_000);
         if (v.indirect() && waited < timeoutMillis + grace) {
             return;   // the rank that waits for the culprit directly ends the job with the better message
@@ -172,6 +179,23 @@ final class Watchdog {
             all[r] = r == rank ? null : RankRecord.read(records, r);
         }
         return all;
+    }
+
+    private static boolean anotherExplained(RankRecord.Snapshot[] all) {
+        for (RankRecord.Snapshot s : all) {
+            if (s != null && s.state() == RankRecord.EXPLAINED) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void quietExit() {
+        try {
+            exit.invokeExact(1);
+        } catch (Throwable e) {
+            Runtime.getRuntime().halt(1);
+        }
     }
 
     private void fire(String message) {
