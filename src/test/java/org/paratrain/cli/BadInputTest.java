@@ -88,6 +88,7 @@ class BadInputTest {
     static Stream<Case> cases() {
         List<Case> c = new ArrayList<>();
         options(c);
+        BadInputCommands.sweepsAndBenchmarks(c);
         BadInputFiles.paperFiles(c);
         BadInputFiles.tableFiles(c);
         BadInputFiles.idxFiles(c);
@@ -150,8 +151,6 @@ class BadInputTest {
         c.add(bad("hostfile with local", 2, "--hostfile", train("--hostfile", "@X.in")));
         c.add(bad("hostfile is a directory", 2, "--hostfile|directory", train("--backend", "mpi", "--nodes", "2",
             "--hostfile", "@sub")));
-        c.add(bad("hostfile missing", 2, "--hostfile|no such file", "scale", "--samples", "10", "--features", "1",
-            "--backend", "mpi", "--hostfile", "@nohosts", "--out", "@scale"));
         c.add(bad("precision unknown", 2, "--precision|float16", train("--model", "mlp", "--y", "@labels.in",
             "--precision", "float16")));
         c.add(bad("cnn layer not a layer", 2, "--layers|conv:32|conv:FILTERS:KERNEL", train("--model", "cnn", "--y",
@@ -197,24 +196,6 @@ class BadInputTest {
             "shared", "--rebalance", "10")));
         c.add(bad("rebalance with a float sum", 2, "--rebalance|--sum float", train("--nodes", "2", "--allreduce",
             "ring", "--sum", "float", "--rebalance", "10")));
-        c.add(bad("bench balance slow mode unknown", 2, "--modes|free, busy or slow", "bench", "balance", "--modes",
-            "slowly", "--out", "@balance"));
-        c.add(bad("bench balance empty mode", 2, "--modes|empty", "bench", "balance", "--modes", "free,,busy", "--out",
-            "@balance"));
-        c.add(bad("bench balance trailing comma", 2, "--modes|empty", "bench", "balance", "--modes", "free,", "--out",
-            "@balance"));
-        c.add(bad("bench balance mode twice", 2, "--modes|twice", "bench", "balance", "--modes", "free,busy,free",
-            "--out", "@balance"));
-        c.add(bad("bench balance shared on MPI", 2, "--allreduce|mpi backend", "bench", "balance", "--backend", "mpi",
-            "--allreduce", "shared", "--out", "@balance"));
-        c.add(bad("bench balance rebalance with only shared", 2, "--rebalance|only shared", "bench", "balance",
-            "--allreduce", "shared", "--rebalance", "5", "--out", "@balance"));
-        c.add(bad("bench balance backend", 2, "--backend|local or mpi", "bench", "balance", "--backend", "gpu", "--out",
-            "@balance"));
-        c.add(bad("bench balance without an exchange", 2, "--allreduce|master-worker, shared", "bench", "balance",
-            "--allreduce", "native", "--out", "@balance"));
-        c.add(bad("ranks per process on paper", 2, "--ranks-per-process|whole number", "paper", "--backend", "mpi",
-            "--ranks-per-process", "x", "--out", "@paper"));
         c.add(bad("label column with paper", 2, "--label", train("--label", "y")));
         c.add(bad("labels file with csv", 2, "--labels", "train", "--format", "csv", "--x", "@d.csv",
             "--labels", "@y.in"));
@@ -226,39 +207,7 @@ class BadInputTest {
         c.add(bad("predict labels with paper", 2, "--labels", "predict", "--model-file", "@model.json",
             "--x", "@X.in", "--y", "@y.in", "--out", "@p.txt"));
         c.add(bad("evaluate label column with paper", 2, "--label", evaluate("--label", "y")));
-        c.add(bad("generate samples 0", 2, "--samples", "generate", "regression", "--samples", "0", "--features", "1",
-            "--out", "@gen"));
-        c.add(bad("generate out is a file", 2, "--out", "generate", "regression", "--samples", "5", "--features", "1",
-            "--out", "@X.in"));
-        c.add(bad("generate bias inf", 2, "--bias", "generate", "regression", "--samples", "5", "--features", "1",
-            "--bias", "inf", "--out", "@gen"));
-        c.add(bad("plan nodes-max 0", 2, "--nodes-max", "plan", "--samples", "10", "--features", "1", "--nodes-max",
-            "0", "--out", "@plan"));
-        c.add(bad("plan out is a file", 2, "--out", "plan", "--samples", "10", "--features", "1", "--out", "@X.in"));
-        c.add(bad("scale nodes 0", 2, "--nodes", "scale", "--samples", "10", "--features", "1", "--nodes", "0",
-            "--out", "@scale"));
-        c.add(bad("scale hostfile with local", 2, "--hostfile", "scale", "--samples", "10", "--features", "1",
-            "--hostfile", "@X.in", "--out", "@scale"));
-        c.add(bad("paper repeats 0", 2, "--repeats", "paper", "--repeats", "0", "--out", "@paper"));
         c.add(bad("train sum unknown", 2, "--sum|fixed:3", train("--allreduce", "ring", "--sum", "fixed:3")));
-        c.add(bad("paper sum unknown", 2, "--sum|fixed:3", "paper", "--allreduce", "ring", "--sum", "fixed:3",
-            "--out", "@paper"));
-        c.add(bad("paper allreduce native on local", 2, "--allreduce native|--backend mpi", "paper", "--allreduce",
-            "native", "--out", "@paper"));
-        c.add(bad("scale sum unknown", 2, "--sum|kahan", "scale", "--samples", "10", "--features", "1", "--sum",
-            "kahan", "--out", "@scale"));
-        c.add(bad("scale allreduce auto", 2, "--allreduce auto", "scale", "--samples", "10", "--features", "1",
-            "--allreduce", "auto", "--out", "@scale"));
-        c.add(bad("scale allreduce unknown", 2, "--allreduce|butterfly", "scale", "--samples", "10", "--features", "1",
-            "--allreduce", "butterfly", "--out", "@scale"));
-        c.add(bad("plan sum unknown", 2, "--sum|fixed:0", "plan", "--samples", "10", "--features", "1", "--sum",
-            "fixed:0", "--out", "@plan"));
-        c.add(bad("bench collectives rounds 0", 2, "--rounds", "bench", "collectives", "--rounds", "0", "--out",
-            "@bench"));
-        c.add(bad("bench kernels shape", 2, "--shapes", "bench", "kernels", "--shapes", "3x0"));
-        c.add(bad("bench kernels repeats 0", 2, "--repeats", "bench", "kernels", "--repeats", "0"));
-        c.add(bad("bench paper rounds 0", 2, "--rounds|[1, 20]", "bench", "paper", "--rounds", "0"));
-        c.add(bad("paper out under a file", 2, "--out|not a directory", "paper", "--out", "@X.in/paper"));
     }
 
     /** Runs that cannot work: divergence, memory. */
