@@ -77,16 +77,31 @@ final class BenchCommand implements Runnable {
             boolean withC = !noC && CReference.available();
             List<Sweep.Point> points = null;
             double[] cMs = null;
-            for (int r = 0; r < rounds; r++) {
-                List<Sweep.Point> round = mpi ? Sweep.runMpi(data, sweep, backend.sweepLaunchSpec(nodes), done -> { })
-                    : Sweep.run(data, sweep, done -> { });
-                points = points == null ? round : faster(points, round);
+            // The C program is built and its data written once, for every round.
+            Path tmp = Path.of(System.getProperty("java.io.tmpdir"), "paratrain-c");
+            Path dir = withC ? AtomicFiles.stagingDirectory(tmp) : null;
+            try {
+                Path exe = null;
                 if (withC) {
-                    double[] c = measureC(data);
-                    for (int i = 0; cMs != null && i < c.length; i++) {
-                        c[i] = Math.min(c[i], cMs[i]);
+                    PaperFormat.write(data, dir);
+                    exe = CReference.build("paper_mpi");
+                }
+                for (int r = 0; r < rounds; r++) {
+                    List<Sweep.Point> round = mpi
+                        ? Sweep.runMpi(data, sweep, backend.sweepLaunchSpec(nodes), done -> { })
+                        : Sweep.run(data, sweep, done -> { });
+                    points = points == null ? round : faster(points, round);
+                    if (withC) {
+                        double[] c = measureC(exe, dir);
+                        for (int i = 0; cMs != null && i < c.length; i++) {
+                            c[i] = Math.min(c[i], cMs[i]);
+                        }
+                        cMs = c;
                     }
-                    cMs = c;
+                }
+            } finally {
+                if (dir != null) {
+                    AtomicFiles.deleteQuietly(dir);
                 }
             }
             print(points, cMs, mpi);
@@ -105,24 +120,17 @@ final class BenchCommand implements Runnable {
             return Statistics.median(p.runs().stream().mapToDouble(r -> r.trainSeconds() * 1e3).toArray());
         }
 
-        /** Median ms per run of the paper's scheme in C at each node count, measured now. */
-        private double[] measureC(Dataset data) {
-            Path dir = AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"), "paratrain-c"));
-            try {
-                PaperFormat.write(data, dir);
-                Path exe = CReference.build("paper_mpi");
-                double[] ms = new double[nodes.length];
-                for (int i = 0; i < nodes.length; i++) {
-                    String out = CReference.mpirun(backend.launchSpec(nodes[i]), exe, List.of(
-                        dir.resolve("X.in").toString(), dir.resolve("y.in").toString(), "300", "1e-4",
-                        Integer.toString(warmup), Integer.toString(repeats)));
-                    ms[i] = Statistics.median(out.lines().filter(l -> l.startsWith("run_ms "))
-                        .mapToDouble(l -> Double.parseDouble(l.substring(7).strip())).toArray());
-                }
-                return ms;
-            } finally {
-                AtomicFiles.deleteQuietly(dir);
+        /** Median ms per run of the paper's scheme in C ({@code exe}, data in {@code dir}) at each node count. */
+        private double[] measureC(Path exe, Path dir) {
+            double[] ms = new double[nodes.length];
+            for (int i = 0; i < nodes.length; i++) {
+                String out = CReference.mpirun(backend.launchSpec(nodes[i]), exe, List.of(
+                    dir.resolve("X.in").toString(), dir.resolve("y.in").toString(), "300", "1e-4",
+                    Integer.toString(warmup), Integer.toString(repeats)));
+                ms[i] = Statistics.median(out.lines().filter(l -> l.startsWith("run_ms "))
+                    .mapToDouble(l -> Double.parseDouble(l.substring(7).strip())).toArray());
             }
+            return ms;
         }
 
         private void print(List<Sweep.Point> points, double[] cMs, boolean mpi) {
