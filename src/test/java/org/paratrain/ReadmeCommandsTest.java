@@ -264,7 +264,8 @@ class ReadmeCommandsTest {
         String classPath = String.join(File.pathSeparator, cp);
         assertTrue(!classPath.contains("'") && !java.contains("'"), "a quote in the class path: " + classPath);
         Files.writeString(script, "#!/bin/sh\nexec '" + java + "' --enable-native-access=ALL-UNNAMED "
-            + "-XX:+UseParallelGC -XX:-UsePerfData ${PARATRAIN_JAVA_OPTS:-} -cp '" + classPath + "' "
+            + "-XX:+UseParallelGC -XX:-UsePerfData -XX:Tier4BackEdgeThreshold=400000 "
+            + "${PARATRAIN_JAVA_OPTS:-} -cp '" + classPath + "' "
             + Main.class.getName() + " \"$@\"\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
     }

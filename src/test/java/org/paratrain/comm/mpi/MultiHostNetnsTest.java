@@ -274,7 +274,8 @@ class MultiHostNetnsTest {
     /** {@code ./paratrain}: this JVM's class path and options, no build step (as ReadmeCommandsTest's). */
     private static void writeLauncher(Path script) throws IOException {
         Files.writeString(script, "#!/bin/sh\nexec '" + java() + "' --enable-native-access=ALL-UNNAMED "
-            + "-XX:+UseParallelGC -XX:-UsePerfData ${PARATRAIN_JAVA_OPTS:-} -cp '" + classPath() + "' "
+            + "-XX:+UseParallelGC -XX:-UsePerfData -XX:Tier4BackEdgeThreshold=400000 "
+            + "${PARATRAIN_JAVA_OPTS:-} -cp '" + classPath() + "' "
             + Main.class.getName() + " \"$@\"\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
