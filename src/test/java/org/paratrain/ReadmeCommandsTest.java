@@ -9,7 +9,6 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -93,7 +92,7 @@ class ReadmeCommandsTest {
         Path work = Files.createDirectories(tmp.resolve("work"));
         Path logs = Files.createDirectories(tmp.resolve("logs"));
         Files.createSymbolicLink(work.resolve("src"), Path.of("src").toAbsolutePath());  // the README's fixtures
-        writeLauncher(work.resolve("paratrain"));
+        LauncherImitation.write(work.resolve("paratrain"));
         List<DynamicTest> tests = new ArrayList<>();
         Map<String, String> variables = new LinkedHashMap<>();
         for (Command c : commands()) {
@@ -251,23 +250,6 @@ class ReadmeCommandsTest {
             fail("still running after " + TIMEOUT_SECONDS + " s:\n" + tail(Files.readString(log)));
         }
         return p.exitValue();
-    }
-
-    /** {@code ./paratrain}: this JVM's class path and the launcher's JVM options, no build step. */
-    private static void writeLauncher(Path script) throws IOException {
-        String java = ProcessHandle.current().info().command()
-            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> cp = new ArrayList<>();
-        for (String part : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            cp.add(Path.of(part).toAbsolutePath().toString());
-        }
-        String classPath = String.join(File.pathSeparator, cp);
-        assertTrue(!classPath.contains("'") && !java.contains("'"), "a quote in the class path: " + classPath);
-        Files.writeString(script, "#!/bin/sh\nexec '" + java + "' --enable-native-access=ALL-UNNAMED "
-            + "-XX:+UseParallelGC -XX:-UsePerfData -XX:Tier4BackEdgeThreshold=400000 "
-            + "${PARATRAIN_JAVA_OPTS:-} -cp '" + classPath + "' "
-            + Main.class.getName() + " \"$@\"\n");
-        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 
     private static String tail(String output) {

@@ -93,7 +93,7 @@ public final class MpiJob {
     static boolean sameModules(List<String> jvmArgs) {
         List<String> all = new ArrayList<>(jvmArgs);
         // The JVM reads these variables too, so the ranks' JVMs would see what they hold.
-        for (String variable : List.of("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS")) {
+        for (String variable : List.of("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS")) {
             String env = System.getenv(variable);
             if (env != null && !env.isBlank()) {
                 all.addAll(List.of(env.strip().split("\\s+")));

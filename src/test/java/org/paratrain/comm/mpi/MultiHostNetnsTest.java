@@ -12,7 +12,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -25,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.paratrain.LauncherImitation;
 import org.paratrain.cli.Main;
 
 /**
@@ -123,8 +123,8 @@ class MultiHostNetnsTest {
         Path out = dir.resolve("netns-" + ranks + "-" + sum + "-" + perProcess);
         long before = bytesOnEth0(NAME + "1");
         int launches = Files.readAllLines(agentLog(hosts)).size();
-        List<String> cmd = new ArrayList<>(List.of("exec", java(), "--enable-native-access=ALL-UNNAMED", "-cp",
-            classPath(), Main.class.getName()));
+        List<String> cmd = new ArrayList<>(List.of("exec", LauncherImitation.java(), "--enable-native-access=ALL-UNNAMED",
+            "-cp", LauncherImitation.classPath(), Main.class.getName()));
         cmd.addAll(train);
         cmd.addAll(List.of("--backend", "mpi", "--hostfile", hosts.resolve("hostfile").toString(), "--mpirun-args",
             "--mca plm_rsh_agent " + hosts.resolve("rsh-agent") + " --mca btl tcp,self", "--ranks-per-process",
@@ -159,7 +159,7 @@ class MultiHostNetnsTest {
     void readmeCommandsRunAsWritten() throws Exception {
         Path work = Files.createDirectories(dir.resolve("readme"));
         Files.createSymbolicLink(work.resolve("scripts"), SCRIPT.getParent());
-        writeLauncher(work.resolve("paratrain"));
+        LauncherImitation.write(work.resolve("paratrain"));
         List<String> commands = readmeSection("#### Several hosts");
         assertTrue(commands.stream().anyMatch(c -> c.startsWith("scripts/multihost-netns.sh run ")), commands.toString());
         try {
@@ -269,28 +269,6 @@ class MultiHostNetnsTest {
         Run r = run(cmd, Map.of(), dir);
         assertEquals(0, r.status(), r.output());
         return r.output().lines().map(l -> l.split(":\\s+")[1].replaceFirst("@.*", "")).toList();
-    }
-
-    /** {@code ./paratrain}: this JVM's class path and options, no build step (as ReadmeCommandsTest's). */
-    private static void writeLauncher(Path script) throws IOException {
-        Files.writeString(script, "#!/bin/sh\nexec '" + java() + "' --enable-native-access=ALL-UNNAMED "
-            + "-XX:+UseParallelGC -XX:-UsePerfData -XX:Tier4BackEdgeThreshold=400000 "
-            + "${PARATRAIN_JAVA_OPTS:-} -cp '" + classPath() + "' "
-            + Main.class.getName() + " \"$@\"\n");
-        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
-    }
-
-    private static String java() {
-        return ProcessHandle.current().info().command()
-            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    }
-
-    private static String classPath() {
-        List<String> parts = new ArrayList<>();
-        for (String p : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            parts.add(Path.of(p).toAbsolutePath().toString());
-        }
-        return String.join(File.pathSeparator, parts);
     }
 
     private static boolean isRoot() throws IOException {

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class SameModulesTest {
     @Test
     void optionsThatLeaveTheModulesAloneKeepTheCache() {
-        assumeTrue(System.getenv("JDK_JAVA_OPTIONS") == null && System.getenv("JAVA_TOOL_OPTIONS") == null,
+        assumeTrue(System.getenv("JDK_JAVA_OPTIONS") == null && System.getenv("JAVA_TOOL_OPTIONS") == null
+            && System.getenv("_JAVA_OPTIONS") == null,
             "the JVM's option variables are set here");
         assertTrue(MpiJob.sameModules(List.of()));
         assertTrue(MpiJob.sameModules(List.of("-Xmx1g", "-Dparatrain.scalar=true", "-XX:+UseSerialGC")));
