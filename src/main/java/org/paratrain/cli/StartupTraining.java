@@ -6,7 +6,6 @@ import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.paratrain.io.AtomicFiles;
 import picocli.CommandLine.Command;
@@ -45,7 +44,7 @@ final class StartupTraining implements Runnable {
                     "--informative", "4", "--csv", d + "/cls.csv", "--out", d + "/cls"),
                 List.of("train", "--format", "csv", "--x", d + "/cls.csv", "--label", "class", "--model", "softmax",
                     "--classes", "3", "--epochs", "20", "--quiet", "--out", d + "/cls-run"))) {
-                run(new ArrayList<>(command));
+                run(command);
             }
         } finally {
             AtomicFiles.deleteQuietly(dir);

@@ -148,6 +148,9 @@ public final class MpiJob {
         return List.of("-Djdk.virtualThreadScheduler.parallelism=" + Math.max(1, cores / launch.processes()));
     }
 
+    /** The launcher's on-stack compile threshold (see the script and {@link #rankJvmOptions}). */
+    static final String JIT_OPTION = "-XX:Tier4BackEdgeThreshold=400000";
+
     /**
      * The ranks' JVM options. The on-stack compile threshold is the launcher's (see the script):
      * a kernel called once per block otherwise reaches the default within its first calls and
@@ -156,7 +159,7 @@ public final class MpiJob {
      */
     private static List<String> rankJvmOptions(int processes) {
         return List.of("--enable-native-access=ALL-UNNAMED", "-XX:-UsePerfData", "-XX:+UseSerialGC",
-            "-XX:Tier4BackEdgeThreshold=400000", "-Xmx" + heapPerRankMb(processes) + "m");
+            JIT_OPTION, "-Xmx" + heapPerRankMb(processes) + "m");
     }
 
     /**

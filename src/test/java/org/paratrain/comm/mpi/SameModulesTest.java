@@ -8,9 +8,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The ranks' start-up cache is used only when their JVM options keep the modules it was made
- * with and set no other cache or class sharing: a JVM refuses a cache made with other module
- * options, and stops at start when given it beside another archive.
+ * The ranks' JVM options. Their start-up cache is used only when those keep the modules it was
+ * made with and set no other cache or class sharing: a JVM refuses a cache made with other module
+ * options, and stops at start when given it beside another archive. And they carry the launcher's
+ * compile threshold.
  */
 class SameModulesTest {
     @Test
@@ -33,5 +34,11 @@ class SameModulesTest {
             List.of("-XX:AOTMode=off"), List.of("-XX:SharedArchiveFile=/tmp/a.jsa"))) {
             assertFalse(MpiJob.sameModules(opts), opts.toString());
         }
+    }
+
+    /** The ranks' JVMs get the launcher's compile threshold: the stand-in's options are checked against the script. */
+    @Test
+    void theRanksGetTheLaunchersCompileThreshold() {
+        assertTrue(org.paratrain.LauncherImitation.JVM_OPTIONS.contains(MpiJob.JIT_OPTION), MpiJob.JIT_OPTION);
     }
 }
