@@ -44,6 +44,7 @@ final class JobSupervisor {
         LauncherOutput out = new LauncherOutput(System.out);
         LauncherOutput err = new LauncherOutput(System.err);
         Process p = start(command, records);
+        DeathOrder deaths = DeathOrder.watch(records);
         String launcher = Path.of(command.get(0)).getFileName().toString();
         Runnable unregister = ExitCleanup.onExit(() -> cancel(p, launcher, out, err));
         Thread outReader = Thread.ofPlatform().daemon().name("paratrain-mpirun-stdout")
@@ -52,6 +53,7 @@ final class JobSupervisor {
             .start(() -> err.copy(p.getErrorStream()));
         try {
             int status = p.waitFor();
+            deaths.close();     // every death it could see has happened
             outReader.join(GRACE_MILLIS);
             errReader.join(GRACE_MILLIS);
             unregister.run();
@@ -63,12 +65,13 @@ final class JobSupervisor {
             }
             List<RankEnd> ends = new ArrayList<>(err.ends());
             ends.addAll(out.ends());
-            System.err.println(crashLine(status, ends, records, ranksPerProcess));
+            System.err.println(crashLine(status, ends, records, ranksPerProcess, deaths));
             return 1;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BackendException("interrupted while waiting for mpirun");
         } finally {
+            deaths.close();
             if (!ExitCleanup.exiting()) {
                 AtomicFiles.deleteQuietly(records);
             }
@@ -87,12 +90,21 @@ final class JobSupervisor {
         }
     }
 
-    /** The line for a job that ended with {@code status} without a rank saying why. */
-    static String crashLine(int status, List<RankEnd> ends, Path records, int ranksPerProcess) {
+    /**
+     * The line for a job that ended with {@code status} without a rank saying why; {@code deaths}
+     * says which rank process of this machine ended first, where the launcher's report may not.
+     */
+    static String crashLine(int status, List<RankEnd> ends, Path records, int ranksPerProcess, DeathOrder deaths) {
         if (ends.isEmpty()) {
             return "paratrain: the MPI job ended with status " + status + " and no rank said why";
         }
         RankEnd end = ends.getFirst();
+        long first = deaths.first();
+        if (end.rank() < 0 && deaths.watched(end.pid()) && first > 0 && first != end.pid()) {
+            // Hydra named a process of this machine that its own clean-up killed (see DeathOrder); the
+            // one that ended first set that off. Its signal is not known: hydra's is the clean-up's SIGKILL.
+            end = new RankEnd(-1, first, end.host(), 0, -1);
+        }
         List<RankRecord.Snapshot> all = readAll(records);
         int rank = end.rank();
         if (rank < 0) {

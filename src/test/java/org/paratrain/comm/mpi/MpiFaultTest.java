@@ -198,10 +198,16 @@ class MpiFaultTest {
         killedRankIsNamed(Map.of());
     }
 
+    /**
+     * Hydra names one process, at times one its own clean-up killed after rank 1 died: then the
+     * line names rank 1 from the order of the deaths ({@link DeathOrder}), without a signal,
+     * which hydra did not report for it.
+     */
     @Test
     void onMpichAKilledRankIsNamedWithItsSignal() throws Exception {
         assumeMpich();
-        killedRankIsNamed(Map.of("PARATRAIN_MPIRUN", "mpiexec.mpich"));
+        killed(start(Map.of("PARATRAIN_MPIRUN", "mpiexec.mpich")),
+            pid -> "rank 1 \\(pid " + pid + " on \\S+\\) (was killed by SIGKILL|ended before the others)");
     }
 
     @Test
