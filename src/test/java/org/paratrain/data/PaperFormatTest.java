@@ -39,11 +39,18 @@ class PaperFormatTest {
     void anyFiniteValuesRoundTrip(@ForAll @Size(min = 1, max = 20) java.util.List<@DoubleRange(min = -1e300, max = 1e300) Double> values)
         throws IOException {
         double[] v = values.stream().mapToDouble(Double::doubleValue).toArray();
+        // jqwik runs properties outside JUnit Jupiter, which makes the @TempDir above: one directory a try, removed here.
         Path tmp = Files.createTempDirectory("pf");
-        PaperFormat.write(new Dataset(v, v.clone(), v.length, 1), tmp);
-        Dataset back = PaperFormat.read(tmp.resolve("X.in"), tmp.resolve("y.in"));
-        for (int i = 0; i < v.length; i++) {
-            assertEquals(Double.doubleToRawLongBits(v[i]), Double.doubleToRawLongBits(back.x()[i]));
+        try {
+            PaperFormat.write(new Dataset(v, v.clone(), v.length, 1), tmp);
+            Dataset back = PaperFormat.read(tmp.resolve("X.in"), tmp.resolve("y.in"));
+            for (int i = 0; i < v.length; i++) {
+                assertEquals(Double.doubleToRawLongBits(v[i]), Double.doubleToRawLongBits(back.x()[i]));
+            }
+        } finally {
+            Files.deleteIfExists(tmp.resolve("X.in"));
+            Files.deleteIfExists(tmp.resolve("y.in"));
+            Files.delete(tmp);
         }
     }
 
