@@ -10,7 +10,7 @@ import java.util.Optional;
 
 /**
  * Binds the calling thread to one CPU (Linux {@code sched_setaffinity}, through the FFM API),
- * as {@code mpirun --bind-to core} binds MPI processes.
+ * as {@code mpirun --bind-to core} binds MPI processes, or moves it off CPUs once.
  *
  * <p>Off unless {@code -Dparatrain.bind=true}. It was on by default: when every rank has a
  * core, ranks poll for messages, and a poll only works if the peer runs at the same time;
@@ -22,6 +22,10 @@ import java.util.Optional;
  * peer waits a whole time slice at each exchange: with another process busy on one core,
  * 2 bound ranks took 6.7-7.2 ms an epoch and 2 unbound ranks 0.28-0.29 ms (1 rank: 0.16-0.18).
  * Where the call is not available (not Linux, no C library found) binding does nothing.
+ *
+ * <p>Unbound, a rank that starts on the CPU of another rank moves off it once
+ * ({@link #moveOff}), without staying bound: the kernel's own balancing is kept, and only its
+ * first placement, which put both ranks of a 2-rank run on one core in some runs, is undone.
  */
 final class CpuAffinity {
     private static final int SET_BYTES = 128;      // cpu_set_t: 1024 CPUs
@@ -92,9 +96,50 @@ final class CpuAffinity {
         }
     }
 
-    /** Restricts the calling thread to the CPUs in {@code cpus}; returns whether it worked. */
+    /** Restricts the calling thread to the CPUs in {@code cpus} when binding is on; returns whether it did. */
     static boolean set(long[] cpus) {
-        if (SET == null || cpus == null || !"true".equals(System.getProperty("paratrain.bind"))) {
+        return cpus != null && binding() && setMask(cpus);
+    }
+
+    /** Whether ranks are bound to CPUs ({@code -Dparatrain.bind=true}). */
+    static boolean binding() {
+        return "true".equals(System.getProperty("paratrain.bind"));
+    }
+
+    /**
+     * Moves the calling thread, once, to one of its allowed CPUs outside {@code taken}, and
+     * leaves it free to go anywhere it could before: it narrows its own set to the CPUs not in
+     * {@code taken} (the kernel moves it at once), notes where it runs, and restores the set.
+     * The kernel leaves a thread where it is until it has reason to move it, so the move holds.
+     *
+     * @param taken CPUs to leave, as a bit set
+     * @return the CPU the thread ran on once moved, or -1 if it did not move (no CPU allowed
+     *         outside {@code taken}, or the calls are not available)
+     */
+    static int moveOff(long[] taken) {
+        long[] allowed = current();
+        long[] rest = allowed == null ? null : without(allowed, taken);
+        if (rest == null || !setMask(rest)) {
+            return -1;
+        }
+        int now = cpu();
+        setMask(allowed);
+        return now;
+    }
+
+    /** {@return {@code allowed} without the CPUs of {@code taken}, or null if none are left} */
+    static long[] without(long[] allowed, long[] taken) {
+        long[] rest = allowed.clone();
+        boolean any = false;
+        for (int i = 0; i < rest.length; i++) {
+            rest[i] &= i < taken.length ? ~taken[i] : -1L;
+            any |= rest[i] != 0;
+        }
+        return any ? rest : null;
+    }
+
+    private static boolean setMask(long[] cpus) {
+        if (SET == null) {
             return false;
         }
         try (Arena arena = Arena.ofConfined()) {

@@ -89,17 +89,19 @@ public final class LocalCluster {
         LocalFabric fabric = new LocalFabric(size, timeout);
         List<T> results = new ArrayList<>(Collections.nCopies(size, null));
         boolean coreEach = size <= cores;
-        boolean bind = cores >= Runtime.getRuntime().availableProcessors();
-        if (coreEach && !bind) {
+        boolean allCores = cores >= Runtime.getRuntime().availableProcessors();
+        if (coreEach && !allCores) {
             joinAll(fabric, start(fabric, task, results, 0, () -> Thread.ofPlatform().daemon()));
         } else if (coreEach) {
-            // Rank 0 runs on the caller's thread, each rank bound to its own CPU (CpuAffinity says
-            // why); the caller's own binding is restored afterwards.
+            // Rank 0 runs on the caller's thread; with -Dparatrain.bind=true each rank is bound to
+            // its own CPU (CpuAffinity says why), and the caller's own binding is restored
+            // afterwards; otherwise a rank that starts on another rank's CPU moves off it once.
             long[] allowed = CpuAffinity.current();
+            RankTask<T> placed = CpuAffinity.binding() ? bound(task, allowed) : spread(task, size);
             fabric.register(0, Thread.currentThread());
-            Thread[] threads = start(fabric, bound(task, allowed), results, 1, () -> Thread.ofPlatform().daemon());
+            Thread[] threads = start(fabric, placed, results, 1, () -> Thread.ofPlatform().daemon());
             try {
-                runRank(fabric, 0, bound(task, allowed), results);
+                runRank(fabric, 0, placed, results);
             } finally {
                 CpuAffinity.set(allowed);
                 Thread.interrupted();   // clear what a failing rank's wake-up may have set on the caller
@@ -130,6 +132,54 @@ public final class LocalCluster {
         }
         return threads;
     }
+
+    /**
+     * The task, run after the rank has noted the CPU it starts on and, if another rank of the
+     * run noted the same one, moved off once to a CPU no rank noted ({@link CpuAffinity#moveOff}).
+     *
+     * <p>Why: the kernel starts the thread of rank 1 on the CPU of rank 0 (the caller) in some
+     * runs, even with the other core idle. Two ranks that wait on each other there hand the
+     * core back and forth (see {@link LocalFabric}'s polling), both look cache-hot, and the
+     * kernel leaves them together for the rest of a short run: the paper's 300-epoch run at 2
+     * ranks then took about 2.5 ms instead of 0.25. In three sets of 200 such runs in one JVM
+     * after 20 warm-ups, the runs that started on one CPU ended there, slow, in 26 of 26, 70 of
+     * 73 and 42 of 44; moved off at the start, in two sets, 39 of 66 and 50 of 61 ended apart
+     * and fast. Both cores free or one busy
+     * with another process, 20,000 x 10 over 3,000 epochs took as long with the move as
+     * without (fresh JVMs alternated, 6 each): a rank that moves next to a busy process is
+     * moved back by the kernel's balancing as before.
+     */
+    private static <T> RankTask<T> spread(RankTask<T> task, int size) {
+        java.util.concurrent.atomic.AtomicIntegerArray starts = new java.util.concurrent.atomic.AtomicIntegerArray(size);
+        for (int r = 1; r < size; r++) {
+            starts.set(r, -1);
+        }
+        starts.set(0, CpuAffinity.cpu());    // the caller's, before the other ranks' threads start
+        return comm -> {
+            int rank = comm.rank();
+            int mine = CpuAffinity.cpu();
+            starts.set(rank, mine);
+            if (mine >= 0 && rank > 0) {
+                long[] taken = new long[SET_WORDS];
+                boolean shared = false;
+                for (int r = 0; r < size; r++) {
+                    int c = starts.get(r);
+                    if (r != rank && c >= 0 && c < 64 * SET_WORDS) {
+                        taken[c >> 6] |= 1L << (c & 63);
+                        shared |= c == mine;
+                    }
+                }
+                int moved = shared ? CpuAffinity.moveOff(taken) : -1;
+                if (moved >= 0) {
+                    starts.set(rank, moved);
+                }
+            }
+            return task.run(comm);
+        };
+    }
+
+    /** Words of a CPU set as {@link CpuAffinity} reads it (1,024 CPUs). */
+    private static final int SET_WORDS = 16;
 
     /** The task, run after binding the calling thread to the rank's own CPU. */
     private static <T> RankTask<T> bound(RankTask<T> task, long[] allowed) {
