@@ -15,7 +15,9 @@ final class SweepOptions {
     @Option(names = "--repeats", description = "Timed runs per node count.")
     Integer repeats;
 
-    @Option(names = "--warmup", description = "Untimed warm-up runs per node count, before timing.")
+    @Option(names = "--warmup", description = "Untimed warm-up runs per node count, before timing (default: the "
+        + "command's count, and on the local backend more rounds until the warm-up has lasted 1 s, so that the JIT has "
+        + "compiled the training; a count given is taken as it is).")
     Integer warmup;
 
     @Option(names = "--epochs", description = "Epochs per run.")
@@ -59,7 +61,7 @@ final class SweepOptions {
             base = base.withLearningRate(lr);
         }
         return new SweepSpec(nodes == null ? defaultNodes : nodes, repeats == null ? defaultRepeats : repeats,
-            warmup == null ? defaultWarmup : warmup, base);
+            warmup == null ? defaultWarmup : warmup, warmup == null ? SweepSpec.JIT_WARMUP_SECONDS : 0.0, base);
     }
 
     /** The exchange {@code --allreduce} and {@code --sum} name. */

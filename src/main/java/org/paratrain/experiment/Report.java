@@ -76,7 +76,8 @@ public final class Report {
         List<Sweep.Point> points = in.mpi() == null ? Sweep.run(in.data(), spec, sweepProgress)
             : Sweep.runMpi(in.data(), spec, in.mpi(), sweepProgress);
         EpochModel model = in.mpi() != null ? null : Calibration.forWorkload(in.data(), spec.base());
-        ScalingTable table = ScalingTable.of(points, spec.warmup(), spec.base().exchange(),
+        int warmup = points.get(0).warmup();
+        ScalingTable table = ScalingTable.of(points, warmup, spec.base().exchange(),
             p -> predictedRun(model, in, p));
         List<BreakEven.Point> breakEven = in.breakEven() == null ? null
             : BreakEven.measure(in.breakEven(), local(spec.base()).withNodes(1),
@@ -85,7 +86,7 @@ public final class Report {
         table.write(out, "table1");
         files.addAll(List.of("table1.md", "table1.csv", "table1.json"));
         figures(out, in, points, table, files);
-        String setup = setup(in);
+        String setup = setup(in, warmup);
         AtomicFiles.writeText(out.resolve("analysis.md"), w -> w.write(Analysis.markdown(in.title(), setup, table,
             breakEven, provenance.cores())));
         files.add("analysis.md");
@@ -99,7 +100,8 @@ public final class Report {
             nodes.add(p);
         }
         sweep.put("repeats", spec.repeats());
-        sweep.put("warmup", spec.warmup());
+        sweep.put("warmup", warmup);
+        sweep.put("warmup_min_seconds", in.mpi() == null ? spec.warmupSeconds() : 0.0);
         sweep.put("backend", in.mpi() == null ? "local" : "mpi");
         sweep.set("training", RunWriter.resultJson(points.get(0).runs().get(0), spec.base())
             .get("config"));
@@ -179,7 +181,7 @@ public final class Report {
         files.add(name + ".svg");
     }
 
-    private static String setup(Inputs in) {
+    private static String setup(Inputs in, int warmup) {
         SweepSpec s = in.spec();
         TrainSpec c = s.base();
         return String.format(Locale.ROOT, "Setup: %s. %d samples x %d features; linear regression%s, %s of squared "
@@ -188,7 +190,7 @@ public final class Report {
             in.title(), in.data().samples(), in.data().features(), c.model().intercept() ? " with intercept" : "",
             c.run().lossReduction().name().toLowerCase(Locale.ROOT), c.optimizer().learningRate(), c.epochs(),
             c.exchange().label(), c.exchange().sum().label(),
-            java.util.Arrays.toString(s.nodes()), s.repeats(), s.warmup(), in.mpi() == null
+            java.util.Arrays.toString(s.nodes()), s.repeats(), warmup, in.mpi() == null
                 ? "local backend (ranks are threads of one JVM)"
                 : "MPI backend (ranks are processes started by mpirun, one job per node count)");
     }

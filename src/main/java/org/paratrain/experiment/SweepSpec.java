@@ -11,10 +11,28 @@ import org.paratrain.train.spec.TrainSpec;
  * @param repeats timed runs per node count, 1..1000
  * @param warmup  untimed runs per node count before timing, 0..1000 (so JIT compilation
  *                does not land on the first count measured)
+ * @param warmupSeconds on the local backend, the least time the warm-up lasts in all, 0..60:
+ *                rounds over every node count go on until it has passed, even after
+ *                {@code warmup} of them (on MPI, where each node count is its own job, only
+ *                {@code warmup} counts)
  * @param base    training settings; its node count is replaced by each of {@code nodes}; its exchange
  *                (scheme, algorithm and sum) is every run's, and must be named, not auto
  */
-public record SweepSpec(int[] nodes, int repeats, int warmup, TrainSpec base) {
+public record SweepSpec(int[] nodes, int repeats, int warmup, double warmupSeconds, TrainSpec base) {
+    /** The warm-up time that lets the JIT compile the paper's training before it is timed, in seconds. */
+    public static final double JIT_WARMUP_SECONDS = 1.0;
+
+    /**
+     * A sweep whose warm-up is {@code warmup} runs per node count, however short.
+     *
+     * @param nodes   node counts
+     * @param repeats timed runs per node count
+     * @param warmup  untimed runs per node count before timing
+     * @param base    training settings
+     */
+    public SweepSpec(int[] nodes, int repeats, int warmup, TrainSpec base) {
+        this(nodes, repeats, warmup, 0.0, base);
+    }
 
     /** Validates, naming the option. */
     public SweepSpec {
@@ -37,6 +55,9 @@ public record SweepSpec(int[] nodes, int repeats, int warmup, TrainSpec base) {
         }
         if (warmup < 0 || warmup > 1000) {
             throw new IllegalArgumentException("--warmup must be in [0, 1000], got " + warmup);
+        }
+        if (!(warmupSeconds >= 0 && warmupSeconds <= 60)) {
+            throw new IllegalArgumentException("the warm-up time must be in [0, 60] seconds, got " + warmupSeconds);
         }
     }
 
