@@ -25,8 +25,15 @@ import org.paratrain.comm.NativeCollectives;
  * waits, and why.
  */
 public final class MpiCommunicator implements Communicator, AutoCloseable {
+    /** {@code MPI_THREAD_SINGLE}, the same number in Open MPI and MPICH. */
+    static final int THREAD_SINGLE = 0;
     /** {@code MPI_THREAD_SERIALIZED}, the same number in Open MPI and MPICH. */
     static final int THREAD_SERIALIZED = 2;
+    /**
+     * The system property that asks for {@code MPI_THREAD_SINGLE} (value {@code single}) instead
+     * of {@code MPI_THREAD_SERIALIZED}: {@link MpiJob} sets it for processes that hold one rank.
+     */
+    static final String THREADS_PROPERTY = "paratrain.mpi.threads";
     private static MpiCommunicator world;
 
     private final MpiLibrary lib;
@@ -46,10 +53,14 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         this.lib = lib;
         this.abi = lib.abi();
         MemorySegment out = Arena.global().allocate(JAVA_INT);
-        // SERIALIZED: ranks that are threads of one process (ThreadRanks) take turns at MPI. Neither
-        // Open MPI nor MPICH locks anything for it (only for MULTIPLE), so one rank a process pays nothing.
+        // SERIALIZED: ranks that are threads of one process (ThreadRanks) take turns at MPI. It has a
+        // price: Open MPI 4.1 takes a mutex in its matching path at every level above SINGLE (FUNNELED
+        // too), which a process of one rank does not need, since one thread makes all its MPI calls
+        // (the JVM's own threads never do; Open MPI's Java bindings initialise SINGLE in a JVM too).
+        // MPICH locks only for MULTIPLE. So MpiJob asks for SINGLE when each process holds one rank.
+        int requested = "single".equals(System.getProperty(THREADS_PROPERTY)) ? THREAD_SINGLE : THREAD_SERIALIZED;
         call("MPI_Init_thread", lib.function("MPI_Init_thread", JAVA_INT, List.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS),
-            false), MemorySegment.NULL, MemorySegment.NULL, THREAD_SERIALIZED, out);
+            false), MemorySegment.NULL, MemorySegment.NULL, requested, out);
         this.threadLevel = out.get(JAVA_INT, 0);
         call("MPI_Comm_set_errhandler", lib.function("MPI_Comm_set_errhandler", JAVA_INT,
             List.of(MpiLibrary.HANDLE, MpiLibrary.HANDLE), false, abi.commWorld(), abi.errorsReturn()));

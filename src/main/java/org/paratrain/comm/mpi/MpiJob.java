@@ -135,13 +135,18 @@ public final class MpiJob {
     }
 
     /**
-     * For processes of several ranks on this machine: as many carrier threads for the ranks'
+     * For processes of one rank: {@code MPI_THREAD_SINGLE} (see {@link MpiCommunicator}'s
+     * constructor). For processes of several ranks on this machine: as many carrier threads for the ranks'
      * virtual threads as the process has cores ({@code cores / processes}). The JVM's default, one
      * per core of the machine, made the processes' carriers outnumber the cores, and a step of
      * the paper's model at 32 ranks as 2 processes of 16 took 90 instead of 66 us.
      */
     private static List<String> threadOptions(JobLaunch launch) {
-        if (launch.ranksPerProcess() == 1 || launch.hostfile() != null) {
+        if (launch.ranksPerProcess() == 1) {
+            // One thread calls MPI: MPI_THREAD_SINGLE spares Open MPI's locks (see MpiCommunicator).
+            return List.of("-D" + MpiCommunicator.THREADS_PROPERTY + "=single");
+        }
+        if (launch.hostfile() != null) {
             return List.of();
         }
         int cores = Runtime.getRuntime().availableProcessors();

@@ -27,7 +27,10 @@ class BlockCollectivesMpiTest {
         WordAllreduceMpiTest.requireOrSkip(Files.isExecutable(Path.of("/usr/bin/mpirun")), "mpirun is not installed");
         List<String> cmd = MpiJob.command(new JobLaunch(p, null, List.of(), List.of()),
             BlockCollectivesRank.class.getName(), HALVES);
-        check(p, WordAllreduceMpiTest.run(cmd), "Open MPI");
+        String output = WordAllreduceMpiTest.run(cmd);
+        check(p, output, "Open MPI");
+        // A job of one rank a process asks for MPI_THREAD_SINGLE, which spares Open MPI's matching locks.
+        assertTrue(output.contains(") at thread level " + MpiCommunicator.THREAD_SINGLE), output);
     }
 
     @ParameterizedTest
@@ -35,8 +38,11 @@ class BlockCollectivesMpiTest {
     void mpich(int p) throws Exception {
         WordAllreduceMpiTest.requireOrSkip(Files.isExecutable(Path.of("/usr/bin/mpiexec.mpich"))
             && Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libmpich.so.12")), "MPICH is not installed");
-        check(p, WordAllreduceMpiTest.run(WordAllreduceMpiTest.mpichCommand(p, BlockCollectivesRank.class.getName(),
-            HALVES)), "MPICH");
+        String output = WordAllreduceMpiTest.run(WordAllreduceMpiTest.mpichCommand(p, BlockCollectivesRank.class.getName(),
+            HALVES));
+        check(p, output, "MPICH");
+        // Started without MpiJob (as under a user's own mpiexec): the level that lets threads take turns.
+        assertTrue(output.contains(") at thread level " + MpiCommunicator.THREAD_SERIALIZED), output);
     }
 
     private static void check(int p, String output, String implementation) {

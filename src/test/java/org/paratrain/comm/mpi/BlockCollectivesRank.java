@@ -35,7 +35,8 @@ public final class BlockCollectivesRank {
             }
             if (comm.rank() == 0) {
                 lines.forEach(System.out::println);
-                System.out.println("done on " + comm.size() + " ranks (" + comm.implementation() + ")");
+                System.out.println("done on " + comm.size() + " ranks (" + comm.implementation() + ") at thread level "
+                    + comm.threadLevel());
             }
         } finally {
             MpiCommunicator.finalizeIfInitialized();
