@@ -61,7 +61,7 @@ final class SweepOptions {
             base = base.withLearningRate(lr);
         }
         return new SweepSpec(nodes == null ? defaultNodes : nodes, repeats == null ? defaultRepeats : repeats,
-            warmup == null ? defaultWarmup : warmup, warmup == null ? SweepSpec.JIT_WARMUP_SECONDS : 0.0, base);
+            warmup == null ? defaultWarmup : warmup, warmup == null && !mpi ? SweepSpec.JIT_WARMUP_SECONDS : 0.0, base);
     }
 
     /** The exchange {@code --allreduce} and {@code --sum} name. */

@@ -101,7 +101,7 @@ public final class Report {
         }
         sweep.put("repeats", spec.repeats());
         sweep.put("warmup", warmup);
-        sweep.put("warmup_min_seconds", in.mpi() == null ? spec.warmupSeconds() : 0.0);
+        sweep.put("warmup_min_seconds", spec.warmupSeconds());
         sweep.put("backend", in.mpi() == null ? "local" : "mpi");
         sweep.set("training", RunWriter.resultJson(points.get(0).runs().get(0), spec.base())
             .get("config"));

@@ -26,7 +26,8 @@ class ReportTest {
 
     @Test
     void everyOutputIsValidAndTheTableAgreesWithASingleRun() throws Exception {
-        SweepSpec spec = new SweepSpec(new int[] {1, 2, 3}, 3, 1, PaperSetup.config().withEpochs(40));
+        // One warm-up run asked for, and 0.2 s of warm-up at least: more rounds run, and the report says how many.
+        SweepSpec spec = new SweepSpec(new int[] {1, 2, 3}, 3, 1, 0.2, PaperSetup.config().withEpochs(40));
         Report.Inputs in = new Report.Inputs("test sweep", PaperSetup.data(),
             RunWriter.json().createObjectNode().put("generator", "make_regression"), spec, new int[] {500, 4000}, null);
         Path out = dir.resolve("paper");
@@ -73,6 +74,11 @@ class ReportTest {
         JsonNode run = new ObjectMapper().readTree(out.resolve("run.json").toFile());
         assertTrue(run.get("provenance").has("paratrain_version"));
         assertEquals(3, run.get("sweep").get("repeats").asInt());
+        int warmup = run.get("sweep").get("warmup").asInt();
+        assertTrue(warmup > 1, "rounds of 40 epochs last far less than 0.2 s, yet " + warmup + " ran");
+        assertEquals(0.2, run.get("sweep").get("warmup_min_seconds").asDouble(), 0.0);
+        assertEquals(warmup, table.get("warmup_runs_per_count").asInt());
+        assertTrue(Files.readString(out.resolve("table1.md")).contains("after " + warmup + " untimed warm-up runs"));
         String analysis = Files.readString(out.resolve("analysis.md"));
         assertTrue(analysis.contains("## Where the time goes") && analysis.contains("## When parallelism pays"),
             analysis);

@@ -12,7 +12,7 @@ import org.paratrain.comm.RankFailedException;
  *
  * <p>When every rank can have a core, ranks are platform threads that poll briefly while
  * they wait, which keeps message latency low; the operating system spreads them over the
- * cores. With more ranks than cores they are virtual threads: a rank that waits parks at
+ * cores, and a rank it starts on the CPU of a lower rank moves off once (see {@code spread}). With more ranks than cores they are virtual threads: a rank that waits parks at
  * once and gives its carrier to a rank that can run, so 64 ranks share 2 cores. (Polling
  * virtual threads would be wrong here: two of them queued on one carrier can hold up
  * each other for the whole polling time.) If a rank throws, the others are woken and end
@@ -159,23 +159,38 @@ public final class LocalCluster {
             int rank = comm.rank();
             int mine = CpuAffinity.cpu();
             starts.set(rank, mine);
-            if (mine >= 0 && rank > 0) {
-                long[] taken = new long[SET_WORDS];
-                boolean shared = false;
-                for (int r = 0; r < size; r++) {
-                    int c = starts.get(r);
-                    if (r != rank && c >= 0 && c < 64 * SET_WORDS) {
-                        taken[c >> 6] |= 1L << (c & 63);
-                        shared |= c == mine;
-                    }
-                }
-                int moved = shared ? CpuAffinity.moveOff(taken) : -1;
-                if (moved >= 0) {
-                    starts.set(rank, moved);
-                }
+            long[] taken = crowded(rank, mine, starts);
+            int moved = taken == null ? -1 : CpuAffinity.moveOff(taken);
+            if (moved >= 0) {
+                starts.set(rank, moved);
             }
             return task.run(comm);
         };
+    }
+
+    /**
+     * The CPUs the other ranks noted, as a bit set, when a lower rank noted {@code cpu}, the one
+     * {@code rank} starts on (so that of two ranks on one CPU the higher moves, even when both
+     * look at once); otherwise, or when {@code cpu} is unknown, null.
+     *
+     * @param rank   the rank that starts
+     * @param cpu    the CPU it starts on, or -1
+     * @param starts each rank's noted CPU, or -1
+     */
+    static long[] crowded(int rank, int cpu, java.util.concurrent.atomic.AtomicIntegerArray starts) {
+        if (cpu < 0) {
+            return null;
+        }
+        long[] taken = new long[SET_WORDS];
+        boolean below = false;
+        for (int r = 0; r < starts.length(); r++) {
+            int c = starts.get(r);
+            if (r != rank && c >= 0 && c < 64 * SET_WORDS) {
+                taken[c >> 6] |= 1L << (c & 63);
+                below |= r < rank && c == cpu;
+            }
+        }
+        return below ? taken : null;
     }
 
     /** Words of a CPU set as {@link CpuAffinity} reads it (1,024 CPUs). */

@@ -31,7 +31,8 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
     static final int THREAD_SERIALIZED = 2;
     /**
      * The system property that asks for {@code MPI_THREAD_SINGLE} (value {@code single}) instead
-     * of {@code MPI_THREAD_SERIALIZED}: {@link MpiJob} sets it for processes that hold one rank.
+     * of {@code MPI_THREAD_SERIALIZED}: {@link MpiJob} sets it for processes that hold one rank,
+     * on one machine.
      */
     static final String THREADS_PROPERTY = "paratrain.mpi.threads";
     private static MpiCommunicator world;
@@ -56,8 +57,9 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         // SERIALIZED: ranks that are threads of one process (ThreadRanks) take turns at MPI. It has a
         // price: Open MPI 4.1 takes a mutex in its matching path at every level above SINGLE (FUNNELED
         // too), which a process of one rank does not need, since one thread makes all its MPI calls
-        // (the JVM's own threads never do; Open MPI's Java bindings initialise SINGLE in a JVM too).
-        // MPICH locks only for MULTIPLE. So MpiJob asks for SINGLE when each process holds one rank.
+        // (paratrain calls MPI from no other thread; Open MPI's Java bindings initialise SINGLE in a
+        // JVM too). MPICH locks only for MULTIPLE. So MpiJob asks for SINGLE when each process holds
+        // one rank and the job runs on one machine.
         int requested = "single".equals(System.getProperty(THREADS_PROPERTY)) ? THREAD_SINGLE : THREAD_SERIALIZED;
         call("MPI_Init_thread", lib.function("MPI_Init_thread", JAVA_INT, List.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS),
             false), MemorySegment.NULL, MemorySegment.NULL, requested, out);

@@ -135,15 +135,17 @@ public final class MpiJob {
     }
 
     /**
-     * For processes of one rank: {@code MPI_THREAD_SINGLE} (see {@link MpiCommunicator}'s
-     * constructor). For processes of several ranks on this machine: as many carrier threads for the ranks'
+     * For processes of one rank on this machine: {@code MPI_THREAD_SINGLE} (see
+     * {@link MpiCommunicator}'s constructor). For processes of several ranks on this machine: as many carrier threads for the ranks'
      * virtual threads as the process has cores ({@code cores / processes}). The JVM's default, one
      * per core of the machine, made the processes' carriers outnumber the cores, and a step of
      * the paper's model at 32 ranks as 2 processes of 16 took 90 instead of 66 us.
      */
     private static List<String> threadOptions(JobLaunch launch) {
-        if (launch.ranksPerProcess() == 1) {
+        if (launch.ranksPerProcess() == 1 && launch.hostfile() == null) {
             // One thread calls MPI: MPI_THREAD_SINGLE spares Open MPI's locks (see MpiCommunicator).
+            // Not across hosts: a network transport's registration cache is told of memory the JVM's
+            // other threads unmap, and without the locks that could race with the rank's calls.
             return List.of("-D" + MpiCommunicator.THREADS_PROPERTY + "=single");
         }
         if (launch.hostfile() != null) {

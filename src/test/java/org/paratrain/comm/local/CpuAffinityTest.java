@@ -20,6 +20,20 @@ class CpuAffinityTest {
         assertNull(CpuAffinity.without(new long[] {0}, new long[] {0}));
     }
 
+    @Test
+    void ofTwoRanksOnOneCpuTheHigherMovesAwayFromEveryNotedCpu() {
+        var starts = new java.util.concurrent.atomic.AtomicIntegerArray(new int[] {1, -1, 70, 1});
+        // Rank 1 starts on rank 0's CPU: it leaves every CPU another rank noted (1, 70 and rank 3's 1).
+        long[] taken = LocalCluster.crowded(1, 1, starts);
+        assertArrayEquals(new long[] {0b10, 1L << 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, taken);
+        assertNull(LocalCluster.crowded(0, 1, starts), "rank 0 never moves");
+        assertNull(LocalCluster.crowded(1, 5, starts), "a CPU of its own");
+        assertNull(LocalCluster.crowded(2, 70, starts), "a CPU only a higher rank noted: that one moves");
+        assertNull(LocalCluster.crowded(1, -1, starts), "its CPU unknown");
+        assertArrayEquals(new long[] {0b10, 1L << 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+            LocalCluster.crowded(3, 1, starts), "rank 3 on the CPU of rank 0");
+    }
+
     /**
      * The move runs the thread on another allowed CPU (sched_getcpu, asked by the kernel while
      * the thread may not run on the one it left) and gives it its whole set back.
