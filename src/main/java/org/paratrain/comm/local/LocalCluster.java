@@ -12,8 +12,9 @@ import org.paratrain.comm.RankFailedException;
  *
  * <p>When every rank can have a core, ranks are platform threads that poll briefly while
  * they wait, which keeps message latency low; the operating system spreads them over the
- * cores, and a rank it starts on the CPU of a lower rank moves off once (see {@code spread}). With more ranks than cores they are virtual threads: a rank that waits parks at
- * once and gives its carrier to a rank that can run, so 64 ranks share 2 cores. (Polling
+ * cores, and a rank it starts on the CPU of a lower rank moves off once (see
+ * {@code spread}). With more ranks than cores they are virtual threads: a rank that waits
+ * parks at once and gives its carrier to a rank that can run, so 64 ranks share 2 cores. (Polling
  * virtual threads would be wrong here: two of them queued on one carrier can hold up
  * each other for the whole polling time.) If a rank throws, the others are woken and end
  * with a {@link PeerFailedException}; {@link #run} then throws a {@link RankFailedException}
@@ -144,10 +145,10 @@ public final class LocalCluster {
      * ranks then took about 2.5 ms instead of 0.25. In three sets of 200 such runs in one JVM
      * after 20 warm-ups, the runs that started on one CPU ended there, slow, in 26 of 26, 70 of
      * 73 and 42 of 44; moved off at the start, in two sets, 39 of 66 and 50 of 61 ended apart
-     * and fast. Both cores free or one busy
-     * with another process, 20,000 x 10 over 3,000 epochs took as long with the move as
-     * without (fresh JVMs alternated, 6 each): a rank that moves next to a busy process is
-     * moved back by the kernel's balancing as before.
+     * and fast. With both cores free or one busy with another process, 20,000 x 10 over 3,000
+     * epochs took as long with the move as without (fresh JVMs alternated, 6 each); with
+     * {@code bench balance --modes busy --allreduce master-worker}, two runs each alternated,
+     * later runs took 1.17x and 0.87x one rank's time with the move, 1.27x and 1.36x without.
      */
     private static <T> RankTask<T> spread(RankTask<T> task, int size) {
         java.util.concurrent.atomic.AtomicIntegerArray starts = new java.util.concurrent.atomic.AtomicIntegerArray(size);
