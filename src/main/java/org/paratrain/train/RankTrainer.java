@@ -100,14 +100,15 @@ public final class RankTrainer {
         this.rebalancer = spec.run().rebalancing() && comm.size() > 1
             ? new Rebalancer(comm, ranges, spec.run().rebalance()) : null;
         if (spec.run().rebalancing() && (any || total != data.samples())) {
+            // In domain terms: the command line and the Trainer API refuse these first, in their own words.
             throw new IllegalArgumentException(any
-                ? "--rebalance does not apply to --allreduce shared, which hands out blocks as ranks are ready"
-                : "--rebalance needs every sample on every rank; a rank holding only its shard cannot take others' blocks");
+                ? "rebalancing does not apply to the shared exchange, which hands out blocks as ranks are ready"
+                : "rebalancing needs every sample on every rank; a rank holding only its shard cannot take others' blocks");
         }
         if (spec.run().rebalancing() && comm.size() > 1 && spec.exchange().sum() == ExchangeSpec.Sum.FLOAT) {
             // A float sum adds each rank's rows first: its bits would follow the measured timings.
-            throw new IllegalArgumentException("--rebalance needs a sum whose bits do not depend on which rank adds "
-                + "which blocks (--sum blocks or fixed), got --sum float");
+            throw new IllegalArgumentException("rebalancing needs a sum whose bits do not depend on which rank adds "
+                + "which blocks (blocks or fixed), got float");
         }
         int first = sharding.blockStart(sharding.firstBlock(comm.rank(), comm.size()));
         int end = sharding.blockStart(sharding.endBlock(comm.rank(), comm.size()));

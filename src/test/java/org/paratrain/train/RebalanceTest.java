@@ -127,13 +127,25 @@ class RebalanceTest {
     /** A float sum adds each rank's rows first: its bits would follow the timings, so it is refused. */
     @Test
     void aFloatSumRefusesItAtMoreThanOneRank() {
-        assertThrows(RuntimeException.class, () -> Training.local(DATA,
+        RuntimeException e = assertThrows(RuntimeException.class, () -> Training.local(DATA,
             linear(ExchangeSpec.parse("ring", Sum.FLOAT)).withNodes(2)));
+        assertInDomainTerms(e, "rebalancing needs a sum whose bits do not depend on which rank adds which blocks");
     }
 
     @Test
     void sharedRefusesIt() {
-        assertThrows(RuntimeException.class, () -> Training.local(DATA,
+        RuntimeException e = assertThrows(RuntimeException.class, () -> Training.local(DATA,
             linear(ExchangeSpec.SHARED).withNodes(2)));
+        assertInDomainTerms(e, "rebalancing does not apply to the shared exchange");
+    }
+
+    /** The training layer's refusal says what is wrong in its own terms, naming no command-line option. */
+    private static void assertInDomainTerms(Throwable e, String expected) {
+        String all = "";
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            all += t.getMessage() + "\n";
+        }
+        assertTrue(all.contains(expected), all);
+        assertTrue(!all.contains("--"), all);
     }
 }
