@@ -4,7 +4,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.util.Optional;
+import org.paratrain.io.CFunctions;
 
 /**
  * The C library's {@code log}, called through the FFM API, with {@link StrictMath#log} where
@@ -20,20 +20,8 @@ final class LibmLog {
     private LibmLog() { }
 
     private static final class Holder {
-        static final MethodHandle LOG = lookup();
-
-        private static MethodHandle lookup() {
-            try {
-                Linker linker = Linker.nativeLinker();
-                Optional<java.lang.foreign.MemorySegment> symbol = linker.defaultLookup().find("log");
-                return symbol.map(s -> linker.downcallHandle(s,
-                        FunctionDescriptor.of(ValueLayout.JAVA_DOUBLE, ValueLayout.JAVA_DOUBLE),
-                        Linker.Option.critical(false)))
-                    .orElse(null);
-            } catch (RuntimeException | LinkageError e) {
-                return null;
-            }
-        }
+        static final MethodHandle LOG = CFunctions.find("log",
+            FunctionDescriptor.of(ValueLayout.JAVA_DOUBLE, ValueLayout.JAVA_DOUBLE), Linker.Option.critical(false));
     }
 
     static double log(double x) {

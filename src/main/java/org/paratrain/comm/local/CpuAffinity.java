@@ -6,7 +6,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.util.Optional;
+import org.paratrain.io.CFunctions;
 
 /**
  * Binds the calling thread to one CPU (Linux {@code sched_setaffinity}, through the FFM API),
@@ -29,41 +29,21 @@ import java.util.Optional;
  */
 final class CpuAffinity {
     private static final int SET_BYTES = 128;      // cpu_set_t: 1024 CPUs
+    /** Words of a CPU set as this class reads and writes it (1,024 CPUs). */
+    static final int SET_WORDS = SET_BYTES / Long.BYTES;
     private static final MethodHandle GET;
     private static final MethodHandle SET;
     private static final MethodHandle GETCPU;
 
     static {
-        MethodHandle get = null;
-        MethodHandle set = null;
-        MethodHandle getcpu = null;
-        try {
-            Linker linker = Linker.nativeLinker();
-            Optional<MemorySegment> c = linker.defaultLookup().find("sched_getcpu");
-            if (c.isPresent()) {
-                getcpu = linker.downcallHandle(c.get(), FunctionDescriptor.of(ValueLayout.JAVA_INT),
-                    Linker.Option.critical(false));
-            }
-        } catch (RuntimeException | LinkageError e) {
-            getcpu = null;
-        }
-        try {
-            Linker linker = Linker.nativeLinker();
-            FunctionDescriptor fd = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                ValueLayout.JAVA_LONG, ValueLayout.ADDRESS);
-            Optional<MemorySegment> g = linker.defaultLookup().find("sched_getaffinity");
-            Optional<MemorySegment> s = linker.defaultLookup().find("sched_setaffinity");
-            if (g.isPresent() && s.isPresent()) {
-                get = linker.downcallHandle(g.get(), fd);
-                set = linker.downcallHandle(s.get(), fd);
-            }
-        } catch (RuntimeException | LinkageError e) {
-            get = null;
-            set = null;
-        }
-        GET = get;
-        SET = set;
-        GETCPU = getcpu;
+        FunctionDescriptor affinity = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+            ValueLayout.JAVA_LONG, ValueLayout.ADDRESS);
+        MethodHandle get = CFunctions.find("sched_getaffinity", affinity);
+        MethodHandle set = CFunctions.find("sched_setaffinity", affinity);
+        GET = get != null && set != null ? get : null;
+        SET = get != null && set != null ? set : null;
+        GETCPU = CFunctions.find("sched_getcpu", FunctionDescriptor.of(ValueLayout.JAVA_INT),
+            Linker.Option.critical(false));
     }
 
     /** The CPU the calling thread runs on now, or -1 if unknown (not Linux, no C library found). */
@@ -144,7 +124,7 @@ final class CpuAffinity {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mask = arena.allocate(SET_BYTES, 8);
-            MemorySegment.copy(cpus, 0, mask, ValueLayout.JAVA_LONG, 0, Math.min(cpus.length, SET_BYTES / 8));
+            MemorySegment.copy(cpus, 0, mask, ValueLayout.JAVA_LONG, 0, Math.min(cpus.length, SET_WORDS));
             return (int) SET.invokeExact(0, (long) SET_BYTES, mask) == 0;
         } catch (Throwable t) {
             return false;

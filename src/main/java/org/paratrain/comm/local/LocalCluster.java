@@ -182,20 +182,17 @@ public final class LocalCluster {
         if (cpu < 0) {
             return null;
         }
-        long[] taken = new long[SET_WORDS];
+        long[] taken = new long[CpuAffinity.SET_WORDS];
         boolean below = false;
         for (int r = 0; r < starts.length(); r++) {
             int c = starts.get(r);
-            if (r != rank && c >= 0 && c < 64 * SET_WORDS) {
+            if (r != rank && c >= 0 && c < Long.SIZE * CpuAffinity.SET_WORDS) {
                 taken[c >> 6] |= 1L << (c & 63);
                 below |= r < rank && c == cpu;
             }
         }
         return below ? taken : null;
     }
-
-    /** Words of a CPU set as {@link CpuAffinity} reads it (1,024 CPUs). */
-    private static final int SET_WORDS = 16;
 
     /** The task, run after binding the calling thread to the rank's own CPU. */
     private static <T> RankTask<T> bound(RankTask<T> task, long[] allowed) {

@@ -5,7 +5,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
@@ -18,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
+import org.paratrain.io.CFunctions;
 
 /**
  * Which rank process of this machine ended first, seen as it happened: the launching process
@@ -45,24 +45,12 @@ final class DeathOrder implements AutoCloseable {
     private static final MethodHandle CLOSE;
 
     static {
-        MethodHandle syscall = null;
-        MethodHandle poll = null;
-        MethodHandle close = null;
-        try {
-            Linker linker = Linker.nativeLinker();
-            SymbolLookup c = linker.defaultLookup();
-            syscall = linker.downcallHandle(c.find("syscall").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_LONG,
-                ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG), Linker.Option.firstVariadicArg(1));
-            poll = linker.downcallHandle(c.find("poll").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-            close = linker.downcallHandle(c.find("close").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                ValueLayout.JAVA_INT));
-        } catch (RuntimeException | LinkageError e) {
-            syscall = null;     // nothing is watched
-        }
-        SYSCALL = syscall;
-        POLL = poll;
-        CLOSE = close;
+        MethodHandle syscall = CFunctions.find("syscall", FunctionDescriptor.of(ValueLayout.JAVA_LONG,
+            ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG), Linker.Option.firstVariadicArg(1));
+        POLL = CFunctions.find("poll", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+            ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+        CLOSE = CFunctions.find("close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        SYSCALL = POLL != null && CLOSE != null ? syscall : null;     // without all three, nothing is watched
     }
 
     private final Path records;
