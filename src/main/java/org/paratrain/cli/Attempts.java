@@ -113,15 +113,21 @@ final class Attempts {
     }
 
     /**
-     * Writes the history of the epochs completed before a failure into {@code out}, if any,
-     * and says where; does nothing when no epoch completed.
+     * Writes the history of the epochs completed before a failure into {@code OUT.failed}, beside
+     * {@code out} (which stays as it was), and says where; does nothing when no epoch completed.
      */
     void writePartialHistory(Path out) {
         if (out == null || history == null || epochsDone == 0) {
             return;
         }
-        Path f = RunWriter.writePartialHistory(out, history, epochsDone);
-        err.println("paratrain: wrote the loss history of the " + epochsDone + " epochs before the failure to " + f);
+        Path failed = TrainReport.failedDirectory(out);
+        try {
+            Path f = RunWriter.writePartialHistory(failed, history, epochsDone);
+            err.println("paratrain: wrote the loss history of the " + epochsDone + " epochs before the failure to " + f
+                + " (" + out + " is as it was)");
+        } catch (java.io.UncheckedIOException e) {
+            err.println("paratrain: warning: " + e.getMessage());   // the run's own failure is the one to report
+        }
     }
 
     /** The listener that keeps the latest history, for {@link #writePartialHistory}. */

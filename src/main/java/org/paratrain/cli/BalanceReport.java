@@ -130,16 +130,14 @@ final class BalanceReport {
         verdicts(rows).forEach(verdicts::add);
         String md = markdown(rows) + "\n" + String.join("\n", verdicts(rows)) + "\n" + sameBits(loss) + "\n";
         // All five files or none: they are written into a staging directory and moved together.
-        Path stage = AtomicFiles.stagingDirectory(dir);
-        try {
+        try (org.paratrain.io.StagedFiles staged = org.paratrain.io.StagedFiles.into(dir)) {
+            Path stage = staged.dir();
             AtomicFiles.writeText(stage.resolve("balance.csv"), w -> w.write(csv.toString()));
             AtomicFiles.writeText(stage.resolve("balance.md"), w -> w.write(md));
             AtomicFiles.writeBytes(stage.resolve("balance.json"), o -> RunWriter.json().writeValue(o, json));
             Plots.save(chart(rows, samples, features, epochs, backend), stage, "balance");
-            AtomicFiles.moveAll(stage, dir, List.of("balance.csv", "balance.md", "balance.json", "balance.png",
+            staged.publish(List.of("balance.csv", "balance.md", "balance.json", "balance.png",
                 "balance.svg"));
-        } finally {
-            AtomicFiles.deleteQuietly(stage);
         }
     }
 

@@ -98,8 +98,8 @@ final class BenchCollectivesCommand implements Runnable {
         double rate1 = Calibration.computeRate(1);
         double copy = Calibration.copyBandwidth();
         report(data, machine, cores, copy);
-        Path stage = AtomicFiles.stagingDirectory(out);
-        try {
+        try (org.paratrain.io.StagedFiles staged = org.paratrain.io.StagedFiles.into(out)) {
+            Path stage = staged.dir();
             AtomicFiles.writeText(stage.resolve("collectives.csv"), w -> {
                 w.write("algorithm,ranks,doubles,bytes,seconds,predicted_seconds\n");
                 for (CostModel.Measurement m : data) {
@@ -112,10 +112,8 @@ final class BenchCollectivesCommand implements Runnable {
             // The plot shows the largest rank count the model was fitted on (the cores), where it should hold.
             int plotRanks = java.util.Arrays.stream(nodes).filter(p -> p <= cores).max().orElse(nodes[0]);
             Plots.save(Plots.collectives(data, plotRanks, machine), stage, "collectives");
-            AtomicFiles.moveAll(stage, out, List.of("collectives.csv", "machine.json", "collectives.png",
+            staged.publish(List.of("collectives.csv", "machine.json", "collectives.png",
                 "collectives.svg"));
-        } finally {
-            AtomicFiles.deleteQuietly(stage);
         }
         spec.commandLine().getOut().println("wrote " + out.resolve("collectives.csv") + ", machine.json and "
             + "collectives.png/.svg");

@@ -52,7 +52,8 @@ final class Evaluate {
         @picocli.CommandLine.Mixin
         DataFormatOptions dataFormat;
 
-        @Option(names = "--out", description = "Also write the metrics to this JSON file.")
+        @Option(names = "--out", description = "Also write the metrics to this JSON file; - writes the JSON to "
+            + "standard output (and the report to standard error).")
         Path out;
 
         @Override
@@ -61,6 +62,7 @@ final class Evaluate {
             InputFiles.require(modelFile, x, y);
             if (out != null) {
                 OutputPaths.file("--out", out);
+                OutputPaths.notAnInput("--out", out, modelFile, x, y);
             }
             ModelFile m = ModelFile.read(modelFile);
             Dataset raw = TrainingData.labelsSuit(m.spec(), dataFormat.files().readWithClasses(x, y, m.classNames()),
@@ -68,10 +70,15 @@ final class Evaluate {
             Dataset data = m.prepare(sameFeatures(m, raw, x));
             Map<String, Object> metrics = Metrics.evaluate(m.newModel(), m.params(), data,
                 m.classNames() == null ? null : m.classNames().names());
-            var print = spec.commandLine().getOut();
+            boolean json = OutputPaths.stdout(out);
+            var print = json ? spec.commandLine().getErr() : spec.commandLine().getOut();
             print.println(m.spec().kind() + " on " + Formats.count(data.samples(), "sample") + " of " + x + ":");
             MetricsReport.print(print, metrics);
-            if (out != null) {
+            if (json) {
+                print.flush();
+                MetricsReport.print(spec.commandLine().getOut(), modelFile, x, m.spec().kind(), data.samples(),
+                    metrics);
+            } else if (out != null) {
                 MetricsReport.write(out, modelFile, x, m.spec().kind(), data.samples(), metrics);
                 print.println("wrote " + out);
             }
@@ -105,7 +112,8 @@ final class Evaluate {
             + "the classes) instead of the predicted class; classifiers only.")
         boolean proba;
 
-        @Option(names = "--out", required = true, description = "File for the predictions.")
+        @Option(names = "--out", defaultValue = "-", description = "File for the predictions; - (the default) is "
+            + "standard output.")
         Path out;
 
         @Override
@@ -118,6 +126,7 @@ final class Evaluate {
             }
             InputFiles.require(modelFile, x, y);
             OutputPaths.file("--out", out);
+            OutputPaths.notAnInput("--out", out, modelFile, x, y);
             ModelFile m = ModelFile.read(modelFile);
             Model model = m.newModel();
             boolean classifier = model instanceof Classifier c && c.classifies();
@@ -127,13 +136,25 @@ final class Evaluate {
             }
             Dataset data = m.prepare(sameFeatures(m, dataFormat.files().readFeatures(x, y, m.features(),
                 m.classNames()), x));
-            AtomicFiles.writeText(out, w -> {
+            AtomicFiles.Content rows = w -> {
                 if (proba) {
                     Predictions.probabilities(w, (Classifier) model, m, data);
                 } else {
                     Predictions.values(w, model, m, data);
                 }
-            });
+            };
+            if (OutputPaths.stdout(out)) {
+                try {
+                    var w = spec.commandLine().getOut();
+                    rows.write(w);
+                    w.flush();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException("cannot write the predictions to standard output: "
+                        + e.getMessage(), e);
+                }
+                return;
+            }
+            AtomicFiles.writeText(out, rows);
             spec.commandLine().getOut().printf(Locale.ROOT, "wrote %s to %s%n", Formats.count(data.samples(),
                 proba ? "probability row" : "prediction"), out);
         }

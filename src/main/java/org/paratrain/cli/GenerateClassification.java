@@ -84,17 +84,21 @@ final class GenerateClassification implements Runnable {
             clustersPerClass, weights, flipY, classSep, !noHypercube, number("--shift", shift),
             number("--scale", scale), !noShuffle);
         OptionChecks.range("--random-state", randomState, 0, 0xFFFF_FFFFL);
-        OutputPaths.directory("--out", out);
+        OutputPaths.directoryFor("--out", out, java.util.List.of("X.in", "y.in"));
         if (csv != null) {
             OutputPaths.file("--csv", csv);
         }
         Dataset d = spec.generate(new NumpyRandomState(randomState));
-        AtomicFiles.writeText(out.resolve("X.in"), w -> PaperFormat.writeRows(w, d.x(), d.samples(), d.features()));
-        AtomicFiles.writeText(out.resolve("y.in"), w -> {
-            for (double v : d.y()) {
-                w.write((int) v + "\n");
-            }
-        });
+        try (org.paratrain.io.StagedFiles staged = org.paratrain.io.StagedFiles.into(out)) {
+            AtomicFiles.writeText(staged.dir().resolve("X.in"), w -> PaperFormat.writeRows(w, d.x(), d.samples(),
+                d.features()));
+            AtomicFiles.writeText(staged.dir().resolve("y.in"), w -> {
+                for (double v : d.y()) {
+                    w.write((int) v + "\n");
+                }
+            });
+            staged.publish(java.util.List.of("X.in", "y.in"));
+        }
         if (csv != null) {
             writeCsv(d, csv);
         }

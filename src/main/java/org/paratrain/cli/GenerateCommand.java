@@ -41,10 +41,13 @@ final class GenerateCommand implements Runnable {
 
         @Override
         public void run() {
-            OutputPaths.directory("--out", out);
+            OutputPaths.directoryFor("--out", out, java.util.List.of("X.in", "y.in", "coef.txt"));
             MakeRegression.Result r = args.generate();
-            PaperFormat.write(r.data(), out);
-            PaperFormat.writeColumn(r.coef(), out.resolve("coef.txt"));
+            try (org.paratrain.io.StagedFiles staged = org.paratrain.io.StagedFiles.into(out)) {
+                PaperFormat.write(r.data(), staged.dir());
+                PaperFormat.writeColumn(r.coef(), staged.dir().resolve("coef.txt"));
+                staged.publish(java.util.List.of("X.in", "y.in", "coef.txt"));
+            }
             out().println("wrote " + args.samples + " samples x " + args.features + " features to "
                 + out.resolve("X.in") + ", " + out.resolve("y.in") + " and " + out.resolve("coef.txt"));
         }

@@ -58,12 +58,28 @@ final class MetricsReport {
 
     /** Writes the metrics as JSON, atomically, with what was evaluated on what. */
     static void write(Path file, Path modelFile, Path data, String model, int samples, Map<String, Object> metrics) {
+        ObjectNode o = json(modelFile, data, model, samples, metrics);
+        AtomicFiles.writeBytes(file, s -> RunWriter.json().writeValue(s, o));
+    }
+
+    /** Prints the metrics as JSON (for {@code --out -}). */
+    static void print(java.io.PrintWriter out, Path modelFile, Path data, String model, int samples,
+                      Map<String, Object> metrics) {
+        try {
+            out.println(RunWriter.json().writeValueAsString(json(modelFile, data, model, samples, metrics)));
+            out.flush();
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static ObjectNode json(Path modelFile, Path data, String model, int samples, Map<String, Object> metrics) {
         ObjectNode o = RunWriter.json().createObjectNode();
         o.put("model_file", modelFile.toString());
         o.put("data", data.toString());
         o.put("model", model);
         o.put("samples", samples);
         o.setAll((ObjectNode) RunWriter.json().valueToTree(metrics));
-        AtomicFiles.writeBytes(file, s -> RunWriter.json().writeValue(s, o));
+        return o;
     }
 }

@@ -34,6 +34,9 @@ final class OptionChecks {
         if (c.input.testX != null && c.input.testFraction != 0) {
             throw new IllegalArgumentException("give either --test-data or --test-fraction, not both");
         }
+        if (c.epochs < 1) {
+            throw new IllegalArgumentException("--epochs must be at least 1, got " + c.epochs);
+        }
         if (c.batchSize == 0 && c.learning.warmupSteps > c.epochs) {
             throw new IllegalArgumentException("--warmup-steps " + c.learning.warmupSteps + " is longer than the run (" + c.epochs
                 + " steps: one per epoch at full batch), so the learning rate would never reach --lr");
@@ -47,7 +50,12 @@ final class OptionChecks {
         }
         InputFiles.require(c.input.xFile, c.input.yFile, c.input.testX, c.input.testY);
         if (c.out != null) {
-            OutputPaths.directory("--out", c.out);
+            OutputPaths.directoryFor("--out", c.out, TrainReport.FILES);
+            OutputPaths.notIntoInputs("--out", c.out, TrainReport.FILES, c.input.xFile, c.input.yFile, c.input.testX,
+                c.input.testY, c.checkpoints.resume);
+        }
+        if (c.checkpoints.dir != null) {
+            OutputPaths.directory("--checkpoint-dir", c.checkpoints.dir);   // found now, not when the first is due
         }
         if (mpi && !child) {
             InputFiles.mpiLibrary(System.getenv("PARATRAIN_MPI_LIB"));

@@ -108,8 +108,8 @@ final class PlanCommand implements Runnable {
 
     /** Writes plan.md, plan.csv and the figure into {@code --out}, all or none. */
     private void write(String text, List<Plan.Row> rows, List<String> labels) {
-        Path stage = AtomicFiles.stagingDirectory(out);
-        try {
+        try (org.paratrain.io.StagedFiles staged = org.paratrain.io.StagedFiles.into(out)) {
+            Path stage = staged.dir();
             AtomicFiles.writeText(stage.resolve("plan.md"), w -> w.write(text));
             AtomicFiles.writeText(stage.resolve("plan.csv"), w -> {
                 w.write("nodes," + String.join(",", labels) + ",best,compute_seconds\n");
@@ -123,9 +123,7 @@ final class PlanCommand implements Runnable {
                 }
             });
             Plots.save(Plots.plan(rows, labels, samples, features), stage, "plan");
-            AtomicFiles.moveAll(stage, out, List.of("plan.md", "plan.csv", "plan.png", "plan.svg"));
-        } finally {
-            AtomicFiles.deleteQuietly(stage);
+            staged.publish(List.of("plan.md", "plan.csv", "plan.png", "plan.svg"));
         }
     }
 

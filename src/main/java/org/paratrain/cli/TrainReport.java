@@ -7,6 +7,7 @@ import java.util.Locale;
 import org.paratrain.experiment.ModelFile;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
+import org.paratrain.io.StagedFiles;
 import org.paratrain.train.spec.TrainSpec;
 import org.paratrain.train.TrainingResult;
 
@@ -33,17 +34,33 @@ final class TrainReport {
         }
     }
 
+    /** The files of a run, published together. */
+    static final java.util.List<String> FILES = java.util.List.of("history.csv", "result.json", "model.json");
+
     /**
-     * Writes result.json, history.csv and model.json into {@code dir}, each atomically, and
-     * says so on {@code out}; {@code data} describes the input, {@code extra} adds fields
-     * (test metrics, restarts) to result.json.
+     * Writes result.json, history.csv and model.json into {@code dir}, all three or none (an
+     * older run's files there stay as they were if any of them cannot be written), and says so
+     * on {@code out}; {@code data} describes the input, {@code extra} adds fields (test metrics,
+     * restarts) to result.json.
      */
     static void write(PrintWriter out, Path dir, TrainingResult r, TrainSpec spec, ModelFile model,
                       ObjectNode data, ObjectNode extra, Provenance provenance) {
-        RunWriter.write(dir, r, spec, data, provenance, extra);
-        model.write(dir.resolve("model.json"), RunWriter.resultJson(r, spec).retain("config", "epochs",
-            "nodes", "backend", "algorithm", "final_loss"), provenance);
+        try (StagedFiles staged = StagedFiles.into(dir)) {
+            RunWriter.write(staged.dir(), r, spec, data, provenance, extra);
+            model.write(staged.dir().resolve("model.json"), RunWriter.resultJson(r, spec).retain("config", "epochs",
+                "nodes", "backend", "algorithm", "final_loss"), provenance);
+            staged.publish(FILES);
+        }
         out.println("wrote " + dir.resolve("result.json") + ", history.csv and model.json");
+    }
+
+    /**
+     * Where a failed run's history goes: beside {@code --out}, never into it, so that an older
+     * run's files there are not mixed with the failed one's.
+     */
+    static Path failedDirectory(Path out) {
+        Path abs = out.toAbsolutePath().normalize();
+        return abs.resolveSibling(abs.getFileName() + ".failed");
     }
 
     /** The first 8 parameters, and how many there are in all. */

@@ -60,13 +60,10 @@ public final class Report {
      * @return the files written, relative to {@code out}: tables, figures, analysis.md, run.json
      */
     public static List<String> run(Path out, Inputs in, Provenance provenance, Progress progress) {
-        Path stage = AtomicFiles.stagingDirectory(out);
-        try {
-            List<String> files = runInto(stage, in, provenance, progress);
-            AtomicFiles.moveAll(stage, out, files);
+        try (org.paratrain.io.StagedFiles staged = org.paratrain.io.StagedFiles.into(out)) {
+            List<String> files = runInto(staged.dir(), in, provenance, progress);
+            staged.publish(files);
             return files;
-        } finally {
-            AtomicFiles.deleteQuietly(stage);
         }
     }
 

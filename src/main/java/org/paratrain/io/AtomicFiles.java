@@ -63,32 +63,40 @@ public final class AtomicFiles {
     }
 
     /**
-     * Writes bytes to {@code target} atomically, creating parent directories.
+     * Writes bytes to {@code target} atomically, creating parent directories. A symbolic link
+     * is written through to its final target and stays a link; a device or FIFO is written as
+     * a stream; a directory, disk or socket is refused (see {@link OutputTarget}). A failure
+     * leaves the target as it was and removes the directories this call made.
      *
      * @param target  the file to write or replace
      * @param content writes the bytes
      * @throws UncheckedIOException naming the target, if it cannot be written
      */
     public static void writeBytes(Path target, Bytes content) {
-        Path dir = target.toAbsolutePath().getParent();
         Path tmp = null;
+        java.util.List<Path> made = java.util.List.of();
+        boolean done = false;
         try {
-            Files.createDirectories(dir);
-            tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
+            OutputTarget.Resolved where = OutputTarget.resolve(target);
+            if (where.kind() == OutputTarget.Kind.STREAM) {
+                stream(where.path(), content);
+                done = true;
+                return;
+            }
+            Path file = where.path();
+            made = Directories.make(file.getParent());
+            tmp = Files.createTempFile(file.getParent(), "." + file.getFileName(), ".tmp");
             ExitCleanup.deleteOnExit(tmp);
             readableByAll(tmp);
             try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
                 content.write(out);
             }
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
+            rename(tmp, file);
             ExitCleanup.forget(tmp);
             tmp = null;
+            done = true;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+            throw new UncheckedIOException(Directories.message(target, e), e);
         } finally {
             if (tmp != null) {
                 try {
@@ -98,6 +106,39 @@ public final class AtomicFiles {
                 }
                 ExitCleanup.forget(tmp);
             }
+            if (!done) {
+                Directories.remove(made);
+            }
+        }
+    }
+
+    /** Renames {@code from} over {@code to}, atomically where the file system can. */
+    static void rename(Path from, Path to) throws IOException {
+        try {
+            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    /**
+     * Writes into a device or FIFO as it is. This process's own standard output and error are
+     * written through the descriptors it already has, so that a shell's {@code >>} still appends.
+     */
+    private static void stream(Path path, Bytes content) throws IOException {
+        String self = "/proc/" + ProcessHandle.current().pid() + "/fd/";
+        String p = path.toString();
+        java.io.FileDescriptor fd = p.equals("/proc/self/fd/1") || p.equals(self + "1") ? java.io.FileDescriptor.out
+            : p.equals("/proc/self/fd/2") || p.equals(self + "2") ? java.io.FileDescriptor.err : null;
+        if (fd != null) {
+            OutputStream out = new java.io.BufferedOutputStream(new java.io.FileOutputStream(fd), 1 << 16);
+            content.write(out);
+            out.flush();        // not closed: the descriptor stays the process's
+            return;
+        }
+        try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(path,
+            java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.APPEND), 1 << 16)) {
+            content.write(out);
         }
     }
 
@@ -147,34 +188,6 @@ public final class AtomicFiles {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a directory beside " + target + ": " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Moves files from one directory into another, each by an atomic rename, replacing files
-     * of the same name.
-     *
-     * @param from  the directory that holds them (a staging directory)
-     * @param to    the directory they go to, made if missing
-     * @param names the files' names
-     * @throws UncheckedIOException naming {@code to}, if a move fails
-     */
-    public static void moveAll(Path from, Path to, java.util.List<String> names) {
-        try {
-            Files.createDirectories(to);
-            // A cancel waits for these renames, or comes first and prevents them: --out is never half new.
-            ExitCleanup.publish(() -> {
-                for (String name : names) {
-                    try {
-                        Files.move(from.resolve(name), to.resolve(name), StandardCopyOption.ATOMIC_MOVE,
-                            StandardCopyOption.REPLACE_EXISTING);
-                    } catch (AtomicMoveNotSupportedException e) {
-                        Files.move(from.resolve(name), to.resolve(name), StandardCopyOption.REPLACE_EXISTING);
-                    }
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write into " + to + ": " + e.getMessage(), e);
         }
     }
 

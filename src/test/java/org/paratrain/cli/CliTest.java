@@ -93,22 +93,41 @@ class CliTest {
     }
 
     @Test
-    void divergenceExitsNonZeroWithAdviceAndWritesOnlyTheHistory() throws IOException {
+    void divergenceExitsNonZeroWithAdviceAndWritesTheHistoryBesideAnUntouchedOut() throws IOException {
         PaperFormat.write(new MakeRegression(500, 1, 1, 0, 0, true).generate(new NumpyRandomState(1)).data(), dir);
         Path out = dir.resolve("run");
+        Run good = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(),
+            "--epochs", "5", "--out", out.toString());
+        assertEquals(0, good.status(), good.err());
+        java.util.Map<String, byte[]> before = new java.util.TreeMap<>();
+        for (String f : List.of("history.csv", "result.json", "model.json")) {
+            before.put(f, Files.readAllBytes(out.resolve(f)));
+        }
         Run r = run("train", "--x", dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(),
             "--lr", "0.01", "--nodes", "3", "--out", out.toString());
         assertEquals(1, r.status());
         assertTrue(r.err().contains("diverged") && r.err().contains("smaller learning rate"), r.err());
-        // No result, no model: only the losses up to the divergence, and where they went.
+        // The older run's files are as they were, and nothing was added to them.
         try (var files = Files.list(out)) {
-            assertEquals(List.of("history.csv"), files.map(f -> f.getFileName().toString()).toList());
+            assertEquals(before.keySet(), files.map(f -> f.getFileName().toString())
+                .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new)));
         }
-        List<String> lines = Files.readAllLines(out.resolve("history.csv"));
-        assertTrue(r.err().contains(out.resolve("history.csv").toString()), r.err());
+        before.forEach((f, bytes) -> assertArrayEquals(bytes, readBytes(out.resolve(f)), f));
+        // The losses up to the divergence went beside it, and the message says where.
+        Path failed = dir.resolve("run.failed").resolve("history.csv");
+        List<String> lines = Files.readAllLines(failed);
+        assertTrue(r.err().contains(failed.toString()), r.err());
         double last = Double.parseDouble(lines.get(lines.size() - 1).split(",")[2]);
         double first = Double.parseDouble(lines.get(1).split(",")[2]);
         assertTrue(!(last <= first), "the last loss shows the divergence: " + lines);
+    }
+
+    private static byte[] readBytes(Path f) {
+        try {
+            return Files.readAllBytes(f);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @ParameterizedTest
