@@ -107,8 +107,20 @@ final class Failures {
         return null;
     }
 
-    /** The message, one line and cut where a value ran long. */
+    /** A Java class name that a wrapped exception put before its cause's message: not the user's words. */
+    private static final java.util.regex.Pattern CLASS_PREFIX = java.util.regex.Pattern.compile(
+        "^(?:[a-z][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_$]*(?:Exception|Error): ");
+
+    /** The message, one line and cut where a value ran long, without exception class names before it. */
     static String line(String message) {
-        return Clip.message(message);
+        String m = message;
+        while (m != null) {
+            java.util.regex.Matcher cls = CLASS_PREFIX.matcher(m);
+            if (!cls.find()) {
+                break;
+            }
+            m = m.substring(cls.end());
+        }
+        return Clip.message(m);
     }
 }

@@ -30,6 +30,26 @@ final class InputFiles {
             if (!Files.isReadable(f)) {
                 throw new DataFormatException(f + ": permission denied");
             }
+            if (!Files.isRegularFile(f)) {
+                throw new DataFormatException(f + ": " + kind(f) + ", expected a regular file (data files are read "
+                    + "more than once, and a device or pipe may never end)");
+            }
+        }
+    }
+
+    /** What a path that is not a regular file is, in words. */
+    private static String kind(Path f) {
+        try {
+            int type = (Integer) Files.getAttribute(f, "unix:mode") & 0170000;
+            return switch (type) {
+                case 0010000 -> "is a FIFO";
+                case 0020000 -> "is a character device";
+                case 0060000 -> "is a block device";
+                case 0140000 -> "is a socket";
+                default -> "is not a regular file";
+            };
+        } catch (java.io.IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return "is not a regular file";
         }
     }
 

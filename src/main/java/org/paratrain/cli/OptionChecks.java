@@ -79,6 +79,22 @@ final class OptionChecks {
         }
     }
 
+    /**
+     * A classifier's labels must hold two classes at least: of one, the model learns only to say
+     * that class (scikit-learn refuses such labels too).
+     */
+    private static void oneClass(TrainCommand c, Dataset train) {
+        double[] y = train.y();
+        for (int i = 1; i < train.samples(); i++) {
+            if (y[i] != y[0]) {
+                return;
+            }
+        }
+        Path labels = c.input.yFile != null ? c.input.yFile : c.input.xFile;
+        throw new DataFormatException(labels + ": every one of the " + train.samples() + " training labels is the same "
+            + "class; a classifier needs labels of two classes at least");
+    }
+
     /** {@code train}'s options against the training data, before training starts. */
     static void trainData(TrainCommand c, Dataset train, int classes, TrainSpec spec) {
         // auto picks its count later (at most the cores); the arrays and the heap are checked at one rank here
@@ -97,6 +113,9 @@ final class OptionChecks {
             throw new DataFormatException(labels + ": the largest label makes "
                 + classes + " classes, more than the " + train.samples() + " samples; if that is meant, say so "
                 + "with --classes " + classes);
+        }
+        if (spec.model().classifier() && train.samples() > 0) {
+            oneClass(c, train);
         }
         long params = spec.model().parameterCount(train.features(), classes);
         String model = "--model " + c.learning.model + " with " + train.features() + " features"

@@ -37,7 +37,20 @@ final class RegressionOptions {
         if (randomState < 0 || randomState > 0xFFFF_FFFFL) {
             throw new IllegalArgumentException("--random-state must be in [0, 4294967295], got " + randomState);
         }
-        return spec.generate(new NumpyRandomState(randomState));
+        MakeRegression.Result r = spec.generate(new NumpyRandomState(randomState));
+        finite(r.data().x(), "features");
+        finite(r.data().y(), "targets");
+        return r;
+    }
+
+    /** Data that overflowed would be written as Infinity, which no reader (paratrain's included) takes. */
+    private void finite(double[] v, String what) {
+        for (double d : v) {
+            if (!Double.isFinite(d)) {
+                throw new IllegalArgumentException("--bias " + bias + " and --noise " + noise + " make " + what
+                    + " beyond the largest double (" + Double.MAX_VALUE + "); give smaller values");
+            }
+        }
     }
 
     /** The arguments, under scikit-learn's names, for run records. */

@@ -173,9 +173,13 @@ public final class CsvFormat {
         } catch (NumberFormatException e) {
             // Not an index either: reported below.
         }
-        throw new DataFormatException(file + ": label column '" + Clip.value(label) + "' is neither "
-            + (layout.header() ? "a column of the header " + Clip.value(String.join(",", names)) + " nor " : "")
-            + "an index below " + names.length + (layout.header() ? "" : " (the file has no header: --no-header)"));
+        if (!layout.header()) {
+            throw new DataFormatException(file + ": label column '" + Clip.value(label) + "' is not a column index "
+                + "(0 to " + (names.length - 1) + "): with --no-header the columns have no names, so --label takes "
+                + "an index");
+        }
+        throw new DataFormatException(file + ": label column '" + Clip.value(label) + "' is neither a column of the "
+            + "header " + Clip.value(String.join(",", names)) + " nor an index below " + names.length);
     }
 
     /** Whether a field is a missing value: empty, or NA, NaN, null and their kin. */

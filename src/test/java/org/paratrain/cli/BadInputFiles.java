@@ -55,6 +55,9 @@ final class BadInputFiles {
             "@labels.in")).file("labels.in", "0\n1\n1000000\n" + rows(i -> "0").substring(6)));
         c.add(bad("predict on a ragged file", 1, "X.in:2", "predict", "--model-file", "@model.json", "--x", "@X.in",
             "--out", "@p.txt").file("X.in", "1 2\n3\n"));
+        c.add(bad("NUL inside a number", 1, "X.in:2", train()).file("X.in", "1 2\n3\u00004\n" + tail(2)));
+        c.add(bad("labels of one class", 1, "labels.in|two classes", train("--model", "logistic", "--y",
+            "@labels.in")).file("labels.in", rows(i -> "1")));
         c.add(bad("label not a class", 1, "labels.in", train("--model", "logistic", "--y", "@labels.in"))
             .file("labels.in", "0\n1\n3\n" + rows(i -> "0").substring(6)));
     }
@@ -74,6 +77,11 @@ final class BadInputFiles {
         c.add(bad("csv empty cell", 1, "d.csv:2", csv).file("d.csv", "a,b,y\n,2,0\n"));
         c.add(bad("csv invalid UTF-8", 1, "d.csv:2", csv).file("d.csv", concat("a,b,y\n".getBytes(
             StandardCharsets.UTF_8), new byte[] {'1', ',', (byte) 0xe9, ',', '0', '\n'})));
+        c.add(bad("csv --no-header with a label name", 1, "d.csv|--no-header|index", BadInputTest.concat(csv,
+            "--no-header", "--label", "y")).file("d.csv", "1,2,0\n3,4,1\n"));
+        c.add(bad("csv NUL inside a number", 1, "d.csv:2", csv).file("d.csv", "a,b,y\n1\u00002,3,0\n3,4,1\n"));
+        c.add(bad("csv labels of one class", 1, "d.csv|two classes", BadInputTest.concat(csv, "--model", "logistic"))
+            .file("d.csv", "a,b,y\n1,2,1\n3,4,1\n5,6,1\n"));
         c.add(bad("libsvm repeated index", 1, "d.svm:2|index 3", svm).file("d.svm", "1 1:2\n0 3:1 2:4 3:5\n"));
         c.add(bad("libsvm index 0", 1, "d.svm:1", svm).file("d.svm", "1 0:2\n"));
         c.add(bad("libsvm index past int", 1, "d.svm:2|too large", svm).file("d.svm", "1 1:2\n0 99999999999:1\n"));

@@ -197,6 +197,11 @@ class BadInputTest {
         c.add(bad("rebalance with a float sum", 2, "--rebalance|--sum float", train("--nodes", "2", "--allreduce",
             "ring", "--sum", "float", "--rebalance", "10")));
         c.add(bad("label column with paper", 2, "--label", train("--label", "y")));
+        c.add(bad("generate data beyond the largest double", 2, "--bias|--noise", "generate", "regression",
+            "--samples", "100", "--features", "3", "--bias", "1.7e308", "--noise", "1e308", "--out", "@g"));
+        c.add(bad("epochs below one", 2, "--epochs", train("--epochs", "-1")));
+        c.add(bad("data from a character device", 1, "/dev/zero|character device", "train", "--x", "/dev/zero",
+            "--y", "@y.in"));
         c.add(bad("labels file with csv", 2, "--labels", "train", "--format", "csv", "--x", "@d.csv",
             "--labels", "@y.in"));
         c.add(bad("out is a file", 2, "--out|not a directory", train("--out", "@X.in")));

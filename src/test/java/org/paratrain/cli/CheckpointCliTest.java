@@ -144,8 +144,10 @@ class CheckpointCliTest {
         assertEquals(1, r.status(), r.err());
         assertTrue(r.err().contains("rank 1 stopped answering") && r.err().contains("epoch 5"), r.err());
         assertTrue(seconds < 15, "took " + seconds + " s");
-        assertEquals(4 + 1, Files.readAllLines(out.resolve("history.csv")).size(), "header and 4 epochs");
-        assertFalse(Files.exists(out.resolve("result.json")));
+        Path failed = dir.resolve("hung.failed");
+        assertEquals(4 + 1, Files.readAllLines(failed.resolve("history.csv")).size(), "header and 4 epochs");
+        assertTrue(r.err().contains(failed.resolve("history.csv").toString()), r.err());
+        assertFalse(Files.exists(out), "--out is not made for a run that failed");
     }
 
     /** A checkpoint of other settings or other data is refused, naming every difference, and nothing is written. */

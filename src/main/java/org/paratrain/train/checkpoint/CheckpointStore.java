@@ -105,8 +105,8 @@ public final class CheckpointStore {
     public static CheckpointFile.Contents newest(Path path, Consumer<String> warnings) {
         List<Path> files = Files.isDirectory(path) ? list(path) : List.of(path);
         if (files.isEmpty()) {
-            throw new UncheckedIOException(new IOException(path + ": no checkpoint files (checkpoint-e*-s*.ckpt) "
-                + "in this directory"));
+            String m = path + ": no checkpoint files (checkpoint-e*-s*.ckpt) in this directory";
+            throw new UncheckedIOException(m, new IOException(m));
         }
         List<String> skipped = new ArrayList<>();
         for (int i = files.size() - 1; i >= 0; i--) {
@@ -119,8 +119,8 @@ public final class CheckpointStore {
                 skipped.add("skipping checkpoint " + f + ": " + e.getMessage());
             }
         }
-        throw new UncheckedIOException(new IOException(path + ": no intact checkpoint; "
-            + String.join("; ", skipped)));
+        String m = path + ": no intact checkpoint; " + String.join("; ", skipped);
+        throw new UncheckedIOException(m, new IOException(m));
     }
 
     /** The checkpoint files in {@code dir}, oldest first. */
