@@ -49,8 +49,12 @@ final class ShardTraining {
         JsonNode meta = c.checkpoints.active() && rank == 0 ? c.meta(spec, TrainingData.fingerprint(data), provenance) : null;
         TrainingState resumed = c.checkpoints.resume == null ? null
             : CheckpointOptions.load(c.checkpoints.resume, null, w -> { });
-        TrainingResult r = c.checkpoints.onMpiRank(meta, resumed, null, control -> Training.mpiShard(shard, from,
-            to - from, total, classes, spec, control));
+        TrainingResult r;
+        // Rank 0 shows progress (--log-every) as on every other path; the others stay silent.
+        try (MonitorOptions.Display display = c.monitor.display(spec.epochs(), c.out(), (epoch, h) -> { })) {
+            r = c.checkpoints.onMpiRank(meta, resumed, rank == 0 ? display : null, control -> Training.mpiShard(shard,
+                from, to - from, total, classes, spec, control));
+        }
         if (r == null) {
             return;
         }

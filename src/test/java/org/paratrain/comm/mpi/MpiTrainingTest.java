@@ -77,9 +77,11 @@ class MpiTrainingTest {
     void sameBitsAsTheLocalBackend(int p) throws Exception {
         Path out = dir.resolve("run" + p);
         Job job = mpirun(p, "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y",
-            dir.resolve("y.in").toString(), "--nodes", Integer.toString(p), "--out", out.toString());
+            dir.resolve("y.in").toString(), "--nodes", Integer.toString(p), "--log-every", "100", "--out",
+            out.toString());
         assertEquals(0, job.status(), job.output());
         assertEquals(1, count(job.output(), "final loss"), "only rank 0 reports:\n" + job.output());
+        assertEquals(1, count(job.output(), "epoch 300/300  loss"), "rank 0 logs its epochs:\n" + job.output());
         JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         Dataset data = PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in"));
         TrainingResult local = Training.local(data, TrainSpec.paper().withNodes(p));
