@@ -26,7 +26,8 @@ import picocli.CommandLine.Option;
  * beside the same run without, alternated so both see the same machine.
  */
 @Command(name = "checkpoint", mixinStandardHelpOptions = true,
-    description = {"Time one checkpoint of the Fashion-MNIST MLP and the slowdown of checkpointing every epoch.",
+    description = {"Time one checkpoint of the Fashion-MNIST MLP and the slowdown of checkpointing every epoch and by the",
+        "default interval, on the MLP and on the paper's model.",
         "The 784-256-10 MLP with Adam (203,530 parameters and two moment vectors): one checkpoint written",
         "durably (fsync, rename, fsync of the directory), and training with a checkpoint after every epoch",
         "beside the same training without, alternated, on Fashion-MNIST (random images where it is missing)."})
@@ -58,14 +59,11 @@ final class BenchCheckpointCommand implements Runnable {
         Path where = dir != null ? dir : tempDir();
         try {
             double[] write = writeTimes(where, config.model().newModel(784, 10).parameterCount());
-            double[] plain = new double[repeats];
-            double[] saving = new double[repeats];
-            Training.local(data, config.withEpochs(1));   // warm-up
-            for (int r = 0; r < repeats; r++) {
-                plain[r] = Training.local(data, config).trainSeconds();
-                saving[r] = timedWithCheckpoints(data, config, where.resolve("run"));
-            }
-            report(data, write, plain, saving);
+            double[][] mlp = series(data, config, where, repeats);
+            Dataset paper = new org.paratrain.data.MakeRegression(500, 1, 1, 0.0, 0.0, true)
+                .generate(new org.paratrain.data.NumpyRandomState(1)).data();
+            double[][] small = series(paper, TrainSpec.paper().withNodes(nodes), where, 10 * repeats);
+            report(data, write, mlp, small);
         } finally {
             if (dir == null) {
                 AtomicFiles.deleteQuietly(where);
@@ -91,26 +89,42 @@ final class BenchCheckpointCommand implements Runnable {
     }
 
     /**
-     * The training loop's time with a checkpoint after every epoch, as the run without
-     * reports it (set-up and the final loss excluded), plus the wait for the last write to
-     * reach the disk.
+     * Alternated runs of {@code config}: without checkpoints, with one every epoch, and with the
+     * default of {@code --checkpoint-dir} alone (by time); a warm-up first. Rows in that order.
      */
-    private static double timedWithCheckpoints(Dataset data, TrainSpec config, Path ck) {
+    private static double[][] series(Dataset data, TrainSpec config, Path where, int repeats) {
+        double[][] t = new double[3][repeats];
+        Training.local(data, config.withEpochs(Math.min(config.epochs(), 3)));   // warm-up
+        for (int r = 0; r < repeats; r++) {
+            t[0][r] = Training.local(data, config).trainSeconds();
+            t[1][r] = timedWithCheckpoints(data, config, where.resolve("every"), w -> new TrainingControl.Checkpoints(
+                1, 0, w));
+            t[2][r] = timedWithCheckpoints(data, config, where.resolve("default"), w -> new TrainingControl.Checkpoints(
+                0, 0, CheckpointOptions.DEFAULT_SECONDS, w));
+        }
+        for (double[] row : t) {
+            Arrays.sort(row);
+        }
+        return t;
+    }
+
+    /**
+     * The training loop's time with checkpoints, as the run without reports it (set-up and
+     * the final loss excluded), plus the wait for the last write to reach the disk.
+     */
+    private static double timedWithCheckpoints(Dataset data, TrainSpec config, Path ck,
+                                               java.util.function.Function<CheckpointWriter,
+                                                   TrainingControl.Checkpoints> when) {
         CheckpointWriter w = new CheckpointWriter(new CheckpointStore(ck, 2), JsonNodeFactory.instance.objectNode(),
             f -> { });
-        double loop = Training.local(data, config, new TrainingControl(null,
-            new TrainingControl.Checkpoints(1, 0, w), null, null)).trainSeconds();
+        double loop = Training.local(data, config, new TrainingControl(null, when.apply(w), null, null)).trainSeconds();
         long t0 = System.nanoTime();
         w.close();
         return loop + (System.nanoTime() - t0) / 1e9;
     }
 
-    private void report(Dataset data, double[] write, double[] plain, double[] saving) {
+    private void report(Dataset data, double[] write, double[][] mlp, double[][] paper) {
         Arrays.sort(write);
-        Arrays.sort(plain);
-        Arrays.sort(saving);
-        double p = plain[plain.length / 2];
-        double s = saving[saving.length / 2];
         long bytes = (3L * 203_530 + 42) * 8;
         var out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "MLP 784-256-10, Adam, batch 256, %d ranks, %d %s images, %d epochs per run%n",
@@ -118,8 +132,20 @@ final class BenchCheckpointCommand implements Runnable {
                 : "random", epochs);
         out.printf(Locale.ROOT, "one checkpoint (%.1f MB, durable): median %.1f ms, min %.1f, max %.1f%n",
             bytes / 1e6, write[write.length / 2] * 1e3, write[0] * 1e3, write[write.length - 1] * 1e3);
-        out.printf(Locale.ROOT, "run without checkpoints: median %.3f s; with one every epoch: %.3f s; "
-            + "slowdown %.1f%% (%.1f ms per epoch)%n", p, s, 100 * (s / p - 1), (s - p) / epochs * 1e3);
+        line(out, "MLP", mlp, epochs);
+        out.printf(Locale.ROOT, "the paper's model: 500 x 1, gradient descent, %d ranks, 300 epochs per run%n", nodes);
+        line(out, "paper", paper, 300);
+    }
+
+    /** Medians side by side: none, every epoch, the default; the slowdown of each against none. */
+    private static void line(java.io.PrintWriter out, String what, double[][] t, int epochs) {
+        double p = t[0][t[0].length / 2];
+        double e = t[1][t[1].length / 2];
+        double d = t[2][t[2].length / 2];
+        out.printf(Locale.ROOT, "  %s: without checkpoints %s; every epoch %s (%+.1f%%, %s an epoch); the default, "
+            + "every %.0f s, %s (%+.1f%%)%n", what, Formats.duration(p), Formats.duration(e), 100 * (e / p - 1),
+            Formats.duration((e - p) / epochs), CheckpointOptions.DEFAULT_SECONDS, Formats.duration(d),
+            100 * (d / p - 1));
     }
 
     private static Path tempDir() {

@@ -17,9 +17,17 @@ import picocli.CommandLine.Option;
  * and how long a rank may wait for another.
  */
 final class CheckpointOptions {
-    @Option(names = "--checkpoint-dir", description = "Save the full training state into this directory "
-        + "(every epoch unless --checkpoint-every or --checkpoint-every-steps says otherwise).")
+    /** The interval by time when none is given: a checkpoint costs a small share of a minute's training. */
+    static final double DEFAULT_SECONDS = 60;
+
+    @Option(names = "--checkpoint-dir", description = "Save the full training state into this directory (every "
+        + "60 s of training, unless --checkpoint-every, --checkpoint-every-steps or "
+        + "--checkpoint-every-seconds says otherwise; every epoch with --shard-optimizer).")
     Path dir;
+
+    @Option(names = "--checkpoint-every-seconds", description = "Save a checkpoint at the first epoch end S seconds "
+        + "or more after the last one (or the start); a shorter run saves none.")
+    Double everySeconds;
 
     @Option(names = "--checkpoint-every", description = "Save a checkpoint every N epochs (and after the last).")
     Integer everyEpochs;
@@ -46,6 +54,9 @@ final class CheckpointOptions {
     /** Seconds a rank may wait for another: {@code --comm-timeout}, an option of the backend, set by the command. */
     double commTimeoutSeconds = 300;
 
+    /** Whether the optimizer is sharded (its state gathered from every rank): set by the command. */
+    boolean sharded;
+
     /** Checks the values and how they combine, before any work; messages name the option. */
     void check(int nodes, int batchSize) {
         if (everyEpochs != null && everyEpochs < 1) {
@@ -58,8 +69,18 @@ final class CheckpointOptions {
             throw new IllegalArgumentException("--checkpoint-every-steps needs mini-batches (--batch-size); a "
                 + "full-batch epoch is one step: use --checkpoint-every");
         }
-        if ((everyEpochs != null || everySteps != null) && dir == null) {
-            throw new IllegalArgumentException("--checkpoint-every and --checkpoint-every-steps need --checkpoint-dir");
+        if (everySeconds != null && !(everySeconds > 0 && everySeconds < 1e9)) {
+            throw new IllegalArgumentException("--checkpoint-every-seconds must be a number of seconds above 0, got "
+                + everySeconds);
+        }
+        if (everySeconds != null && sharded) {
+            throw new IllegalArgumentException("--checkpoint-every-seconds cannot be used with --shard-optimizer: every "
+                + "rank holds a slice of the state and all would have to stop at the same moment; use "
+                + "--checkpoint-every");
+        }
+        if ((everyEpochs != null || everySteps != null || everySeconds != null) && dir == null) {
+            throw new IllegalArgumentException("--checkpoint-every, --checkpoint-every-steps and "
+                + "--checkpoint-every-seconds need --checkpoint-dir");
         }
         if (keep < 1) {
             throw new IllegalArgumentException("--keep-checkpoints must be at least 1, got " + keep);
@@ -125,9 +146,12 @@ final class CheckpointOptions {
         // Every rank knows when a checkpoint is due (a sharded optimizer's state is gathered from
         // all of them); only the writer's rank writes it, the others pass it on to nothing.
         java.util.function.Consumer<TrainingState> sink = writer != null ? writer : dir != null ? s -> { } : null;
+        // Nothing given: by time, which costs the same share of any run (every epoch made a 3 s run
+        // of small epochs take 75 s); a sharded state must be saved by count, every epoch.
+        boolean none = everyEpochs == null && everySteps == null && everySeconds == null;
         TrainingControl.Checkpoints c = sink == null ? null : new TrainingControl.Checkpoints(
-            everyEpochs == null && everySteps == null ? 1 : everyEpochs == null ? 0 : everyEpochs,
-            everySteps == null ? 0 : everySteps, sink);
+            none && sharded ? 1 : everyEpochs == null ? 0 : everyEpochs, everySteps == null ? 0 : everySteps,
+            none && !sharded ? DEFAULT_SECONDS : everySeconds == null ? 0 : everySeconds, sink);
         return new TrainingControl(state, c, listener, commTimeout());
     }
 }

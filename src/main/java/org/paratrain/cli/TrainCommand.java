@@ -111,6 +111,7 @@ final class TrainCommand implements Runnable {
         List<String> args = List.of(command.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
         checkpoints.commTimeoutSeconds = backendOptions.commTimeout;
+        checkpoints.sharded = spec.exchange().scheme() == ExchangeSpec.Scheme.SHARDED;
         checkpoints.check(autoNodes ? 1 : spec.nodes(), batchSize);
         monitor.check(input.testX != null || input.testFraction > 0);
         if (child && shardable(spec)) {

@@ -56,6 +56,14 @@ interface GradientExchange {
     }
 
     /**
+     * {@return true if {@link #wholeState} needs every rank (it gathers a sharded state), so
+     * that a checkpoint must be due on every rank at once, not on rank 0's clock alone}
+     */
+    default boolean gathersState() {
+        return false;
+    }
+
+    /**
      * The part of a whole state (from a checkpoint, made at any node count) that this rank's
      * optimizer holds.
      *

@@ -33,6 +33,8 @@ final class RankLoop {
     double start;
     /** The clock's last reading, or NaN when something ran since (the next step reads it again). */
     double now = Double.NaN;
+    /** When the last checkpoint was taken (or the loop started), by {@link System#nanoTime}. */
+    private long lastSave = System.nanoTime();
 
     /**
      * Starts (or resumes) one rank's loop.
@@ -109,10 +111,11 @@ final class RankLoop {
         boolean byEpochs = c != null && c.everyEpochs() > 0
             && (epoch % c.everyEpochs() == 0 || epoch == spec.epochs() || stop);
         boolean bySteps = c != null && c.everySteps() > 0 && (long) epoch * batches.steps() % c.everySteps() == 0;
-        if (byEpochs || bySteps) {
+        boolean byTime = !byEpochs && !bySteps && timeToSave(c);
+        if (byEpochs || bySteps || byTime) {
             save(epoch, 0);
         }
-        if (validating || listening || byEpochs || bySteps) {
+        if (validating || listening || byEpochs || bySteps || byTime) {
             now = Double.NaN;
         }
         return stop;
@@ -135,8 +138,26 @@ final class RankLoop {
         return false;
     }
 
+    /**
+     * By time, on rank 0 alone (its clock decides; the other ranks hold the same state): the
+     * interval has passed since the last save. A run shorter than the interval saves nothing:
+     * what a failure could lose is at most the interval's work, which is what the interval
+     * says. A gathered state needs every rank, so it is refused.
+     */
+    private boolean timeToSave(TrainingControl.Checkpoints c) {
+        if (c == null || c.everySeconds() == 0 || comm.rank() != 0) {
+            return false;
+        }
+        if (exchange.gathersState()) {
+            throw new IllegalArgumentException("checkpoints by time cannot gather a sharded optimizer's state (every "
+                + "rank would have to agree on the moment); save by epochs or steps");
+        }
+        return System.nanoTime() - lastSave >= (long) (c.everySeconds() * 1e9);
+    }
+
     /** Called on every rank when a checkpoint is due (a sharded state is gathered); rank 0 writes it. */
     private void save(int epoch, int step) {
+        lastSave = System.nanoTime();
         OptimizerState state = exchange.wholeState(optimizer);
         if (comm.rank() != 0) {
             return;

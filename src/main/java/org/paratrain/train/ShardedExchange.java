@@ -109,6 +109,11 @@ final class ShardedExchange extends OwnRowsExchange {
         System.arraycopy(total, from, reduced, from, to - from);
     }
 
+    @Override
+    public boolean gathersState() {
+        return true;
+    }
+
     /** Gathers every rank's slice of each state vector into whole vectors, on every rank. */
     @Override
     public OptimizerState wholeState(Optimizer optimizer) {

@@ -85,20 +85,40 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
     /**
      * When rank 0 saves the training state, and to whom it hands it.
      *
-     * @param everyEpochs save after every this many epochs (0: not by epochs)
-     * @param everySteps  save after every this many updates within an epoch (0: not by steps)
-     * @param sink        receives each state (a copy the trainer no longer touches)
+     * <p>By count, every rank knows when a save is due, as a sharded optimizer's state must be
+     * gathered from all of them. By time, rank 0 alone decides, from its own clock: the ranks
+     * hold the same state, so one copy is all a checkpoint needs, but a sharded state could not
+     * be gathered, and so is refused. Where several are given, a save is due when any is.
+     *
+     * @param everyEpochs  save after every this many epochs (0: not by epochs)
+     * @param everySteps   save after every this many updates within an epoch (0: not by steps)
+     * @param everySeconds save after the first epoch ending this many seconds or more after the
+     *                     last save, or the start (0: not by time); a shorter run saves nothing
+     * @param sink         receives each state (a copy the trainer no longer touches)
      */
-    public record Checkpoints(int everyEpochs, long everySteps, java.util.function.Consumer<TrainingState> sink) {
+    public record Checkpoints(int everyEpochs, long everySteps, double everySeconds,
+                              java.util.function.Consumer<TrainingState> sink) {
         /** Checks the intervals. */
         public Checkpoints {
-            if (everyEpochs < 0 || everySteps < 0 || (everyEpochs == 0 && everySteps == 0)) {
-                throw new IllegalArgumentException("checkpoint intervals must be at least 0 and not both 0, got "
-                    + everyEpochs + " epochs and " + everySteps + " steps");
+            if (everyEpochs < 0 || everySteps < 0 || !(everySeconds >= 0) || Double.isInfinite(everySeconds)
+                || (everyEpochs == 0 && everySteps == 0 && everySeconds == 0)) {
+                throw new IllegalArgumentException("checkpoint intervals must be at least 0 and not all 0, got "
+                    + everyEpochs + " epochs, " + everySteps + " steps and " + everySeconds + " seconds");
             }
             if (sink == null) {
                 throw new IllegalArgumentException("checkpoints need somewhere to go");
             }
+        }
+
+        /**
+         * Saves by count only.
+         *
+         * @param everyEpochs save after every this many epochs (0: not by epochs)
+         * @param everySteps  save after every this many updates within an epoch (0: not by steps)
+         * @param sink        receives each state
+         */
+        public Checkpoints(int everyEpochs, long everySteps, java.util.function.Consumer<TrainingState> sink) {
+            this(everyEpochs, everySteps, 0, sink);
         }
     }
 
