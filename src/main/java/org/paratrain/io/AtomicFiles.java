@@ -68,11 +68,13 @@ public final class AtomicFiles {
      * @param target  the file to write or replace
      * @param content writes the bytes
      * @throws UncheckedIOException naming the target, if it cannot be written
+     * @throws java.util.concurrent.CancellationException if a guard ({@link ExitCleanup#guardPublishing}) refuses it
      */
     public static void writeBytes(Path target, Bytes content) {
         Path dir = target.toAbsolutePath().getParent();
         Path tmp = null;
         try {
+            ExitCleanup.checkGuards();      // before the temporary file: a refusal leaves nothing behind
             Files.createDirectories(dir);
             tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
             ExitCleanup.deleteOnExit(tmp);
@@ -80,6 +82,7 @@ public final class AtomicFiles {
             try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
                 content.write(out);
             }
+            ExitCleanup.checkGuards();      // a refusal now deletes the temporary file (below)
             try {
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
@@ -117,11 +120,14 @@ public final class AtomicFiles {
      * @param target the output directory the files are meant for
      * @return the new directory
      * @throws UncheckedIOException if it cannot be made
+     * @throws java.util.concurrent.CancellationException if the process is exiting or a guard
+     *     ({@link ExitCleanup#guardPublishing}) refuses
      */
     public static Path stagingDirectory(Path target) {
         Path parent = target.toAbsolutePath().getParent();
         String prefix = "." + target.getFileName() + ".partial-";
         try {
+            ExitCleanup.checkGuards();
             Files.createDirectories(parent);
             StaleStaging.remove(parent, prefix);
             // Registered before it exists: a signal between making it and registering it would leave it behind.
@@ -158,9 +164,12 @@ public final class AtomicFiles {
      * @param to    the directory they go to, made if missing
      * @param names the files' names
      * @throws UncheckedIOException naming {@code to}, if a move fails
+     * @throws java.util.concurrent.CancellationException if the process is exiting or a guard
+     *     ({@link ExitCleanup#guardPublishing}) refuses
      */
     public static void moveAll(Path from, Path to, java.util.List<String> names) {
         try {
+            ExitCleanup.checkGuards();      // before the directory too: a refusal leaves nothing behind
             Files.createDirectories(to);
             // A cancel waits for these renames, or comes first and prevents them: --out is never half new.
             ExitCleanup.publish(() -> {
