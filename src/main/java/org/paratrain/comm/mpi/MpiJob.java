@@ -218,8 +218,8 @@ public final class MpiJob {
             cmd.addAll(rankJvmOptions(1));
             cmd.addAll(List.of("-XX:AOTCacheOutput=" + cache, "-Xlog:aot=off", "-cp", jar.toString(), mainClass));
             cmd.addAll(trainingArgs);
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start();
+            Process p = ParentDeathSignal.start(new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD));
             // A cancel meanwhile ends this job too, and leaves no half-written cache behind.
             Runnable unregister = ExitCleanup.stopOnExit(p);
             ExitCleanup.deleteOnExit(cache);
