@@ -39,6 +39,9 @@ public final class Main implements Runnable {
      * @param args the command and its options, e.g. {@code train --x X.in --y y.in}
      */
     public static void main(String[] args) {
+        if (Backend.insideMpiJob()) {
+            Backend.watchMpiLauncher();     // first: a rank whose launcher died must not go on to read data and train
+        }
         System.exit(execute(args));
     }
 

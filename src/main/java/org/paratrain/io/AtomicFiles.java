@@ -71,12 +71,14 @@ public final class AtomicFiles {
      * @param target  the file to write or replace
      * @param content writes the bytes
      * @throws UncheckedIOException naming the target, if it cannot be written
+     * @throws java.util.concurrent.CancellationException if a guard ({@link ExitCleanup#guardPublishing}) refuses it
      */
     public static void writeBytes(Path target, Bytes content) {
         Path tmp = null;
         java.util.List<Path> made = java.util.List.of();
         boolean done = false;
         try {
+            ExitCleanup.checkGuards();      // before the temporary file: a refusal leaves nothing behind
             OutputTarget.Resolved where = OutputTarget.resolve(target);
             if (where.kind() == OutputTarget.Kind.STREAM) {
                 stream(where.path(), content);
@@ -91,6 +93,7 @@ public final class AtomicFiles {
             try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
                 content.write(out);
             }
+            ExitCleanup.checkGuards();      // a refusal now deletes the temporary file (below)
             rename(tmp, file);
             ExitCleanup.forget(tmp);
             tmp = null;
@@ -158,11 +161,14 @@ public final class AtomicFiles {
      * @param target the output directory the files are meant for
      * @return the new directory
      * @throws UncheckedIOException if it cannot be made
+     * @throws java.util.concurrent.CancellationException if the process is exiting or a guard
+     *     ({@link ExitCleanup#guardPublishing}) refuses
      */
     public static Path stagingDirectory(Path target) {
         Path parent = target.toAbsolutePath().getParent();
         String prefix = "." + target.getFileName() + ".partial-";
         try {
+            ExitCleanup.checkGuards();
             Files.createDirectories(parent);
             StaleStaging.remove(parent, prefix);
             // Registered before it exists: a signal between making it and registering it would leave it behind.

@@ -18,11 +18,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Publishing results ({@link #publish}) and the exit exclude each other: an exit waits for
  * renames under way to finish, and no publishing starts once the exit has begun, so a
  * cancelled run leaves its output directory either as it was or complete.
+ *
+ * <p>A process whose results belong to another (an MPI rank, whose job dies with the process
+ * that launched it) may also {@linkplain #guardPublishing guard} every rename that makes a
+ * result visible, so that none happens once that process is gone.
  */
 public final class ExitCleanup {
     private static final Set<Runnable> STOPS = ConcurrentHashMap.newKeySet();
     private static final Set<Path> PATHS = ConcurrentHashMap.newKeySet();
     private static final ReentrantLock PUBLISH = new ReentrantLock();
+    private static final Set<java.util.function.BooleanSupplier> GUARDS = ConcurrentHashMap.newKeySet();
     private static volatile boolean exiting;
 
     static {
@@ -102,6 +107,34 @@ public final class ExitCleanup {
     }
 
     /**
+     * Asks {@code mayPublish} right before every rename that makes a result visible (each
+     * {@link AtomicFiles} write, before its temporary file is made and again before the rename,
+     * and each {@link #publish} step); a no refuses the rename as an exit does. For a condition
+     * outside this process that no lock can hold, such as whether the process the results are
+     * for still lives.
+     *
+     * @param mayPublish the check; it must be quick, it runs on the writing thread
+     * @return what unregisters it
+     */
+    public static Runnable guardPublishing(java.util.function.BooleanSupplier mayPublish) {
+        GUARDS.add(mayPublish);
+        return () -> GUARDS.remove(mayPublish);
+    }
+
+    /**
+     * Asks every guard of {@link #guardPublishing}: the last moment before a rename.
+     *
+     * @throws java.util.concurrent.CancellationException if one refuses
+     */
+    static void checkGuards() {
+        for (java.util.function.BooleanSupplier g : GUARDS) {
+            if (!g.getAsBoolean()) {
+                throw new java.util.concurrent.CancellationException("cancelled: the results are no longer wanted");
+            }
+        }
+    }
+
+    /**
      * Runs {@code step} unless the process is exiting; an exit that begins meanwhile waits for it.
      *
      * @param step the renames that make results visible
@@ -114,6 +147,7 @@ public final class ExitCleanup {
             if (exiting) {
                 throw new java.util.concurrent.CancellationException("cancelled");
             }
+            checkGuards();
             step.run();
         } finally {
             PUBLISH.unlock();

@@ -8,6 +8,7 @@ import org.paratrain.comm.JobLaunch;
 import org.paratrain.comm.RankFailedException;
 import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.comm.local.LocalCluster;
+import org.paratrain.comm.mpi.LauncherWatch;
 import org.paratrain.comm.mpi.MpiJob;
 import org.paratrain.comm.mpi.ThreadRanks;
 
@@ -53,6 +54,16 @@ public final class Backend {
      */
     public static boolean insideMpiJob() {
         return MpiJob.insideMpirun();
+    }
+
+    /**
+     * On a rank of an MPI job, as early as possible: the job dies with its launcher. From now on
+     * this process ends as soon as the process that launched the job (or its own parent, mpirun or
+     * its daemon) is gone, and publishes no result once it is; a rank calls it before it reads its
+     * data, which can take longer than the few seconds a dead launcher's job may outlive it.
+     */
+    public static void watchMpiLauncher() {
+        LauncherWatch.start();
     }
 
     /**

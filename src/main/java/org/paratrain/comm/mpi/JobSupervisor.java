@@ -26,6 +26,9 @@ import org.paratrain.io.ExitCleanup;
  *       runs after {@value #GRACE_MILLIS} ms, mpirun and every process below it, is killed.
  *       The process tree is taken before mpirun is signalled: once it dies, its children
  *       belong to init and are no longer found below it.</li>
+ *   <li>Deaths: when this process dies, even by kill -9, mpirun gets SIGKILL from the kernel
+ *       ({@link ParentDeathSignal}) and every rank ends itself at once ({@link LauncherWatch}),
+ *       publishing nothing: a job never outlives the process that waits for its results.</li>
  * </ul>
  */
 final class JobSupervisor {
@@ -83,7 +86,7 @@ final class JobSupervisor {
         try {
             ProcessBuilder pb = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.INHERIT);
             pb.environment().put(RankRecord.DIR_ENV, records.toString());
-            return pb.start();
+            return ParentDeathSignal.start(pb);
         } catch (IOException e) {
             AtomicFiles.deleteQuietly(records);
             throw new BackendException("cannot start " + command.get(0) + ": " + e.getMessage());

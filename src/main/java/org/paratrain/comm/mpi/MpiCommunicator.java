@@ -51,6 +51,7 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
     private boolean finalized;
 
     private MpiCommunicator(MpiLibrary lib) {
+        LauncherWatch.start();      // before MPI_Init, which waits for every rank: a job whose launcher died ends
         this.lib = lib;
         this.abi = lib.abi();
         MemorySegment out = Arena.global().allocate(JAVA_INT);

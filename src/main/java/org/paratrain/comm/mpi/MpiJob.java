@@ -119,11 +119,20 @@ public final class MpiJob {
     /**
      * The JVM, started through {@code env}: Open MPI's mpirun rewrites the command line of a
      * program named {@code java} (it appends its own library directory to the class path),
-     * which among other things makes the ahead-of-time cache refuse the class path.
+     * which among other things makes the ahead-of-time cache refuse the class path. {@code env}
+     * also names this process to every rank, as the launcher whose death ends the job (see
+     * {@link LauncherWatch}): in the command line, not mpirun's environment, since Open MPI passes
+     * only its own variables to other hosts.
      */
     private static List<String> javaCommand() {
-        return List.of("env", ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"),
-            "bin", "java").toString()));
+        List<String> cmd = new ArrayList<>(List.of("env"));
+        String self = LauncherWatch.describeSelf();
+        if (self != null) {
+            cmd.add(LauncherWatch.ENV + "=" + self);
+        }
+        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
+            "java").toString()));
+        return cmd;
     }
 
     private static String absoluteClassPath() {
@@ -209,8 +218,8 @@ public final class MpiJob {
             cmd.addAll(rankJvmOptions(1));
             cmd.addAll(List.of("-XX:AOTCacheOutput=" + cache, "-Xlog:aot=off", "-cp", jar.toString(), mainClass));
             cmd.addAll(trainingArgs);
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start();
+            Process p = ParentDeathSignal.start(new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD));
             // A cancel meanwhile ends this job too, and leaves no half-written cache behind.
             Runnable unregister = ExitCleanup.stopOnExit(p);
             ExitCleanup.deleteOnExit(cache);
