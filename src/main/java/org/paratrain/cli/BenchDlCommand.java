@@ -156,18 +156,28 @@ final class BenchDlCommand implements Runnable {
                 o.put("pytorch_no_ddp_samples_per_s", r.plain()).put("ratio_no_ddp", r.paratrain() / r.plain());
             }
         }
-        org.paratrain.io.AtomicFiles.writeText(outDir.resolve("bench-dl.csv"), w -> w.write(csv.toString()));
-        org.paratrain.io.AtomicFiles.writeText(outDir.resolve("bench-dl.md"), w -> w.write(md.toString()));
-        org.paratrain.io.AtomicFiles.writeBytes(outDir.resolve("bench-dl.json"),
-            o -> org.paratrain.experiment.RunWriter.json().writeValue(o, json));
+        // The tables and the figure together or not at all, as every result of paratrain.
+        java.util.List<String> files = new java.util.ArrayList<>(java.util.List.of("bench-dl.csv", "bench-dl.md",
+            "bench-dl.json"));
         if (torch != null) {
-            org.paratrain.experiment.Plots.save(org.paratrain.experiment.Plots.ratios(
-                rows.stream().map(r -> r.model().replace(" (sharded)", " sharded") + " " + r.precision().replace("float", "f")
-                    + " " + r.workers() + "w").toList(),
-                rows.stream().map(r -> r.paratrain() / r.torch()).toList(),
-                rows.stream().map(Row::target).toList(),
-                "paratrain against PyTorch " + torch + " DDP (batch " + batch + ", Adam)",
-                "paratrain / PyTorch samples per second"), outDir, "bench-dl");
+            files.addAll(java.util.List.of("bench-dl.png", "bench-dl.svg"));
+        }
+        try (org.paratrain.io.StagedFiles staged = org.paratrain.io.StagedFiles.into(outDir)) {
+            Path stage = staged.dir();
+            org.paratrain.io.AtomicFiles.writeText(stage.resolve("bench-dl.csv"), w -> w.write(csv.toString()));
+            org.paratrain.io.AtomicFiles.writeText(stage.resolve("bench-dl.md"), w -> w.write(md.toString()));
+            org.paratrain.io.AtomicFiles.writeBytes(stage.resolve("bench-dl.json"),
+                o -> org.paratrain.experiment.RunWriter.json().writeValue(o, json));
+            if (torch != null) {
+                org.paratrain.experiment.Plots.save(org.paratrain.experiment.Plots.ratios(
+                    rows.stream().map(r -> r.model().replace(" (sharded)", " sharded") + " " + r.precision().replace("float", "f")
+                        + " " + r.workers() + "w").toList(),
+                    rows.stream().map(r -> r.paratrain() / r.torch()).toList(),
+                    rows.stream().map(Row::target).toList(),
+                    "paratrain against PyTorch " + torch + " DDP (batch " + batch + ", Adam)",
+                    "paratrain / PyTorch samples per second"), stage, "bench-dl");
+            }
+            staged.publish(files);
         }
     }
 

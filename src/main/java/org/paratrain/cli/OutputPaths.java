@@ -20,6 +20,10 @@ final class OutputPaths {
     /** {@code dir} is, or can be made as, a directory paratrain may write files into. */
     static void directory(String option, Path dir) {
         named(option, dir);
+        if (stdout(dir)) {
+            throw new IllegalArgumentException(option + " - would be standard output, which cannot hold a directory of "
+                + "files; give a directory");
+        }
         Path abs = dir.toAbsolutePath().normalize();
         if (Files.isSymbolicLink(abs) && !Files.isDirectory(abs)) {
             throw new IllegalArgumentException(option + " " + dir + " is a symbolic link that leads to no directory");
