@@ -43,7 +43,7 @@ final class PaperCommand implements Runnable {
         data.put("n_features", 1);
         data.put("noise", 0.0);
         data.put("random_state", PaperSetup.RANDOM_STATE);
-        Report.Inputs inputs = new Report.Inputs("the paper's experiment (500 samples x 1 feature)",
+        Report.Inputs inputs = new Report.Inputs(PaperSetup.TITLE,
             PaperSetup.data(), data, sweep, noBreakEven ? null : BreakEven.DEFAULT_SAMPLES, options.mpi(sweep.nodes()));
         List<String> files;
         try (ConsoleProgress progress = new ConsoleProgress(options.quiet)) {

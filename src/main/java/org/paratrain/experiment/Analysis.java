@@ -15,6 +15,9 @@ final class Analysis {
                            int cores) {
         StringBuilder sb = new StringBuilder();
         sb.append("# Analysis: ").append(title).append("\n\n").append(setup).append("\n\n");
+        if (title.equals(PaperSetup.TITLE)) {
+            paperSection(sb, table, breakEven);
+        }
         timeSection(sb, table, cores);
         if (breakEven != null && !breakEven.isEmpty()) {
             breakEvenSection(sb, breakEven);
@@ -26,6 +29,36 @@ final class Analysis {
                 + "fixed order, whatever the node count).\n"
             : "Not every run gave bit-identical results; see the 'same bits' column of the table.\n");
         return sb.toString();
+    }
+
+    /** The paper, its three findings, and what this run measured for each. */
+    private static void paperSection(StringBuilder sb, ScalingTable table, List<BreakEven.Point> breakEven) {
+        List<ScalingTable.Row> rows = table.rows();
+        ScalingTable.Row first = rows.stream().min((a, b) -> Integer.compare(a.nodes(), b.nodes())).orElseThrow();
+        ScalingTable.Row last = rows.stream().max((a, b) -> Integer.compare(a.nodes(), b.nodes())).orElseThrow();
+        boolean same = rows.stream().allMatch(r -> r.identicalBits()
+            && r.weight().mean() == first.weight().mean() && r.loss().mean() == first.loss().mean());
+        BreakEven.Point pay = breakEven == null ? null : BreakEven.firstPaying(breakEven);
+        sb.append("## The paper's findings, and this run\n\n").append("Reproduced: ").append(PaperSetup.CITATION)
+            .append(".\n\n| the paper found | measured here |\n|---|---|\n");
+        sb.append("| the final weight and loss are the same at every node count | ").append(same
+            ? String.format(Locale.ROOT, "the same bits at %s nodes: weight %.10g, loss %.10g |%n", nodeList(rows),
+                first.weight().mean(), first.loss().mean())
+            : "not the same bits at every node count: see the table |\n");
+        sb.append(String.format(Locale.ROOT, "| run time grows with the node count: communication dominates so small "
+                + "a model | %.3f ms a run at %d %s, %.3f ms at %d (%.1fx) |%n", first.seconds().mean() * 1e3,
+            first.nodes(), first.nodes() == 1 ? "node" : "nodes", last.seconds().mean() * 1e3, last.nodes(),
+            last.seconds().mean() / first.seconds().mean()));
+        sb.append("| for large models parallelism pays | ").append(pay != null
+            ? String.format(Locale.ROOT, "2 ranks beat 1 from %d samples of this model on (%.2fx there) |%n",
+                pay.samples(), pay.speedup())
+            : breakEven == null ? "not measured in this run (--no-break-even) |\n"
+            : "2 ranks did not beat 1 at any size measured here |\n");
+        sb.append('\n');
+    }
+
+    private static String nodeList(List<ScalingTable.Row> rows) {
+        return rows.stream().map(r -> Integer.toString(r.nodes())).collect(java.util.stream.Collectors.joining(", "));
     }
 
     private static void timeSection(StringBuilder sb, ScalingTable table, int cores) {

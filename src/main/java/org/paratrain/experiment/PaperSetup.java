@@ -15,6 +15,12 @@ public final class PaperSetup {
     public static final int SAMPLES = 500;
     /** The random_state paratrain fixes for the paper's data. */
     public static final long RANDOM_STATE = 42;
+    /** The title of the paper paratrain's first experiment reproduces. */
+    public static final String CITATION = "Zhu Jiayi, \u201c\u6a5f\u5668\u5b78\u7fd2\u548c\u6df1\u5ea6\u5b78"
+        + "\u7fd2\u7684\u5e76\u884c\u8a13\u7df4\u65b9\u6cd5\u201d (Parallel training methods for machine learning and deep learning), "
+        + "School of Computer Science and Engineering, Southwest Minzu University";
+    /** The title the paper's sweep is reported under. */
+    public static final String TITLE = "the paper's experiment (500 samples x 1 feature)";
     /** The paper's node counts. */
     public static final int[] NODES = {1, 2, 4, 8, 16, 32};
 

@@ -28,7 +28,7 @@ class ReportTest {
     void everyOutputIsValidAndTheTableAgreesWithASingleRun() throws Exception {
         // One warm-up run asked for, and 0.2 s of warm-up at least: more rounds run, and the report says how many.
         SweepSpec spec = new SweepSpec(new int[] {1, 2, 3}, 3, 1, 0.2, PaperSetup.config().withEpochs(40));
-        Report.Inputs in = new Report.Inputs("test sweep", PaperSetup.data(),
+        Report.Inputs in = new Report.Inputs(PaperSetup.TITLE, PaperSetup.data(),
             RunWriter.json().createObjectNode().put("generator", "make_regression"), spec, new int[] {500, 4000}, null);
         Path out = dir.resolve("paper");
         List<String> files = Report.run(out, in, Provenance.capture(List.of("paper")), (p, d, t) -> { });
@@ -82,6 +82,11 @@ class ReportTest {
         String analysis = Files.readString(out.resolve("analysis.md"));
         assertTrue(analysis.contains("## Where the time goes") && analysis.contains("## When parallelism pays"),
             analysis);
+        // The paper named, and each of its findings beside what was measured: here the bits of one 2-rank run.
+        assertTrue(analysis.contains("Parallel training methods for machine learning and deep learning")
+            && analysis.contains("Southwest Minzu University"), analysis);
+        assertTrue(analysis.contains(String.format(java.util.Locale.ROOT, "the same bits at 1, 2, 3 nodes: weight %.10g",
+            single.params()[0])), analysis);
     }
 
     @Test
