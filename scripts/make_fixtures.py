@@ -43,6 +43,9 @@ CLASSIFICATION_CASES = [
          n_clusters_per_class=2, flip_y=0.5, shift=-1.5, scale=3.0, random_state=1),
     dict(n_samples=1000, n_features=6, n_informative=2, n_redundant=2, n_repeated=1,
          class_sep=0.5, weights=[0.9], random_state=123),
+    # One redundant column of 4 informative ones: a matrix x vector product whose rows have no
+    # tail past their groups of four (it once read past the row).
+    dict(n_samples=60, n_features=6, n_informative=4, n_redundant=1, random_state=5),
 ]
 
 

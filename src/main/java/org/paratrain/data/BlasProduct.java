@@ -92,6 +92,9 @@ final class BlasProduct {
                 y = (s[0] + s[2]) + (s[1] + s[3]);
             }
         }
+        if (rest == 0) {
+            return y;           // no tail: reading it would run past the row (k = 4, 8, ...)
+        }
         if (rest == 1) {
             return Math.fma(xi[body], b[body], y);
         }
@@ -99,7 +102,7 @@ final class BlasProduct {
         if (rest == 3) {
             t = Math.fma(xi[body + 2], b[body + 2], t);
         }
-        return rest == 0 ? y : y + t;
+        return y + t;
     }
 
     /** Lane q accumulates the terms l = q mod {@code count} of the first {@code k}, fused or not. */
