@@ -28,18 +28,15 @@ public final class Plan {
     public record Row(int nodes, double[] seconds, ExchangeSpec best, double bestSeconds, double compute) { }
 
     /**
-     * {@return the exchanges to choose among: master-worker (whose sum is the block table, so only
-     * when {@code sum} allows it), every allreduce with {@code sum}, and, if asked, the sharded
-     * optimizer's ring (a one-vector sum only)}
+     * {@return the exchanges to choose among: master-worker and every allreduce with {@code sum},
+     * and, if asked, the sharded optimizer's ring (a one-vector sum only)}
      * @param mpi     whether MPI's own allreduce ({@code native}) is available
-     * @param sum     the sum, or null for each scheme's default (blocks for master-worker, fixed for the others)
+     * @param sum     the sum, or null for the default (fixed)
      * @param sharded whether to add {@code --shard-optimizer}'s exchange
      */
     public static List<ExchangeSpec> candidates(boolean mpi, Sum sum, boolean sharded) {
         List<ExchangeSpec> c = new ArrayList<>();
-        if (sum == null || sum == Sum.BLOCKS) {
-            c.add(ExchangeSpec.MASTER_WORKER);
-        }
+        c.add(ExchangeSpec.parse("master-worker", sum));
         for (String name : mpi ? Allreduces.names() : Allreduces.portableNames()) {
             c.add(ExchangeSpec.parse(name, sum));
         }

@@ -119,8 +119,10 @@ public final class SpecCodec {
             LossReduction.valueOf(t.path("loss_reduction").asText("sum").toUpperCase(Locale.ROOT)),
             t.path("block_size").asInt(), root.path("rebalance_steps").asText("0").equals("auto")
                 ? RunSpec.REBALANCE_AUTO : root.path("rebalance_steps").asInt(0));
-        ExchangeSpec exchange = ExchangeSpec.parse(root.path("exchange").asText("master-worker"),
-            root.has("sum") ? ExchangeSpec.Sum.parse(root.path("sum").asText()) : null);
+        // A record without a sum is older than the sums, when every scheme summed by block.
+        String name = root.path("exchange").asText("master-worker");
+        ExchangeSpec exchange = ExchangeSpec.parse(name, root.has("sum") ? ExchangeSpec.Sum.parse(
+            root.path("sum").asText()) : name.equals("auto") ? null : ExchangeSpec.Sum.BLOCKS);
         return new TrainSpec(decodeModel(root.path("model")), opt,
             root.path("shard_optimizer").asBoolean() ? exchange.sharded() : exchange, run);
     }

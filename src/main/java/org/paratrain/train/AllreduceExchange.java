@@ -4,6 +4,7 @@ import java.util.Arrays;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.comm.Communicator;
 import org.paratrain.optim.Optimizer;
+import org.paratrain.train.spec.ExchangeSpec.Sum;
 
 /**
  * Gradients combined by an allreduce, every rank applying the same update (no weights sent).
@@ -12,9 +13,10 @@ import org.paratrain.optim.Optimizer;
  * block, {@code [loss, gradient...]}, every rank filling its own rows and {@code -0.0}
  * elsewhere. {@code -0.0} is the exact identity of floating-point addition ({@code x + -0.0}
  * is {@code x} for every x, zeros included), so whatever order an algorithm adds in, each
- * entry of the reduced table is exactly one rank's value. Every rank then adds the rows in
- * block order, the same arithmetic as one rank alone: the same bits at any node count, with
- * any algorithm. The price is a message of {@code blocks x (parameters + 1)} doubles.
+ * entry of the reduced table is exactly one rank's value. Every rank then sums the rows
+ * ({@link BlockTableSum}: in block order, or onto the fixed-point grid), the same arithmetic as
+ * one rank alone: the same bits at any node count, with any algorithm. The price is a message
+ * of {@code blocks x (parameters + 1)} doubles.
  */
 final class AllreduceExchange implements GradientExchange {
     private final Communicator comm;
@@ -24,8 +26,10 @@ final class AllreduceExchange implements GradientExchange {
     private final BlockRanges ranges;
     private final double[] table;
     private final double[] total;
+    private final BlockTableSum sum;
 
-    AllreduceExchange(Communicator comm, BlockRanges ranges, int params, Allreduce allreduce) {
+    AllreduceExchange(Communicator comm, BlockRanges ranges, int params, Allreduce allreduce, Sum sum) {
+        this.sum = new BlockTableSum(sum, params);
         this.comm = comm;
         this.allreduce = allreduce;
         this.params = params;
@@ -58,21 +62,21 @@ final class AllreduceExchange implements GradientExchange {
     @Override
     public double step(double[] weights, Optimizer optimizer, double scale) {
         reduceTable();
-        Arrays.fill(total, 0.0);
         int w = params + 1;
-        RowSum.add(table, 1, w, blocks, total, 0, params);
-        double loss = RowSum.sum(table, 0, w, blocks);
+        double loss = sum.sum(table, 0, w, table, 1, w, blocks, total);
         for (int j = 0; j < params; j++) {
             total[j] *= scale;
         }
-        optimizer.step(weights, total);
+        if (!Double.isNaN(loss)) {
+            optimizer.step(weights, total);     // a NaN loss ends the run on every rank; no update
+        }
         return loss * scale;
     }
 
     @Override
     public double reduceLoss(double scale) {
         reduceTable();
-        return RowSum.sum(table, 0, params + 1, blocks) * scale;
+        return sum.sumLoss(table, 0, params + 1, blocks) * scale;
     }
 
     /** Fills the rows this rank does not own with -0.0 and reduces the whole table. */

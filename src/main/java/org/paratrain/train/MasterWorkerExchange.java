@@ -1,8 +1,8 @@
 package org.paratrain.train;
 
-import java.util.Arrays;
 import org.paratrain.comm.Communicator;
 import org.paratrain.optim.Optimizer;
+import org.paratrain.train.spec.ExchangeSpec.Sum;
 
 /**
  * The paper's exchange: workers send their losses and gradients to rank 0 under two tags,
@@ -11,8 +11,10 @@ import org.paratrain.optim.Optimizer;
  * <p>Per epoch that is {@code 2(p-1)} messages into rank 0 and {@code p-1} out of it, all
  * handled by rank 0 one after another: the time grows linearly with p, which is what the
  * paper measures. What travels is per block, not per rank: each rank sends the loss and
- * gradient of every block it owns, and rank 0 adds the blocks in block order. That order
- * does not depend on p, so neither do the bits of the result. Rank 0 sends the loss of the
+ * gradient of every block it owns, and rank 0 sums every block ({@link BlockTableSum}: onto
+ * the fixed-point grid by default, in block order with {@code --sum blocks}). Neither depends
+ * on p, so neither do the bits of the result; the fixed-point sum gives those of every
+ * allreduce's one-vector sum, with no extra round to agree its grid. Rank 0 sends the loss of the
  * epoch along with the new weights, so every rank can tell, identically, when to stop.
  *
  * <p>Buffers are allocated once. Rank 0 owns blocks {@code [0, b0)}, so its local block
@@ -29,8 +31,10 @@ final class MasterWorkerExchange implements GradientExchange {
     private double[] blockGrad;
     private final double[] total;
     private final double[] message;
+    private final BlockTableSum sum;
 
-    MasterWorkerExchange(Communicator comm, BlockRanges ranges, int params) {
+    MasterWorkerExchange(Communicator comm, BlockRanges ranges, int params, Sum sum) {
+        this.sum = new BlockTableSum(sum, params);
         this.comm = comm;
         this.ranges = ranges;
         this.params = params;
@@ -98,11 +102,13 @@ final class MasterWorkerExchange implements GradientExchange {
         }
         gather(TAG_LOSS, blockLoss, 1);
         gather(TAG_GRADIENT, blockGrad, params);
-        double loss = sumInBlockOrder() * scale;
+        double loss = sum.sum(blockLoss, 0, 1, blockGrad, 0, params, blockLoss.length, total) * scale;
         for (int j = 0; j < params; j++) {
             total[j] *= scale;
         }
-        optimizer.step(weights, total);
+        if (!Double.isNaN(loss)) {
+            optimizer.step(weights, total);     // a NaN loss ends the run on every rank; no update
+        }
         System.arraycopy(weights, 0, message, 0, params);
         message[params] = loss;
         for (int r = 1; r < comm.size(); r++) {
@@ -119,7 +125,7 @@ final class MasterWorkerExchange implements GradientExchange {
             return Double.NaN;
         }
         gather(TAG_LOSS, blockLoss, 1);
-        return RowSum.sum(blockLoss, 0, 1, blockLoss.length) * scale;
+        return sum.sumLoss(blockLoss, 0, 1, blockLoss.length) * scale;
     }
 
     /** Rank 0 receives each worker's blocks into their place in the global buffer. */
@@ -129,13 +135,5 @@ final class MasterWorkerExchange implements GradientExchange {
             int n = localBlocks(r);
             comm.recv(into, first * width, n * width, r, tag);
         }
-    }
-
-    /** Adds block losses and gradients in block order (the order that fixes the bits). */
-    private double sumInBlockOrder() {
-        Arrays.fill(total, 0.0);
-        int blocks = blockLoss.length;
-        RowSum.add(blockGrad, 0, params, blocks, total, 0, params);
-        return RowSum.sum(blockLoss, 0, 1, blocks);
     }
 }

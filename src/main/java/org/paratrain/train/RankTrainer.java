@@ -231,11 +231,13 @@ public final class RankTrainer {
         }
         double trainSeconds = comm.wtime() - loop.start;
         // Over the whole data only the block losses are needed: a table of one double a block
-        // (summed in block order, the same bits at any node count), never a gradient a block.
+        // (summed with the run's sum, the same bits at any node count and with every exchange),
+        // never a gradient a block.
         boolean same = batches.steps() == 1 && batches.stepSamples() == totalSamples && shared == null;
         BlockRanges wholeRanges = same ? ranges : new BlockRanges(sharding, comm.size());
         GradientExchange whole = same
-            ? exchange : new AllreduceExchange(comm, wholeRanges, 0, Allreduces.create("recursive-doubling", comm));
+            ? exchange : new AllreduceExchange(comm, wholeRanges, 0, Allreduces.create("recursive-doubling", comm),
+                wholeLossSum());
         computeBlocks(whole, wholeRanges, data, loop.weights, false);
         double finalLoss = whole.reduceLoss(loop.mean ? 1.0 / totalSamples : 1.0);
         if (comm.rank() != 0) {
@@ -275,21 +277,32 @@ public final class RankTrainer {
         }
     }
 
+    /**
+     * The sum of the final loss's table: the run's, so that a full-batch run's loss (summed by
+     * its exchange) and every other's agree; a float run's by block, as a table cannot be summed
+     * by ranks.
+     */
+    private ExchangeSpec.Sum wholeLossSum() {
+        ExchangeSpec.Sum s = spec.exchange().sum();
+        return s == ExchangeSpec.Sum.FLOAT ? ExchangeSpec.Sum.BLOCKS : s;
+    }
+
     /** The exchange the configuration names ({@code auto} resolved by the caller beforehand). */
     private GradientExchange exchange(int params) {
         ExchangeSpec e = spec.exchange();
         BlockSharding sharding = ranges.sharding();
         return switch (e.scheme()) {
-            // Ranks that share a process gather in shared memory; between processes the table
-            // goes to the first and back (star), as master-worker: the same rows, summed in block order.
-            // A one-vector sum goes to rank 0 and back as star does (rank 0 adds the ranks' sums). Ranks
-            // that share a process gather in shared memory and run star between processes.
-            case MASTER_WORKER -> e.sum() != ExchangeSpec.Sum.BLOCKS
+            // Rank 0 gets every block's partials and sums them (fixed-point by default: the grid
+            // needs no agreement when one rank holds every block). Ranks that share a process
+            // gather in shared memory; between processes the table goes to the first and back
+            // (star): the same rows, the same sum. A float sum goes to rank 0 as star does (rank 0
+            // adds the ranks' sums).
+            case MASTER_WORKER -> e.sum() == ExchangeSpec.Sum.FLOAT
                 ? new SumExchange(comm, ranges, params, masterWorker(), e.sum())
-                : comm.processGroup().isPresent() ? new AllreduceExchange(comm, ranges, params, masterWorker())
-                : new MasterWorkerExchange(comm, ranges, params);
+                : comm.processGroup().isPresent() ? new AllreduceExchange(comm, ranges, params, masterWorker(), e.sum())
+                : new MasterWorkerExchange(comm, ranges, params, e.sum());
             case ALLREDUCE -> e.sum() == ExchangeSpec.Sum.BLOCKS
-                ? new AllreduceExchange(comm, ranges, params, Allreduces.create(e.algorithm(), comm))
+                ? new AllreduceExchange(comm, ranges, params, Allreduces.create(e.algorithm(), comm), e.sum())
                 : new SumExchange(comm, ranges, params, Allreduces.create(e.algorithm(), comm), e.sum());
             case SHARDED -> new ShardedExchange(comm, ranges, params, e.algorithm(), e.sum());
             case SHARED -> sharedExchange(params, sharding, e.sum());

@@ -31,7 +31,7 @@ public interface ExchangeCost {
      */
     static ExchangeCost of(ExchangeSpec spec, ConversionRates rates) {
         return switch (spec.scheme()) {
-            case MASTER_WORKER -> spec.sum() == ExchangeSpec.Sum.BLOCKS ? new MasterWorkerCost()
+            case MASTER_WORKER -> spec.sum() != ExchangeSpec.Sum.FLOAT ? new MasterWorkerCost()
                 : new AllreduceCost(Allreduces.create("star"), SumCost.of(spec.sum(), rates));
             case ALLREDUCE -> new AllreduceCost(Allreduces.create(spec.algorithm()), SumCost.of(spec.sum(), rates));
             case SHARDED -> ShardedCost.of(spec.algorithm(), SumCost.of(spec.sum(), rates));

@@ -11,7 +11,9 @@ import org.paratrain.collective.Allreduce;
  * <pre>
  *   T = 3 (p-1) alpha + 8 n (B - floor(B/p) + p - 1) beta + 8 B n gamma
  * </pre>
- * It sums by block only: the block table's cost is the last term.
+ * The last term is rank 0's sum of the block table, in block order or onto the fixed-point grid
+ * (which needs no agreement there: rank 0 holds every block); the grid's conversion is
+ * counted in gamma.
  */
 public final class MasterWorkerCost implements ExchangeCost {
 

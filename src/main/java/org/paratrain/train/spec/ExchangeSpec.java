@@ -14,10 +14,9 @@ import org.paratrain.collective.Allreduces;
  * @param algorithm the allreduce algorithm ({@link Allreduces#names()}) for {@link Scheme#ALLREDUCE}, the
  *                  allreduce whose halves shard the optimizer ({@link AllreduceHalves#names()}) for
  *                  {@link Scheme#SHARDED}; empty otherwise
- * @param sum       how the partial gradients are added up; null for the scheme's default
- *                  ({@link Sum#BLOCKS} for master-worker and shared, {@link Sum#DEFAULT_FIXED} for an
- *                  allreduce),
- *                  which {@link Scheme#AUTO} keeps until the scheme is chosen
+ * @param sum       how the partial gradients are added up; null for the default,
+ *                  {@link Sum#DEFAULT_FIXED} for every scheme (so that every exchange gives the same
+ *                  bits), which {@link Scheme#AUTO} keeps until the scheme is chosen
  */
 public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
 
@@ -103,23 +102,24 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
     }
 
     /** The paper's scheme. */
-    public static final ExchangeSpec MASTER_WORKER = new ExchangeSpec(Scheme.MASTER_WORKER, "", Sum.BLOCKS);
+    public static final ExchangeSpec MASTER_WORKER = new ExchangeSpec(Scheme.MASTER_WORKER, "", Sum.DEFAULT_FIXED);
 
-    /** The local ranks' shared step, summed by block. */
-    public static final ExchangeSpec SHARED = new ExchangeSpec(Scheme.SHARED, "", Sum.BLOCKS);
+    /** The local ranks' shared step, with the default sum. */
+    public static final ExchangeSpec SHARED = new ExchangeSpec(Scheme.SHARED, "", Sum.DEFAULT_FIXED);
 
     /** The cost model's choice, to be resolved before training. */
     public static final ExchangeSpec AUTO = new ExchangeSpec(Scheme.AUTO, "", null);
 
     /**
      * Checks that an allreduce names a known algorithm and that the other schemes name none.
-     * Master-worker sums by block unless told otherwise (rank 0 then receives each rank's sum).
+     * Every scheme sums onto the fixed-point grid unless told otherwise: one default, so that
+     * the same command gives the same bits whichever exchange runs it.
      */
     public ExchangeSpec {
         SpecException.check(scheme != null, "exchange", "must be given");
         algorithm = algorithm == null ? "" : algorithm;
         if (sum == null && scheme != Scheme.AUTO) {
-            sum = scheme == Scheme.MASTER_WORKER || scheme == Scheme.SHARED ? Sum.BLOCKS : Sum.DEFAULT_FIXED;
+            sum = Sum.DEFAULT_FIXED;
         }
         if (scheme == Scheme.SHARDED) {
             SpecException.check(AllreduceHalves.names().contains(algorithm), "exchange", shardedMessage(algorithm));
