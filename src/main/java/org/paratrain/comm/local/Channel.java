@@ -98,6 +98,12 @@ final class Channel {
     private final ArrayDeque<Message> unexpected = new ArrayDeque<>();
 
     private static final int HEADER = 2;
+    /** The rank that sends on this channel: its key in the receiver's {@link Inbox}. */
+    final int source;
+
+    Channel(int source) {
+        this.source = source;
+    }
 
     /**
      * Producer: copies the payload into the ring (or the overflow list when it is full), or,
