@@ -94,8 +94,18 @@ final class Channel {
     /** The ticket of the last rendezvous delivered from slot s. */
     private final long[] delivered = new long[CAPACITY];
     private volatile boolean overflowing;
-    private final ArrayDeque<Message> overflow = new ArrayDeque<>();
-    private final ArrayDeque<Message> unexpected = new ArrayDeque<>();
+    /**
+     * Messages sent while the ring was full; guarded by this channel's lock. It and
+     * {@link #unexpected} are replaced by empty queues once they have held more than the ring.
+     * Why: an ArrayDeque keeps the array it grew to, and in a ring of 4,096 ranks (on two
+     * cores) a rank runs up to p - 1 steps ahead of its successor at some point, so every
+     * channel's queues kept room for thousands: 145 MB, growing as p^2.
+     */
+    private ArrayDeque<Message> overflow = new ArrayDeque<>(0);
+    /** Messages a receive passed over for another tag, in order; the consumer's own. */
+    private ArrayDeque<Message> unexpected = new ArrayDeque<>(0);
+    /** Whether {@link #unexpected} has held more than the ring since it was made. */
+    private boolean unexpectedGrown;
 
     private static final int HEADER = 2;
     /** The rank that sends on this channel: its key in the receiver's {@link Inbox}. */
@@ -142,7 +152,7 @@ final class Channel {
         }
         Object copy = words ? java.util.Arrays.copyOfRange((long[]) buf, offset, offset + length)
             : java.util.Arrays.copyOfRange((double[]) buf, offset, offset + length);
-        synchronized (overflow) {
+        synchronized (this) {
             overflow.addLast(new Message(tag, length, copy));
             overflowing = true;
         }
@@ -252,6 +262,7 @@ final class Channel {
             }
             // Passed over: keep a copy, in order, for a later receive with its tag.
             unexpected.addLast(new Message(slotTag, len, copyOf(source(s, words), sourceOffset(s, words), len)));
+            unexpectedGrown |= unexpected.size() > CAPACITY;
             release(s, h);
             h++;
         }
@@ -277,6 +288,10 @@ final class Channel {
                 }
                 copy(m.data, 0, buf, offset, m.length);
                 it.remove();
+                if (unexpectedGrown && unexpected.isEmpty()) {
+                    unexpected = new ArrayDeque<>(0);
+                    unexpectedGrown = false;
+                }
                 return m.length;
             }
         }
@@ -285,9 +300,14 @@ final class Channel {
 
     /** Moves the overflow list behind the unexpected queue; the ring is empty, so order holds. */
     private void drainOverflow() {
-        synchronized (overflow) {
+        synchronized (this) {
             unexpected.addAll(overflow);
-            overflow.clear();
+            unexpectedGrown |= unexpected.size() > CAPACITY;
+            if (overflow.size() > CAPACITY) {
+                overflow = new ArrayDeque<>(0);
+            } else {
+                overflow.clear();
+            }
             overflowing = false;
         }
     }
