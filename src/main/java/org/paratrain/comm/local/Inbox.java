@@ -7,10 +7,10 @@ import java.lang.invoke.VarHandle;
  * The channels into one rank, keyed by the rank that sends, each made the first time either
  * end of it is used.
  *
- * <p>Why not a channel per ordered pair made up front: a channel is about 2 KB, so p^2 of them
- * took 2 GB at 1,024 ranks and 34 GB at 4,096, while a job's ranks talk to few peers: two in a
- * ring, about log2 p in a tree, recursive doubling or the barrier, all of them only at the root
- * of the paper's master-worker scheme. Channels made on use cost memory in proportion to the
+ * <p>Why not a channel per ordered pair made up front: p^2 channels of 2 KB took 2 GB at 1,024
+ * ranks and 34 GB at 4,096, while a job's ranks talk to few peers: two in a ring, about log2 p
+ * in a tree, recursive doubling or the barrier, all of them only at the root of the paper's
+ * master-worker scheme. Channels made on use cost memory in proportion to the
  * pairs that talk, and an inbox without any costs a table of 16 references.
  *
  * <p>The table is open addressing with linear probing, at most half full until it has a slot

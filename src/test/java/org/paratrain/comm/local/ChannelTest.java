@@ -2,6 +2,7 @@ package org.paratrain.comm.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -42,5 +43,38 @@ class ChannelTest {
             assertEquals(-1, ch.take(1, d, 0, 2));
             assertFalse(ch.mayHaveMessages());
         }
+    }
+
+    /**
+     * Long messages of both kinds are lent, the sender's array read in place until the receiver
+     * took them, while a short message before them is copied; passed over, a lent message is
+     * copied and given back at once.
+     */
+    @Test
+    void longMessagesAreLentUntilTakenAndShortOnesCopied() {
+        Channel ch = new Channel(0);
+        int n = Channel.RENDEZVOUS_DOUBLES;
+        double[] small = {1, 2};
+        double[] big = new double[n];
+        big[n - 1] = 9;
+        long[] words = new long[n];
+        words[n - 1] = 5;
+        assertEquals(-1, ch.put(small, 0, 2, 1));
+        long bigTicket = ch.put(big, 0, n, 2);
+        long wordTicket = ch.put(words, 0, n, 3);
+        assertTrue(bigTicket >= 0 && wordTicket >= 0);
+        assertFalse(ch.isDelivered(bigTicket));
+        small[0] = -1;
+        long[] w = new long[n];
+        assertEquals(n, ch.take(3, w, 0, n));       // passes over the short message and the long one
+        assertTrue(ch.isDelivered(bigTicket));
+        assertTrue(ch.isDelivered(wordTicket));
+        assertEquals(5, w[n - 1]);
+        big[n - 1] = -9;                              // given back: the copy holds what was sent
+        double[] d = new double[n];
+        assertEquals(n, ch.take(2, d, 0, n));
+        assertEquals(9, d[n - 1]);
+        assertEquals(2, ch.take(1, d, 0, 2));
+        assertEquals(1, d[0]);
     }
 }
