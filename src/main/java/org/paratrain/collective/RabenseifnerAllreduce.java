@@ -19,7 +19,6 @@ public final class RabenseifnerAllreduce implements Allreduce {
 
     /** An instance for one rank: its scratch space is sized by the first call and reused after. */
     public RabenseifnerAllreduce() { }
-    private int[] disps = new int[0];
 
     @Override
     public <A> void allreduce(Communicator comm, A buf, int offset, int length, Reduction<A> op) {
@@ -33,12 +32,7 @@ public final class RabenseifnerAllreduce implements Allreduce {
 
     private <A> void exchange(Communicator comm, A buf, int offset, int length, Reduction<A> op, int v, int pof2) {
         int p = comm.size();
-        if (disps.length < pof2 + 1) {
-            disps = new int[pof2 + 1];
-        }
-        for (int i = 0; i <= pof2; i++) {
-            disps[i] = (int) ((long) length * i / pof2);     // chunk i is [disps[i], disps[i+1])
-        }
+        int log = Integer.numberOfTrailingZeros(pof2);
         A in = op.scratch(scratch, length);
         int lo = 0;
         int hi = pof2;                                        // this rank's range of chunks
@@ -51,10 +45,12 @@ public final class RabenseifnerAllreduce implements Allreduce {
             int keepHi = lower ? mid : hi;
             int sendLo = lower ? mid : lo;
             int sendHi = lower ? hi : mid;
-            int n = disps[keepHi] - disps[keepLo];
-            op.sendRecv(comm, buf, offset + disps[sendLo], disps[sendHi] - disps[sendLo], partner, TAG,
+            int keep = start(length, keepLo, log);
+            int n = start(length, keepHi, log) - keep;
+            int send = start(length, sendLo, log);
+            op.sendRecv(comm, buf, offset + send, start(length, sendHi, log) - send, partner, TAG,
                 in, 0, n, partner);
-            op.combine(buf, offset + disps[keepLo], in, 0, n);
+            op.combine(buf, offset + keep, in, 0, n);
             lo = keepLo;
             hi = keepHi;
         }
@@ -65,11 +61,22 @@ public final class RabenseifnerAllreduce implements Allreduce {
             boolean lower = (v & mask) == 0;
             int otherLo = lower ? hi : lo - size;
             int otherHi = lower ? hi + size : lo;
-            op.sendRecv(comm, buf, offset + disps[lo], disps[hi] - disps[lo], partner, TAG,
-                buf, offset + disps[otherLo], disps[otherHi] - disps[otherLo], partner);
+            int own = start(length, lo, log);
+            int other = start(length, otherLo, log);
+            op.sendRecv(comm, buf, offset + own, start(length, hi, log) - own, partner, TAG,
+                buf, offset + other, start(length, otherHi, log) - other, partner);
             lo = Math.min(lo, otherLo);
             hi = Math.max(hi, otherHi);
         }
+    }
+
+    /**
+     * The first value of chunk {@code i} of the {@code 2^log} chunks (chunk i is
+     * {@code [start(i), start(i + 1))}). Computed, not kept in a table: a table of 2^log + 1 on
+     * every rank is p^2 over a local job's ranks (64 MB at 4,096).
+     */
+    private static int start(int length, int i, int log) {
+        return (int) (((long) length * i) >> log);
     }
 
     @Override

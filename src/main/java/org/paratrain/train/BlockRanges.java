@@ -20,27 +20,26 @@ final class BlockRanges {
      */
     static final double MIN_GAIN = 0.10;
     private final BlockSharding sharding;
-    /** Rank r computes blocks {@code [bounds[r], bounds[r + 1])}. */
-    private final int[] bounds;
-    /** Each rank's seconds a sample: the mean of the last two windows'. */
-    private final double[] estimate;
+    private final int ranks;
+    /**
+     * Rank r computes blocks {@code [bounds[r], bounds[r + 1])}; null until the split first
+     * moves ({@link #first} computes the even split). Why: every rank holds a copy, so p
+     * boundaries each are p^2 over a local job's ranks (4,096 ranks: 64 MB of them, 400 MB with
+     * the three arrays below), while a job that does not rebalance never needs them.
+     */
+    private int[] bounds;
+    /** Each rank's seconds a sample: the mean of the last two windows'; made at the first window. */
+    private double[] estimate;
     /** What each rank measured in the window before the last; NaN before the second. */
-    private final double[] previous;
+    private double[] previous;
     /** The proposed boundaries, filled by {@link #proposal}. */
-    private final int[] next;
+    private int[] next;
     private int moves;
 
     /** The even split of {@code sharding}'s blocks over {@code ranks} ranks. */
     BlockRanges(BlockSharding sharding, int ranks) {
         this.sharding = sharding;
-        this.bounds = new int[ranks + 1];
-        for (int r = 0; r <= ranks; r++) {
-            bounds[r] = sharding.firstBlock(r, ranks);
-        }
-        this.estimate = new double[ranks];
-        this.next = new int[ranks + 1];
-        this.previous = new double[ranks];
-        Arrays.fill(previous, Double.NaN);
+        this.ranks = ranks;
     }
 
     /** {@return the blocks and their sizes} */
@@ -50,27 +49,27 @@ final class BlockRanges {
 
     /** {@return the first block of {@code rank}} */
     int first(int rank) {
-        return bounds[rank];
+        return bounds == null ? sharding.firstBlock(rank, ranks) : bounds[rank];
     }
 
     /** {@return one past the last block of {@code rank}} */
     int end(int rank) {
-        return bounds[rank + 1];
+        return first(rank + 1);
     }
 
     /** {@return how many blocks {@code rank} computes} */
     int owned(int rank) {
-        return bounds[rank + 1] - bounds[rank];
+        return end(rank) - first(rank);
     }
 
     /** {@return how many samples {@code rank}'s blocks hold} */
     int samples(int rank) {
-        return sharding.blockStart(bounds[rank + 1]) - sharding.blockStart(bounds[rank]);
+        return sharding.blockStart(end(rank)) - sharding.blockStart(first(rank));
     }
 
     /** {@return the blocks each rank computes, in rank order} */
     int[] blocksPerRank() {
-        int[] n = new int[bounds.length - 1];
+        int[] n = new int[ranks];
         for (int r = 0; r < n.length; r++) {
             n[r] = owned(r);
         }
@@ -96,17 +95,36 @@ final class BlockRanges {
      * @return true if the boundaries moved
      */
     boolean rebalance(double[] window) {
-        int p = bounds.length - 1;
+        int p = ranks;
+        if (previous == null) {
+            estimate = new double[p];
+            previous = new double[p];
+            Arrays.fill(previous, Double.NaN);
+            next = new int[p + 1];
+        }
         for (int r = 0; r < p; r++) {
             estimate[r] = (window[r] + previous[r]) / 2;
         }
-        boolean move = proposal(p) && !Arrays.equals(next, bounds) && shorter(next, window) && shorter(next, previous);
+        boolean move = proposal(p) && !isCurrent(next) && shorter(next, window) && shorter(next, previous);
         System.arraycopy(window, 0, previous, 0, p);
         if (!move) {
             return false;
         }
+        if (bounds == null) {
+            bounds = new int[p + 1];
+        }
         System.arraycopy(next, 0, bounds, 0, next.length);
         moves++;
+        return true;
+    }
+
+    /** {@return whether {@code split} holds the current boundaries} */
+    private boolean isCurrent(int[] split) {
+        for (int r = 0; r <= ranks; r++) {
+            if (split[r] != first(r)) {
+                return false;
+            }
+        }
         return true;
     }
 

@@ -37,34 +37,20 @@ final class Channel {
      * buffers allocated per message.
      */
     static final int RENDEZVOUS_DOUBLES = 8192;
-    private static final VarHandle DELIVERED = MethodHandles.arrayElementVarHandle(long[].class);
     /** Slot buffers up to this many doubles (64 KB) are kept for reuse; larger ones are dropped. */
     static final int KEEP_DOUBLES = 8192;
     private static final VarHandle HEAD;
-    private static final VarHandle TAIL;
 
     static {
         try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD = l.findVarHandle(Channel.class, "head", long.class);
-            TAIL = l.findVarHandle(Channel.class, "tail", long.class);
+            HEAD = MethodHandles.lookup().findVarHandle(Channel.class, "head", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     /** A message held outside the ring: {@code data} is a {@code double[]} or a {@code long[]}. */
-    static final class Message {
-        int tag;
-        int length;
-        Object data;
-
-        Message(int tag, int length, Object data) {
-            this.tag = tag;
-            this.length = length;
-            this.data = data;
-        }
-    }
+    record Message(int tag, int length, Object data) { }
 
     /**
      * Slot buffers: {@code [tag, length, payload...]}, so a small message is one cache line.
@@ -72,8 +58,8 @@ final class Channel {
      * {@link #wordSlots}.
      */
     private final double[][] slots = new double[CAPACITY][];
-    /** The payload of a small message of words in slot s. */
-    private final long[][] wordSlots = new long[CAPACITY][];
+    /** The payload of a small message of words in slot s; made by the producer at its first. */
+    private long[][] wordSlots;
     /** The producer's last view of {@code head}; re-read only when the ring looks full. */
     private long cachedHead;
     @SuppressWarnings("unused")
@@ -88,16 +74,32 @@ final class Channel {
     volatile Thread waiter;
     /** The producer's thread while it is parked waiting for a rendezvous to complete, else null. */
     volatile Thread sender;
-    /** For a rendezvous in slot s: the sender's array (doubles or words) and where the payload starts in it. */
-    private final Object[] lent = new Object[CAPACITY];
-    private final int[] lentOffset = new int[CAPACITY];
-    /** The ticket of the last rendezvous delivered from slot s. */
-    private final long[] delivered = new long[CAPACITY];
+    /**
+     * The long messages in flight; null until the first. Why made then: it and {@link #wordSlots}
+     * were 1.3 KB of a channel's 2 KB, most channels carry neither, and 4,096 ranks make about
+     * 50,000 channels for the barrier alone.
+     */
+    private Lent lent;
     private volatile boolean overflowing;
-    private final ArrayDeque<Message> overflow = new ArrayDeque<>();
-    private final ArrayDeque<Message> unexpected = new ArrayDeque<>();
+    /**
+     * Messages sent while the ring was full; guarded by this channel's lock. It and
+     * {@link #unexpected} are replaced by empty queues once they have held more than the ring:
+     * an ArrayDeque keeps the array it grew to, and in a ring allreduce of 4,096 ranks every
+     * channel's queues once held thousands (a rank ran up to p - 1 steps ahead), 145 MB in all.
+     */
+    private ArrayDeque<Message> overflow = new ArrayDeque<>(0);
+    /** Messages a receive passed over for another tag, in order; the consumer's own. */
+    private ArrayDeque<Message> unexpected = new ArrayDeque<>(0);
+    /** Whether {@link #unexpected} has held more than the ring since it was made. */
+    private boolean unexpectedGrown;
 
     private static final int HEADER = 2;
+    /** The rank that sends on this channel: its key in the receiver's {@link Inbox}. */
+    final int source;
+
+    Channel(int source) {
+        this.source = source;
+    }
 
     /**
      * Producer: copies the payload into the ring (or the overflow list when it is full), or,
@@ -123,8 +125,7 @@ final class Channel {
                 slot[0] = tag;
                 slot[1] = words ? -1 - length : length;
                 if (lend) {
-                    lent[s] = buf;
-                    lentOffset[s] = offset;
+                    lend(s, buf, offset);
                 } else if (words) {
                     putWords(s, (long[]) buf, offset, length);
                 } else {
@@ -134,16 +135,25 @@ final class Channel {
                 return lend ? t + 1 : -1;
             }
         }
-        Object copy = words ? java.util.Arrays.copyOfRange((long[]) buf, offset, offset + length)
-            : java.util.Arrays.copyOfRange((double[]) buf, offset, offset + length);
-        synchronized (overflow) {
+        Object copy = Payloads.copyOf(buf, offset, length);
+        synchronized (this) {
             overflow.addLast(new Message(tag, length, copy));
             overflowing = true;
         }
         return -1;
     }
 
+    private void lend(int s, Object buf, int offset) {
+        if (lent == null) {
+            lent = new Lent();
+        }
+        lent.lend(s, buf, offset);
+    }
+
     private void putWords(int s, long[] buf, int offset, int length) {
+        if (wordSlots == null) {
+            wordSlots = new long[CAPACITY][];
+        }
         long[] slot = wordSlots[s];
         if (slot == null || slot.length < length) {
             slot = new long[length];
@@ -154,43 +164,29 @@ final class Channel {
 
     /** True once the rendezvous with {@code ticket} has been copied out by the receiver. */
     boolean isDelivered(long ticket) {
-        return (long) DELIVERED.getVolatile(delivered, (int) ((ticket - 1) & (CAPACITY - 1))) == ticket;
+        return lent.isDelivered(ticket);
     }
 
     /** The payload of slot s: the lent array, the word slot or the slot itself; and where it starts. */
     private Object source(int s, boolean words) {
-        return lent[s] != null ? lent[s] : words ? wordSlots[s] : slots[s];
+        Object a = lentArray(s);
+        return a != null ? a : words ? wordSlots[s] : slots[s];
     }
 
     private int sourceOffset(int s, boolean words) {
-        return lent[s] != null ? lentOffset[s] : words ? 0 : HEADER;
+        return lentArray(s) != null ? lent.offset(s) : words ? 0 : HEADER;
     }
 
-    /** Copies a payload of either kind; the casts let the JIT copy without a type check per call. */
-    private static void copy(Object from, int fromOffset, Object to, int toOffset, int length) {
-        if (to instanceof double[] d) {
-            System.arraycopy((double[]) from, fromOffset, d, toOffset, length);
-        } else {
-            System.arraycopy((long[]) from, fromOffset, (long[]) to, toOffset, length);
-        }
+    /** The array lent in slot s, or null. */
+    private Object lentArray(int s) {
+        Lent l = lent;
+        return l == null ? null : l.array(s);
     }
 
-    private static Object copyOf(Object from, int fromOffset, int length) {
-        return from instanceof double[] d ? java.util.Arrays.copyOfRange(d, fromOffset, fromOffset + length)
-            : java.util.Arrays.copyOfRange((long[]) from, fromOffset, fromOffset + length);
-    }
-
-    /** A receive of doubles matched a message of words, or the other way round: a program error. */
-    private static IllegalStateException mismatch(int tag, boolean words) {
-        return new IllegalStateException("the message with tag " + tag + " carries " + (words ? "64-bit words"
-            : "doubles") + " but was received as " + (words ? "doubles" : "64-bit words"));
-    }
-
-    /** Frees slot s after its payload has been copied: returns a lent array to its sender. */
-    private void release(int s, long h) {
-        if (lent[s] != null) {
-            lent[s] = null;
-            DELIVERED.setVolatile(delivered, s, h + 1);    // volatile: orders the sender check after it
+    /** Frees slot s, of words or not, after its payload has been copied: returns a lent array to its sender. */
+    private void release(int s, long h, boolean words) {
+        if (lentArray(s) != null) {
+            lent.deliver(s, h + 1);    // volatile: orders the sender check after it
             Thread w = sender;
             if (w != null) {
                 java.util.concurrent.locks.LockSupport.unpark(w);
@@ -200,7 +196,7 @@ final class Channel {
             if (slots[s].length > KEEP_DOUBLES) {
                 slots[s] = null;
             }
-            if (wordSlots[s] != null && wordSlots[s].length > KEEP_DOUBLES) {
+            if (words && wordSlots[s].length > KEEP_DOUBLES) {
                 wordSlots[s] = null;
             }
         }
@@ -235,18 +231,20 @@ final class Channel {
             int slotTag = (int) slot[0];
             if (slotTag == tag) {
                 if (words != buf instanceof long[]) {
-                    throw mismatch(tag, words);
+                    throw Payloads.mismatch(tag, words);
                 }
                 if (len > capacity) {
                     return -2 - len;
                 }
-                copy(source(s, words), sourceOffset(s, words), buf, offset, len);
-                release(s, h);
+                Payloads.copy(source(s, words), sourceOffset(s, words), buf, offset, len);
+                release(s, h, words);
                 return len;
             }
             // Passed over: keep a copy, in order, for a later receive with its tag.
-            unexpected.addLast(new Message(slotTag, len, copyOf(source(s, words), sourceOffset(s, words), len)));
-            release(s, h);
+            Object copy = Payloads.copyOf(source(s, words), sourceOffset(s, words), len);
+            unexpected.addLast(new Message(slotTag, len, copy));
+            unexpectedGrown |= unexpected.size() > CAPACITY;
+            release(s, h, words);
             h++;
         }
         if (overflowing && h == tail) {
@@ -262,16 +260,20 @@ final class Channel {
         }
         for (Iterator<Message> it = unexpected.iterator(); it.hasNext(); ) {
             Message m = it.next();
-            if (m.tag == tag) {
-                if (m.data.getClass() != buf.getClass()) {
-                    throw mismatch(tag, m.data instanceof long[]);
+            if (m.tag() == tag) {
+                if (m.data().getClass() != buf.getClass()) {
+                    throw Payloads.mismatch(tag, m.data() instanceof long[]);
                 }
-                if (m.length > capacity) {
-                    return -2 - m.length;
+                if (m.length() > capacity) {
+                    return -2 - m.length();
                 }
-                copy(m.data, 0, buf, offset, m.length);
+                Payloads.copy(m.data(), 0, buf, offset, m.length());
                 it.remove();
-                return m.length;
+                if (unexpectedGrown && unexpected.isEmpty()) {
+                    unexpected = new ArrayDeque<>(0);
+                    unexpectedGrown = false;
+                }
+                return m.length();
             }
         }
         return -1;
@@ -279,9 +281,14 @@ final class Channel {
 
     /** Moves the overflow list behind the unexpected queue; the ring is empty, so order holds. */
     private void drainOverflow() {
-        synchronized (overflow) {
+        synchronized (this) {
             unexpected.addAll(overflow);
-            overflow.clear();
+            unexpectedGrown |= unexpected.size() > CAPACITY;
+            if (overflow.size() > CAPACITY) {
+                overflow = new ArrayDeque<>(0);
+            } else {
+                overflow.clear();
+            }
             overflowing = false;
         }
     }

@@ -87,7 +87,12 @@ public final class LocalCluster {
         if (size < 1) {
             throw new IllegalArgumentException("number of ranks must be at least 1, got " + size);
         }
-        LocalFabric fabric = new LocalFabric(size, timeout);
+        return run(new LocalFabric(size, timeout), cores, task);
+    }
+
+    /** As {@link #run(int, java.time.Duration, int, RankTask)}, on a fabric a test made to look at afterwards. */
+    static <T> List<T> run(LocalFabric fabric, int cores, RankTask<T> task) {
+        int size = fabric.size();
         List<T> results = new ArrayList<>(Collections.nCopies(size, null));
         boolean coreEach = size <= cores;
         boolean allCores = cores >= Runtime.getRuntime().availableProcessors();

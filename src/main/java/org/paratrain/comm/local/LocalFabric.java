@@ -5,8 +5,8 @@ import org.paratrain.comm.CommTimeoutException;
 import org.paratrain.comm.PeerFailedException;
 
 /**
- * What the ranks of one local job share: a channel per ordered pair of ranks and the
- * job's failure state.
+ * What the ranks of one local job share: an {@link Inbox} per rank, holding a channel from
+ * each rank that sends to it, and the job's failure state.
  *
  * <p>Waiting polls for up to 50 microseconds, then parks; while it polls it yields the core
  * to a peer that shares it (see {@code keepPolling}). When there are more ranks than cores
@@ -18,7 +18,8 @@ final class LocalFabric {
     /** How long a rank that has a core of its own polls before it parks. */
     private static final long SPIN_NANOS = 50_000L;
     private final int size;
-    private final Channel[] channels;
+    /** Per rank: the channels into it, made on first use (see {@link Inbox} for why). */
+    private final Inbox[] inboxes;
     private final Thread[] threads;
     private final long spinNanos;
     /** How long one wait may last before the peer is taken for hung. */
@@ -32,9 +33,9 @@ final class LocalFabric {
     LocalFabric(int size, java.time.Duration timeout) {
         this.size = size;
         this.timeoutNanos = timeout.toNanos();
-        this.channels = new Channel[size * size];
-        for (int i = 0; i < channels.length; i++) {
-            channels[i] = new Channel();
+        this.inboxes = new Inbox[size];
+        for (int r = 0; r < size; r++) {
+            inboxes[r] = new Inbox(size);
         }
         this.threads = new Thread[size];
         this.cpus = new java.util.concurrent.atomic.AtomicIntegerArray(size);
@@ -57,7 +58,16 @@ final class LocalFabric {
     }
 
     Channel channel(int source, int dest) {
-        return channels[source * size + dest];
+        return inboxes[dest].channel(source);
+    }
+
+    /** {@return the channels made so far, over every rank: a test's check that memory follows the pairs that talk} */
+    int channels() {
+        int n = 0;
+        for (Inbox in : inboxes) {
+            n += in.count();
+        }
+        return n;
     }
 
     /** Wakes the receiver of {@code channel} if it is parked. */
