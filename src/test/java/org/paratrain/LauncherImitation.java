@@ -17,7 +17,7 @@ import org.paratrain.cli.Main;
 public final class LauncherImitation {
     /** The launcher's JVM options, as its {@code jvm=(...)} line expands them without huge pages. */
     public static final List<String> JVM_OPTIONS = List.of("--enable-native-access=ALL-UNNAMED",
-        "-XX:+UseParallelGC", "-XX:-UsePerfData", "-XX:Tier4BackEdgeThreshold=400000");
+        "-XX:+UseParallelGC", "-XX:-UsePerfData", "-XX:+DisplayVMOutputToStderr", "-XX:Tier4BackEdgeThreshold=400000");
 
     private LauncherImitation() { }
 

@@ -155,7 +155,7 @@ class CheckpointCliTest {
     void aCheckpointOfAnotherRunIsRefused() throws IOException {
         Path ck = dir.resolve("ck-other");
         CliTest.Run made = run(List.of("train", "--x", x.toString(), "--y", y.toString(), "--epochs", "3", "--lr",
-            "1e-7", "--checkpoint-dir", ck.toString()));
+            "1e-7", "--checkpoint-dir", ck.toString(), "--checkpoint-every", "1"));
         assertEquals(0, made.status(), made.err());
         Path out = dir.resolve("refused");
         CliTest.Run r = run(List.of("train", "--x", x.toString(), "--y", y.toString(), "--epochs", "3", "--lr",

@@ -1,7 +1,6 @@
 package org.paratrain.experiment;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -59,7 +58,7 @@ class PlanTest {
         EpochModel m = new EpochModel(new Allreduce.Machine(1e-9, 1e-9, 0), 1e-9, 1024, 0, ConversionRates.NONE);
         BlockSharding sharding = Plan.sharding(SAMPLES, 0);
         Plan.Row two = Plan.row(m, sharding, 9, Plan.candidates(false, Sum.BLOCKS, false), 2);
-        assertEquals(ExchangeSpec.MASTER_WORKER, two.best());
+        assertEquals(ExchangeSpec.parse("master-worker", Sum.BLOCKS), two.best());
         assertEquals(3e-9 + 8 * 10 * 129 * 1e-9, two.bestSeconds() - m.computeSeconds(sharding, 9, 2), 1e-15);
     }
 
@@ -93,10 +92,11 @@ class PlanTest {
         assertEquals(7, blocks.size(), "master-worker and six allreduces, native included; no sharded table");
         assertTrue(blocks.stream().allMatch(e -> e.sum() == Sum.BLOCKS));
         List<ExchangeSpec> two = Plan.candidates(false, Sum.FIXED_2, false);
-        assertFalse(two.contains(ExchangeSpec.MASTER_WORKER));
+        assertEquals(ExchangeSpec.parse("master-worker", Sum.FIXED_2), two.get(0), "master-worker takes every sum");
         assertTrue(two.stream().allMatch(e -> e.sum() == Sum.FIXED_2));
         assertEquals("ring+shard/fixed:2", Plan.label(ExchangeSpec.parse("ring", Sum.FIXED_2).sharded()));
-        assertEquals("master-worker/blocks", Plan.label(ExchangeSpec.MASTER_WORKER));
+        assertEquals("master-worker/fixed:1", Plan.label(ExchangeSpec.MASTER_WORKER));
+        assertEquals("master-worker/blocks", Plan.label(ExchangeSpec.parse("master-worker", Sum.BLOCKS)));
         assertEquals("--allreduce ring --sum float --shard-optimizer",
             Plan.options(ExchangeSpec.parse("ring", Sum.FLOAT).sharded()));
         assertEquals("--allreduce master-worker", Plan.options(ExchangeSpec.MASTER_WORKER));

@@ -102,7 +102,7 @@ class ClassificationTest {
         TrainingResult one = Training.local(data, cfg);
         assertTrue(one.trainAccuracy() > 0.97, "accuracy " + one.trainAccuracy());
         for (int p : new int[] {2, 5}) {
-            assertArrayEquals(one.params(), Training.local(data, cfg.withNodes(p).withExchange(ExchangeSpec.parse("ring", ExchangeSpec.Sum.BLOCKS)))
+            assertArrayEquals(one.params(), Training.local(data, cfg.withNodes(p).withExchange(ExchangeSpec.parse("ring")))
                 .params(), 0.0);
         }
     }
@@ -117,7 +117,7 @@ class ClassificationTest {
         assertTrue(one.trainAccuracy() >= 0.97, "accuracy " + one.trainAccuracy());
         for (int p : new int[] {2, 3, 7}) {
             for (String ex : new String[] {"master-worker", "rabenseifner"}) {
-                TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(ExchangeSpec.parse(ex, ex.equals("master-worker") ? null : ExchangeSpec.Sum.BLOCKS)));
+                TrainingResult r = Training.local(data, cfg.withNodes(p).withExchange(ExchangeSpec.parse(ex)));
                 assertArrayEquals(one.params(), r.params(), 0.0, p + " ranks, " + ex);
                 assertArrayEquals(one.history().loss(), r.history().loss(), 0.0);
             }
@@ -136,7 +136,7 @@ class ClassificationTest {
         TrainingResult one = Training.local(data, cfg);
         assertTrue(one.trainAccuracy() > 0.95, "accuracy " + one.trainAccuracy());
         TrainingResult three = Training.local(data, cfg.withNodes(3)
-            .withExchange(ExchangeSpec.parse("recursive-doubling", ExchangeSpec.Sum.BLOCKS)));
+            .withExchange(ExchangeSpec.parse("recursive-doubling")));
         assertArrayEquals(one.params(), three.params(), 0.0);
     }
 

@@ -41,7 +41,7 @@ class SharedExchangeTest {
 
     /** The one-rank run that sums as {@code sum} does: master-worker's block table, or an allreduce's one vector. */
     static ExchangeSpec oneRank(Sum sum) {
-        return sum == Sum.BLOCKS ? ExchangeSpec.MASTER_WORKER : ExchangeSpec.parse("star", sum);
+        return ExchangeSpec.parse(sum == Sum.FLOAT ? "star" : "master-worker", sum);
     }
 
     @ParameterizedTest

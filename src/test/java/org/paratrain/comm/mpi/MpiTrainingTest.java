@@ -171,8 +171,8 @@ class MpiTrainingTest {
         assertEquals(0, job.status(), job.output());
         JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         org.paratrain.train.spec.ExchangeSpec.Sum s = org.paratrain.train.spec.ExchangeSpec.Sum.parse(sum);
-        TrainSpec local = s == org.paratrain.train.spec.ExchangeSpec.Sum.BLOCKS ? TrainSpec.paper()
-            : TrainSpec.paper().withExchange(org.paratrain.train.spec.ExchangeSpec.parse("star", s));
+        TrainSpec local = TrainSpec.paper().withExchange(org.paratrain.train.spec.ExchangeSpec.parse(
+            s == org.paratrain.train.spec.ExchangeSpec.Sum.BLOCKS ? "master-worker" : "star", s));
         TrainingResult one = Training.local(PaperFormat.read(dir.resolve("X.in"), dir.resolve("y.in")), local);
         assertEquals(Double.doubleToRawLongBits(one.params()[0]),
             Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
