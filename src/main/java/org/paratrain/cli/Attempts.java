@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import org.paratrain.comm.JobFailedException;
+import org.paratrain.comm.JobOutcome;
 import org.paratrain.comm.RankFailedException;
 import org.paratrain.experiment.RunWriter;
 import org.paratrain.train.DivergenceException;
@@ -71,29 +72,31 @@ final class Attempts {
                 }
                 state = newestState();
                 n = restart == 0 ? n : Math.max(options.minNodes(nodes), n - 1);
-                logRestart(restart + 1, e.getMessage(), state, n);
+                restartEntry(restart + 1, e.getMessage(), state, n);
+                err.println("paratrain: " + e.getMessage() + "; " + restarting(restart + 1, state, n));
+                err.flush();
             }
         }
     }
 
     /**
      * Runs an MPI job (the front process): {@code launch} starts mpirun with the arguments for
-     * the given node count and state, and returns its exit status.
+     * the given node count and state, and says how the job ended (its line already printed).
      */
-    void runMpi(int nodes, Function<Restart, Integer> launch) {
+    void runMpi(int nodes, Function<Restart, JobOutcome> launch) {
         int n = nodes;
         Restart how = new Restart(n, options.resume, true);
         for (int restart = 0; ; restart++) {
-            int status = launch.apply(how);
-            if (status == 0) {
+            JobOutcome end = launch.apply(how);
+            if (end.succeeded()) {
                 return;
             }
-            if (restart >= options.maxRestarts || status == 2) {
-                throw new JobFailedException(status);
+            if (restart >= options.maxRestarts || end.status() == 2 || end.kind() == JobOutcome.Kind.CANCELLED) {
+                throw new JobFailedException(end.status());
             }
             TrainingState state = newestState();
             n = restart == 0 ? n : Math.max(options.minNodes(nodes), n - 1);
-            logRestart(restart + 1, "the MPI job ended with status " + status, state, n);
+            logRestart(restart + 1, end, state, n);
             how = new Restart(n, state == null ? null : options.dir, false);
         }
     }
@@ -152,16 +155,54 @@ final class Attempts {
         }
     }
 
-    private void logRestart(int attempt, String reason, TrainingState state, int nodes) {
+    /** A restart's entry for result.json: the failure's one line as the reason, where it resumed, on how many ranks. */
+    private ObjectNode restartEntry(int attempt, String reason, TrainingState state, int nodes) {
         ObjectNode r = log.addObject();
         r.put("restart", attempt);
         r.put("reason", reason);
         r.put("resumed_from", state == null ? "the beginning" : state.toString());
         r.put("nodes", nodes);
-        err.println("paratrain: " + reason + "; restarting from " + (state == null ? "the beginning" : state)
-            + " on " + nodes + (nodes == 1 ? " node" : " nodes") + " (restart " + attempt + " of "
-            + options.maxRestarts + ")");
+        return r;
+    }
+
+    /**
+     * Records a restart of an MPI job: the line of its failure (already printed) as the reason, and
+     * the rank, host, pid, signal or exit status and epoch it names (null where not known).
+     */
+    private void logRestart(int attempt, JobOutcome end, TrainingState state, int nodes) {
+        String line = end.message() == null ? "the MPI job ended with status " + end.status() : end.message();
+        ObjectNode r = restartEntry(attempt, line.replaceFirst("^paratrain: ", ""), state, nodes);
+        putKnown(r, "rank", end.rank() >= 0, end.rank());
+        if (end.host() == null) {
+            r.putNull("host");
+        } else {
+            r.put("host", end.host());
+        }
+        putKnown(r, "pid", end.pid() > 0, end.pid());
+        if (end.signal() == null) {
+            r.putNull("signal");
+        } else {
+            r.put("signal", end.signal());
+        }
+        putKnown(r, "exit_status", end.exitStatus() >= 0, end.exitStatus());
+        putKnown(r, "epoch", end.epoch() > 0, end.epoch());
+        r.put("job_status", end.status());
+        err.println("paratrain: " + restarting(attempt, state, nodes));
         err.flush();
+    }
+
+    private static void putKnown(ObjectNode r, String field, boolean known, long value) {
+        if (known) {
+            r.put(field, value);
+        } else {
+            r.putNull(field);
+        }
+    }
+
+    /** The words of a restart: from where, on how many ranks, which of how many. */
+    private String restarting(int attempt, TrainingState state, int nodes) {
+        return "restarting from " + (state == null ? "the beginning" : state) + " on " + nodes
+            + (nodes == 1 ? " node" : " nodes") + " (restart " + attempt + " of " + options.maxRestarts + ")";
     }
 
     /** The arguments of a command line with {@code option}'s value set to {@code value} (added if missing). */

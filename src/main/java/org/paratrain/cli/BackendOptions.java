@@ -3,7 +3,9 @@ package org.paratrain.cli;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import org.paratrain.comm.BackendException;
 import org.paratrain.comm.JobLaunch;
+import org.paratrain.comm.JobOutcome;
 import org.paratrain.train.Backend;
 import picocli.CommandLine.Option;
 
@@ -139,15 +141,63 @@ final class BackendOptions {
 
     /**
      * Runs this command as a job of {@code nodes} ranks ({@code nodes / K} processes of K
-     * ranks each) and returns mpirun's exit status.
+     * ranks each) and says how it ended.
+     *
+     * @throws BackendException naming what the user gave (an mpirun option, the hostfile, the launcher)
+     *     and the launcher's reason, if the launcher failed before starting any rank: no restart helps
      */
-    int launchStatus(int nodes, List<String> args) {
+    JobOutcome launch(int nodes, List<String> args) {
         int k = ranksPerProcess(nodes);
         JobLaunch launch = launchSpec(nodes / k);
         launch = new JobLaunch(launch.processes(), launch.hostfile(), launch.mpirunArgs(), launch.jvmArgs(),
             launch.commTimeout(), k);
         List<String> rankArgs = "auto".equals(ranksPerProcess)
             ? Attempts.withOption(args, "--ranks-per-process", Integer.toString(k)) : args;
-        return Backend.runMpiJob(launch, Main.class.getName(), rankArgs);
+        JobOutcome end = Backend.runMpiJob(launch, Main.class.getName(), rankArgs);
+        if (end.kind() == JobOutcome.Kind.LAUNCH_FAILED) {
+            String given = launchCulprit(end.message());
+            throw new BackendException((given == null ? "" : given + ": ") + end.message());
+        }
+        return end;
+    }
+
+    /**
+     * What the user gave that a launcher's failure is about: an {@code --mpirun-args} word its
+     * reason repeats, else the hostfile when the reason speaks of a host or repeats a word of the
+     * file, else {@code PARATRAIN_MPIRUN}; then whichever of these was given; null if none was.
+     */
+    String launchCulprit(String reason) {
+        String text = reason.toLowerCase(java.util.Locale.ROOT);
+        String args = mpirunArgs == null || mpirunArgs.isBlank() ? null : "--mpirun-args '" + mpirunArgs.strip() + "'";
+        String hosts = hostfile == null ? null : "--hostfile " + hostfile;
+        String env = System.getenv("PARATRAIN_MPIRUN");
+        String launcher = env == null || env.isBlank() ? null : "PARATRAIN_MPIRUN=" + env.strip();
+        if (args != null && mentions(text, mpirunArgs.strip().split("\\s+"))) {
+            return args;
+        }
+        if (hosts != null && (text.contains("host") || mentions(text, hostfileWords()))) {
+            return hosts;
+        }
+        return launcher != null ? launcher : args != null ? args : hosts;
+    }
+
+    /** Whether {@code text} holds one of {@code words} (of three letters or more, leading dashes aside). */
+    private static boolean mentions(String text, String[] words) {
+        for (String w : words) {
+            String bare = w.replaceFirst("^-+", "").toLowerCase(java.util.Locale.ROOT);
+            if (bare.length() >= 3 && text.contains(bare)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The words of the hostfile (host names, {@code slots}, ...), none if it cannot be read. */
+    private String[] hostfileWords() {
+        try {
+            return java.nio.file.Files.readString(hostfile).split("[\\s=:]+");
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return new String[0];
+        }
     }
 }

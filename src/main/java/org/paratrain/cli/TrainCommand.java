@@ -154,7 +154,7 @@ final class TrainCommand implements Runnable {
     /** Starts mpirun with this command line (again, from a checkpoint, as long as restarts are allowed). */
     private void launchMpi(Attempts attempts, int nodes, List<String> args) {
         List<String> base = Attempts.withoutOption(Attempts.withoutOption(args, "--max-restarts"), "--min-nodes");
-        attempts.runMpi(nodes, how -> backendOptions.launchStatus(how.nodes(), relaunch(base, how)));
+        attempts.runMpi(nodes, how -> backendOptions.launch(how.nodes(), relaunch(base, how)));
         if (out != null && !attempts.log().isEmpty()) {
             RunWriter.addToResult(out, "restarts", attempts.log());   // rank 0 of the last attempt wrote it
         }

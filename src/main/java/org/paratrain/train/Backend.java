@@ -5,6 +5,7 @@ import org.paratrain.comm.BackendException;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.JobFailedException;
 import org.paratrain.comm.JobLaunch;
+import org.paratrain.comm.JobOutcome;
 import org.paratrain.comm.RankFailedException;
 import org.paratrain.comm.mpi.MpiCommunicator;
 import org.paratrain.comm.local.LocalCluster;
@@ -159,10 +160,11 @@ public final class Backend {
      * @param launch    how many ranks, where, with which options
      * @param mainClass the program each rank runs
      * @param args      its arguments
-     * @return the launcher's exit status, 0 when every rank succeeded
+     * @return how the job ended: the launcher's exit status (0 when every rank succeeded), and the
+     *         rank that died or the launcher's reason for not starting the job
      * @throws BackendException if no launcher ({@code mpirun}) is installed
      */
-    public static int runMpiJob(JobLaunch launch, String mainClass, List<String> args) {
+    public static JobOutcome runMpiJob(JobLaunch launch, String mainClass, List<String> args) {
         return MpiJob.run(launch, mainClass, args);
     }
 
@@ -173,11 +175,15 @@ public final class Backend {
      * @param mainClass the program each rank runs
      * @param args      its arguments
      * @throws JobFailedException with the launcher's status, if the job failed (its ranks said why)
+     * @throws BackendException with the launcher's reason, if it failed before starting any rank
      */
     public static void runMpiJobOrFail(JobLaunch launch, String mainClass, List<String> args) {
-        int status = runMpiJob(launch, mainClass, args);
-        if (status != 0) {
-            throw new JobFailedException(status);
+        JobOutcome end = runMpiJob(launch, mainClass, args);
+        if (end.kind() == JobOutcome.Kind.LAUNCH_FAILED) {
+            throw new BackendException(end.message());
+        }
+        if (!end.succeeded()) {
+            throw new JobFailedException(end.status());
         }
     }
 

@@ -7,8 +7,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.paratrain.comm.BackendException;
+import org.paratrain.comm.JobOutcome;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.io.ExitCleanup;
 
@@ -21,6 +25,10 @@ import org.paratrain.io.ExitCleanup;
  *       died without saying why, one line names it, its host and PID, the signal or exit
  *       status, and the epoch from its progress record ({@link RankRecord}, in a per-job
  *       directory named in the ranks' environment and deleted afterwards).</li>
+ *   <li>Launch failures: until a rank runs, the launcher's lines are held; when it ends before
+ *       (an option it does not know, a host it cannot reach, a launcher that is no launcher),
+ *       they are dropped and its first line of reason goes to the caller in the
+ *       {@link JobOutcome}, to be told in one line that names what the user gave.</li>
  *   <li>Cancels: while mpirun runs, a SIGINT or SIGTERM to this process (see
  *       {@link ExitCleanup}) forwards SIGTERM to mpirun, which ends its ranks; whatever still
  *       runs after {@value #GRACE_MILLIS} ms, mpirun and every process below it, is killed.
@@ -33,19 +41,22 @@ import org.paratrain.io.ExitCleanup;
  */
 final class JobSupervisor {
     static final long GRACE_MILLIS = 3_000;
+    /** How long the launcher's lines are held when no rank of this machine shows it has started. */
+    static final long HOLD_MILLIS = 10_000;
 
     private JobSupervisor() { }
 
     /**
-     * Runs {@code command} (mpirun and its arguments); returns 0, 1 for a failed job (2 when the
-     * ranks refused an option), or the JVM's status for a cancel (130, 143).
+     * Runs {@code command} (mpirun and its arguments) and says how the job ended: status 0, 1 for
+     * a failed job (2 when the ranks refused an option), the JVM's status for a cancel (130, 143),
+     * or the launcher's own for a launcher that failed before any rank ran.
      *
      * @param ranksPerProcess ranks each process holds, for naming the ranks of a process that died
      */
-    static int run(List<String> command, int ranksPerProcess) {
+    static JobOutcome run(List<String> command, int ranksPerProcess) {
         Path records = AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"), "paratrain-job"));
-        LauncherOutput out = new LauncherOutput(System.out);
-        LauncherOutput err = new LauncherOutput(System.err);
+        LauncherOutput out = new LauncherOutput(System.out, true);
+        LauncherOutput err = new LauncherOutput(System.err, true);
         Process p = start(command, records);
         DeathOrder deaths = DeathOrder.watch(records);
         String launcher = Path.of(command.get(0)).getFileName().toString();
@@ -55,21 +66,12 @@ final class JobSupervisor {
         Thread errReader = Thread.ofPlatform().daemon().name("paratrain-mpirun-stderr")
             .start(() -> err.copy(p.getErrorStream()));
         try {
-            int status = p.waitFor();
+            int status = await(p, records, out, err);
             deaths.close();     // every death it could see has happened
             outReader.join(GRACE_MILLIS);
             errReader.join(GRACE_MILLIS);
             unregister.run();
-            if (status == 0 || ExitCleanup.exiting()) {
-                return status;
-            }
-            if (out.explained() || err.explained()) {
-                return status == 2 ? 2 : 1;   // 2: the ranks refused an option; the rank that failed said why
-            }
-            List<RankEnd> ends = new ArrayList<>(err.ends());
-            ends.addAll(out.ends());
-            System.err.println(crashLine(status, ends, records, ranksPerProcess, deaths));
-            return 1;
+            return outcome(status, launcher, out, err, new Job(records, ranksPerProcess, deaths));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BackendException("interrupted while waiting for mpirun");
@@ -78,6 +80,86 @@ final class JobSupervisor {
             if (!ExitCleanup.exiting()) {
                 AtomicFiles.deleteQuietly(records);
             }
+        }
+    }
+
+    /** What the end of a job is read from: the ranks' records, their layout, the order their processes died in. */
+    private record Job(Path records, int ranksPerProcess, DeathOrder deaths) { }
+
+    /**
+     * Waits for mpirun to end. Meanwhile: lets its output pass once a rank runs (a record exists)
+     * or {@value #HOLD_MILLIS} ms have passed (ranks on other machines leave no record here); and
+     * ends it when, before any rank ran, it said a host cannot be reached, since MPICH's hydra then
+     * waits forever for the process it could not start.
+     */
+    private static int await(Process p, Path records, LauncherOutput out, LauncherOutput err)
+        throws InterruptedException {
+        long t0 = System.nanoTime();
+        long fatalAt = 0;
+        while (!p.waitFor(100, TimeUnit.MILLISECONDS)) {
+            long now = System.nanoTime();
+            if (out.holding() && (anyRecord(records) || now - t0 > HOLD_MILLIS * 1_000_000)) {
+                out.start();
+                err.start();
+            }
+            if (fatalAt == 0 && err.holding() && (err.fatal() || out.fatal())) {
+                fatalAt = now;
+            } else if (fatalAt != 0 && now - fatalAt > GRACE_MILLIS * 1_000_000 && !ExitCleanup.exiting()) {
+                stop(p);    // Open MPI's mpirun has ended by itself by now; hydra never does
+            }
+        }
+        return p.exitValue();
+    }
+
+    /** How the job ended, from its status and what the launcher and the ranks said; prints the line for a death. */
+    private static JobOutcome outcome(int status, String launcher, LauncherOutput out, LauncherOutput err, Job job) {
+        if (status == 0) {
+            out.start();
+            err.start();
+            out.endNoise(true);
+            err.endNoise(true);
+            return JobOutcome.of(0, JobOutcome.Kind.SUCCEEDED, null);
+        }
+        out.endNoise(false);
+        err.endNoise(false);
+        if (ExitCleanup.exiting()) {
+            return JobOutcome.of(status, JobOutcome.Kind.CANCELLED, null);
+        }
+        List<RankEnd> ends = new ArrayList<>(err.ends());
+        ends.addAll(out.ends());
+        if (!out.explained() && !err.explained() && ends.isEmpty() && !anyRecord(job.records())) {
+            out.dropHeld();
+            err.dropHeld();
+            String reason = err.reason() != null ? err.reason() : out.reason();
+            return JobOutcome.of(status, JobOutcome.Kind.LAUNCH_FAILED, reason == null
+                ? launcher + " ended with status " + status + " before starting any rank, without saying why"
+                : launcher + " could not start the job: " + reason);
+        }
+        out.start();
+        err.start();
+        if (out.explained() || err.explained()) {
+            // 2: the ranks refused an option; the rank that failed said why
+            return explained(status == 2 ? 2 : 1, err.explanation() != null ? err.explanation() : out.explanation());
+        }
+        JobOutcome crash = crash(status, ends, job.records(), job.ranksPerProcess(), job.deaths());
+        System.err.println(crash.message());
+        return crash;
+    }
+
+    /** A job a rank ended with its own line: the rank and epoch, where that line names them. */
+    private static JobOutcome explained(int status, String line) {
+        Matcher rank = Pattern.compile("^paratrain: ranks? (\\d+)").matcher(line);
+        Matcher epoch = Pattern.compile("\\bepoch (\\d+)").matcher(line);
+        return new JobOutcome(status, JobOutcome.Kind.RANK_FAILED, rank.find() ? Integer.parseInt(rank.group(1)) : -1,
+            null, 0, null, -1, epoch.find() ? Long.parseLong(epoch.group(1)) : 0, line);
+    }
+
+    /** Whether any rank of this machine has made its record: a rank has started. */
+    private static boolean anyRecord(Path records) {
+        try (Stream<Path> files = Files.list(records)) {
+            return files.anyMatch(f -> f.getFileName().toString().startsWith("rank-"));
+        } catch (IOException e) {
+            return false;
         }
     }
 
@@ -93,13 +175,20 @@ final class JobSupervisor {
         }
     }
 
-    /**
-     * The line for a job that ended with {@code status} without a rank saying why; {@code deaths}
-     * says which rank process of this machine ended first, where the launcher's report may not.
-     */
+    /** As {@link #crash}, the line only. */
     static String crashLine(int status, List<RankEnd> ends, Path records, int ranksPerProcess, DeathOrder deaths) {
+        return crash(status, ends, records, ranksPerProcess, deaths).message();
+    }
+
+    /**
+     * The end of a job that ended with {@code status} without a rank saying why, and its line;
+     * {@code deaths} says which rank process of this machine ended first, where the launcher's
+     * report may not.
+     */
+    static JobOutcome crash(int status, List<RankEnd> ends, Path records, int ranksPerProcess, DeathOrder deaths) {
         if (ends.isEmpty()) {
-            return "paratrain: the MPI job ended with status " + status + " and no rank said why";
+            return JobOutcome.of(1, JobOutcome.Kind.RANK_DIED,
+                "paratrain: the MPI job ended with status " + status + " and no rank said why");
         }
         RankEnd end = ends.getFirst();
         long first = deaths.first();
@@ -118,7 +207,11 @@ final class JobSupervisor {
             }
         }
         RankRecord.Snapshot s = rank >= 0 && rank < all.size() ? all.get(rank) : null;
-        return end.with(rank, s == null ? 0 : s.pid()).message(s == null ? 0 : s.epoch(), ranksPerProcess);
+        RankEnd named = end.with(rank, s == null ? 0 : s.pid());
+        long epoch = s == null ? 0 : s.epoch();
+        return new JobOutcome(1, JobOutcome.Kind.RANK_DIED, named.rank() < 0 ? -1 : named.rank() * ranksPerProcess,
+            named.host(), named.pid(), named.signal() > 0 ? RankEnd.signalName(named.signal()) : null, named.status(),
+            epoch, named.message(epoch, ranksPerProcess));
     }
 
     /** Every rank's record in {@code dir}, by rank, with nulls for those missing. */
@@ -139,6 +232,12 @@ final class JobSupervisor {
     private static void cancel(Process p, String launcher, LauncherOutput out, LauncherOutput err) {
         out.silence();
         err.silence();
+        int ended = stop(p);
+        System.err.println("paratrain: cancelled; ended " + launcher + " and its " + ended + " processes");
+    }
+
+    /** Ends mpirun and every process below it, as {@link #cancel} does; returns how many processes were below it. */
+    private static int stop(Process p) {
         Set<ProcessHandle> tree = new LinkedHashSet<>(p.descendants().toList());
         p.destroy();
         if (!waitFor(p, tree, GRACE_MILLIS)) {
@@ -147,7 +246,7 @@ final class JobSupervisor {
             tree.forEach(ProcessHandle::destroyForcibly);
             waitFor(p, tree, 1_000);
         }
-        System.err.println("paratrain: cancelled; ended " + launcher + " and its " + tree.size() + " processes");
+        return tree.size();
     }
 
     /**

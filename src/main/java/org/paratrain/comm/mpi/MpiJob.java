@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.paratrain.comm.BackendException;
 import org.paratrain.comm.JobLaunch;
+import org.paratrain.comm.JobOutcome;
 import org.paratrain.io.ExitCleanup;
 
 /**
@@ -56,9 +57,9 @@ public final class MpiJob {
      * @param launch    how many ranks, where, with which options
      * @param mainClass the program every rank runs
      * @param args      its arguments
-     * @return mpirun's exit status
+     * @return how the job ended: mpirun's exit status, and the rank that died or the launcher's reason
      */
-    public static int run(JobLaunch launch, String mainClass, List<String> args) {
+    public static JobOutcome run(JobLaunch launch, String mainClass, List<String> args) {
         return JobSupervisor.run(command(launch, mainClass, args), launch.ranksPerProcess());
     }
 

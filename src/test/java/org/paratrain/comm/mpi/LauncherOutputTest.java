@@ -91,4 +91,51 @@ class LauncherOutputTest {
             + "\n\nx\n", s.printed());
         assertTrue(s.ends().isEmpty());
     }
+
+    /** A holding reader that is never told a rank runs, as for a launcher that failed at once. */
+    private static LauncherOutput held(ByteArrayOutputStream bytes, String... lines) {
+        LauncherOutput out = new LauncherOutput(new PrintStream(bytes, true, StandardCharsets.UTF_8), true);
+        out.copy(new ByteArrayInputStream((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8)));
+        return out;
+    }
+
+    @Test
+    void aLauncherThatFailsFirstIsHeldAndGivesItsFirstLine() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        LauncherOutput out = held(bytes, "/usr/bin/mpirun: Error: unknown option \"--bogus-option\"",
+            "Type '/usr/bin/mpirun --help' for usage.");
+        assertEquals("", bytes.toString(StandardCharsets.UTF_8));
+        assertEquals("/usr/bin/mpirun: Error: unknown option \"--bogus-option\"", out.reason());
+        LauncherOutput hydra = held(new ByteArrayOutputStream(),
+            "[mpiexec@vm] match_arg (utils/args/args.c:163): unrecognized argument bogus-option",
+            "[mpiexec@vm] main (ui/mpich/mpiexec.c:127): error parsing parameters");
+        assertEquals("unrecognized argument bogus-option", hydra.reason());
+        assertFalse(hydra.fatal());
+        LauncherOutput ssh = held(new ByteArrayOutputStream(),
+            "ssh: Could not resolve hostname no-such-host.invalid: Name or service not known");
+        assertTrue(ssh.fatal(), "hydra would wait forever");
+        // Once a rank runs, what was held passes in order, and later lines as they come.
+        out.start();
+        out.line("training");
+        assertEquals("/usr/bin/mpirun: Error: unknown option \"--bogus-option\"\nType '/usr/bin/mpirun --help' for "
+            + "usage.\ntraining\n", bytes.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void mpiNoiseAfterAFaultIsHeldAndDroppedWhenTheJobFailed() {
+        String[] lines = {"[vm:12345] Read -1, expected 5440, errno = 3", DASHES,
+            "A system call failed during shared memory initialization that should", "not have.", DASHES,
+            "[vm:01234] 1 more process has sent help message help-opal-shmem-mmap.txt / sys call fail",
+            "paratrain: rank 1 (pid 4242 on vm) was killed by SIGKILL in epoch 5; the job was ended"};
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        LauncherOutput failed = new LauncherOutput(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        failed.copy(new ByteArrayInputStream((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8)));
+        failed.endNoise(false);
+        assertEquals(lines[lines.length - 1] + "\n", bytes.toString(StandardCharsets.UTF_8));
+        ByteArrayOutputStream shown = new ByteArrayOutputStream();
+        LauncherOutput ok = new LauncherOutput(new PrintStream(shown, true, StandardCharsets.UTF_8));
+        ok.line(lines[0]);
+        ok.endNoise(true);
+        assertEquals(lines[0] + "\n", shown.toString(StandardCharsets.UTF_8), "a job that succeeded hides nothing");
+    }
 }
