@@ -22,6 +22,8 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
  * {@link SumExchange.LossSum} sums it. One instance per rank, reused: no allocation a step.
  */
 final class BlockTableSum {
+    /** Up to this many parameters a block, the table is summed column by column (same words either way). */
+    private static final int COLUMNS = 8;
     private final Sum sum;
     private final int params;
     private final FixedSum fixed;
@@ -54,20 +56,45 @@ final class BlockTableSum {
         }
         try {
             fixed.begin(blocks);
-            for (int k = 0; k < blocks; k++) {
-                fixed.observe(0, loss[lossAt + k * lossStride]);
-                fixed.observe(1, grad, gradAt + k * gradStride, params);
-            }
-            fixed.fixGrid();
-            for (int k = 0; k < blocks; k++) {
-                fixed.deposit(0, loss[lossAt + k * lossStride]);
-                fixed.deposit(1, grad, gradAt + k * gradStride, params);
-                fixed.endBlock();
+            if (params <= COLUMNS) {
+                byColumns(loss, lossAt, lossStride, grad, gradAt, gradStride, blocks);
+            } else {
+                byRows(loss, lossAt, lossStride, grad, gradAt, gradStride, blocks);
             }
             fixed.get(1, total, 0, params);
             return fixed.get(0);
         } catch (NonFiniteValueException e) {
             return Double.NaN;
+        }
+    }
+
+    /** A narrow table (the paper's: a loss and one weight a block) by column: a loop, not calls, a block. */
+    private void byColumns(double[] loss, int lossAt, int lossStride, double[] grad, int gradAt, int gradStride,
+                           int blocks) {
+        fixed.observeColumn(0, loss, lossAt, lossStride, blocks);
+        for (int j = 0; j < params; j++) {
+            fixed.observeColumn(1 + j, grad, gradAt + j, gradStride, blocks);
+        }
+        fixed.fixGrid();
+        fixed.depositColumn(0, loss, lossAt, lossStride, blocks);
+        for (int j = 0; j < params; j++) {
+            fixed.depositColumn(1 + j, grad, gradAt + j, gradStride, blocks);
+        }
+        fixed.endBlocks(blocks);
+    }
+
+    /** A wide table by row: each block's gradient is contiguous. */
+    private void byRows(double[] loss, int lossAt, int lossStride, double[] grad, int gradAt, int gradStride,
+                        int blocks) {
+        for (int k = 0; k < blocks; k++) {
+            fixed.observe(0, loss[lossAt + k * lossStride]);
+            fixed.observe(1, grad, gradAt + k * gradStride, params);
+        }
+        fixed.fixGrid();
+        for (int k = 0; k < blocks; k++) {
+            fixed.deposit(0, loss[lossAt + k * lossStride]);
+            fixed.deposit(1, grad, gradAt + k * gradStride, params);
+            fixed.endBlock();
         }
     }
 
@@ -78,14 +105,10 @@ final class BlockTableSum {
         }
         try {
             lossOnly.begin(blocks);
-            for (int k = 0; k < blocks; k++) {
-                lossOnly.observe(0, loss[at + k * stride]);
-            }
+            lossOnly.observeColumn(0, loss, at, stride, blocks);
             lossOnly.fixGrid();
-            for (int k = 0; k < blocks; k++) {
-                lossOnly.deposit(0, loss[at + k * stride]);
-                lossOnly.endBlock();
-            }
+            lossOnly.depositColumn(0, loss, at, stride, blocks);
+            lossOnly.endBlocks(blocks);
             return lossOnly.get(0);
         } catch (NonFiniteValueException e) {
             return Double.NaN;

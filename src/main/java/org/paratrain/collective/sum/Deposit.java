@@ -50,6 +50,40 @@ final class Deposit {
         return worst < limit ? -1 : firstBeyond(g, limit, values, offset, length);
     }
 
+    /**
+     * Adds {@code values[offset + k stride]}, {@code k < count}, all at {@code index} of a sum
+     * of {@code words} words a value (one block's value each): the column of a table of blocks.
+     * The same words as depositing them one block at a time. Returns -1, or the first {@code k}
+     * beyond the bound.
+     */
+    static int column(long[] words, int perValue, Grid g, double limit, double lowScale, int index, double[] values,
+                      int offset, int stride, int count) {
+        double a = g.scaleA();
+        double b = g.scaleB();
+        double worst = 0.0;
+        long hiSum = 0;
+        long loSum = 0;
+        for (int k = 0; k < count; k++) {
+            double y = values[offset + k * stride] * a * b;
+            worst = Math.max(worst, Math.abs(y));
+            double hi = Math.rint(y);
+            hiSum += (long) hi;
+            loSum += perValue == 1 ? 0 : (long) Math.rint((y - hi) * lowScale);
+        }
+        if (!(worst < limit)) {
+            for (int k = 0; k < count; k++) {
+                if (!(Math.abs(values[offset + k * stride] * a * b) < limit)) {
+                    return k;
+                }
+            }
+        }
+        words[perValue * index] += hiSum;
+        if (perValue == 2) {
+            words[2 * index + 1] += loSum;
+        }
+        return -1;
+    }
+
     /** The position of the first value at or beyond the bound (or not a number). */
     private static int firstBeyond(Grid g, double limit, double[] values, int offset, int length) {
         for (int k = 0; k < length; k++) {

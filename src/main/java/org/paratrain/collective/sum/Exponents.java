@@ -17,12 +17,16 @@ final class Exponents {
 
     private final long[] maxBits;
     private final long[] codes;
+    /** The grids last made, per segment, and for how many blocks: a step like the last reuses them. */
+    private final Grid[] made;
+    private int madeBlocks;
     /** Whether {@link #codes} holds this step's codes. */
     private boolean filled;
 
     Exponents(int segments) {
         maxBits = new long[segments];
         codes = new long[segments];
+        made = new Grid[segments];
     }
 
     void clear() {
@@ -39,6 +43,15 @@ final class Exponents {
         long m = maxBits[s];
         for (int j = from; j < to; j++) {
             m = Math.max(m, Double.doubleToRawLongBits(values[j]) & ABS);
+        }
+        maxBits[s] = m;
+    }
+
+    /** Observes {@code values[offset + k stride]}, {@code k < count}, all of segment s. */
+    void observe(int s, double[] values, int offset, int stride, int count) {
+        long m = maxBits[s];
+        for (int k = 0; k < count; k++) {
+            m = Math.max(m, Double.doubleToRawLongBits(values[offset + k * stride]) & ABS);
         }
         maxBits[s] = m;
     }
@@ -69,7 +82,13 @@ final class Exponents {
                 throw new NonFiniteValueException(segments.describe(s) + " holds " + (codes[s] == NAN_CODE ? "a NaN"
                     : "an infinity") + " on some rank: a fixed-point sum needs finite values");
             }
-            grids[s] = Grid.of((int) codes[s], format, blocks);
+            Grid g = made[s];
+            if (g == null || g.exponent() != codes[s] || madeBlocks != blocks) {
+                g = Grid.of((int) codes[s], format, blocks);
+                made[s] = g;
+            }
+            grids[s] = g;
         }
+        madeBlocks = blocks;
     }
 }

@@ -208,6 +208,61 @@ public final class FixedSum {
         }
     }
 
+    /**
+     * Records one value of each of {@code count} blocks, {@code values[offset + k stride]}, all to
+     * be deposited at {@code index}: a column of a table of blocks, as {@link #observe(int, double)}
+     * of each.
+     *
+     * @param index  where they will be deposited
+     * @param values the table
+     * @param offset index in {@code values} of the first block's value
+     * @param stride distance between two blocks' values
+     * @param count  the blocks
+     */
+    public void observeColumn(int index, double[] values, int offset, int stride, int count) {
+        checkColumn(index, values.length, offset, stride, count);
+        exponents.observe(segments.of(index), values, offset, stride, count);
+    }
+
+    /**
+     * Adds one value of each of {@code count} blocks at {@code index}, as
+     * {@link #deposit(int, double)} of each would (the same words); for a table of few columns,
+     * where a loop over the blocks is faster than a call a block. Count the blocks with
+     * {@link #endBlocks(int)}.
+     *
+     * @param index  where
+     * @param values the table
+     * @param offset index in {@code values} of the first block's value
+     * @param stride distance between two blocks' values
+     * @param count  the blocks
+     */
+    public void depositColumn(int index, double[] values, int offset, int stride, int count) {
+        checkColumn(index, values.length, offset, stride, count);
+        int k = Deposit.column(words, format.words(), grids[segments.of(index)], limit, lowScale, index, values,
+            offset, stride, count);
+        if (k >= 0) {
+            throw refused(index, values[offset + k * stride]);
+        }
+    }
+
+    /**
+     * Counts {@code count} blocks deposited, as {@link #endBlock()} does one.
+     *
+     * @param count the blocks
+     */
+    public void endBlocks(int count) {
+        words[words.length - 1] += count;
+    }
+
+    private void checkColumn(int index, int arrayLength, int offset, int stride, int count) {
+        Objects.checkIndex(index, segments.size());
+        if (count > 0) {
+            Objects.checkIndex(offset, arrayLength);
+            Objects.checkIndex(offset + (long) (count - 1) * stride > Integer.MAX_VALUE ? -1
+                : offset + (count - 1) * stride, arrayLength);
+        }
+    }
+
     /** Counts one block deposited: the count travels with the words, and the conversion checks it. */
     public void endBlock() {
         words[words.length - 1]++;
