@@ -92,6 +92,35 @@ class CliTest {
         assertFalse(Files.exists(out));
     }
 
+    /**
+     * The same train command, without --sum, ends with the same parameters whatever runs it:
+     * the default exchange at 1 and 3 ranks, ring, tree, shared and auto (whatever the cost model
+     * picks on this machine), for a classifier on mini-batches.
+     */
+    @Test
+    void theDefaultSumKeepsTheBitsWithEveryExchangeAndAuto() throws IOException {
+        Path data = dir.resolve("cls");
+        assertEquals(0, run("generate", "classification", "--samples", "240", "--features", "5", "--informative",
+            "3", "--out", data.toString()).status());
+        String reference = null;
+        for (String how : List.of("--nodes=1", "--nodes=3", "--allreduce=ring", "--allreduce=tree",
+            "--allreduce=shared", "--allreduce=auto")) {
+            Path out = dir.resolve("run" + how.replace("=", "-"));
+            Run r = run("train", "--x", data.resolve("X.in").toString(), "--y", data.resolve("y.in").toString(),
+                "--model", "logistic", "--optimizer", "adam", "--lr", "0.01", "--batch-size", "32", "--epochs", "5",
+                how.startsWith("--nodes") ? how : "--nodes=2", how.startsWith("--nodes") ? "--quiet" : how,
+                "--out", out.toString());
+            assertEquals(0, r.status(), how + ": " + r.err());
+            JsonNode result = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+            String params = result.get("params").toString() + " " + result.get("final_loss").asText();
+            assertEquals("fixed:1", result.at("/config/sum").asText(), how);
+            if (reference == null) {
+                reference = params;
+            }
+            assertEquals(reference, params, how + " gives the bits of one rank (" + result.get("algorithm") + ")");
+        }
+    }
+
     @Test
     void divergenceExitsNonZeroWithAdviceAndWritesTheHistoryBesideAnUntouchedOut() throws IOException {
         PaperFormat.write(new MakeRegression(500, 1, 1, 0, 0, true).generate(new NumpyRandomState(1)).data(), dir);

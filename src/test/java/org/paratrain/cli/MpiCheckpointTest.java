@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,11 +24,7 @@ class MpiCheckpointTest {
 
     @BeforeAll
     static void needMpi() {
-        boolean have = Files.isExecutable(Path.of("/usr/bin/mpirun"));
-        if (!have && System.getenv("PARATRAIN_REQUIRE_MPI") != null) {
-            fail("PARATRAIN_REQUIRE_MPI is set but mpirun is not installed");
-        }
-        org.junit.jupiter.api.Assumptions.assumeTrue(have, "mpirun is not installed");
+        org.paratrain.comm.mpi.NeedMpi.mpirun();
         CheckpointCliTest.dir = tmp;      // the same data and reference run, made in this class's directory
         CheckpointCliTest.data();
     }

@@ -36,11 +36,7 @@ class ThreadRanksTest {
 
     @BeforeAll
     static void data() {
-        boolean have = Files.isExecutable(Path.of("/usr/bin/mpirun"));
-        if (!have && System.getenv("PARATRAIN_REQUIRE_MPI") != null) {
-            fail("PARATRAIN_REQUIRE_MPI is set but mpirun is not installed");
-        }
-        org.junit.jupiter.api.Assumptions.assumeTrue(have, "mpirun is not installed");
+        NeedMpi.mpirun();
         cli("generate", "regression", "--samples", "1500", "--features", "6", "--informative", "6", "--noise", "2",
             "--out", dir.resolve("reg").toString());
         cli("generate", "classification", "--samples", "1200", "--features", "8", "--informative", "5",
