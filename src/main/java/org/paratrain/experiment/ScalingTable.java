@@ -103,7 +103,9 @@ final class ScalingTable {
         return "Mean and sample variance (divided by n - 1) over " + repeats + " timed runs per node count, after "
             + warmup + " untimed warm-up runs per node count (not counted). Time is the training loop's wall time "
             + "on rank 0, data loading excluded. Speedup is against the smallest node count; efficiency is speedup "
-            + "over node count. The model error compares the cost model's prediction with the median run. "
+            + "over node count. " + (rows.stream().anyMatch(r -> !Double.isNaN(r.predictedSeconds()))
+            ? "The model error compares the cost model's prediction with the median run. "
+            : "No prediction is made for this backend (the cost model is fitted on local ranks). ")
             + "'same bits' says whether every run gave bit-identical weights and loss to the first run at the "
             + "smallest node count. Exchange: " + exchange.label() + ", sum " + exchange.sum().label() + ".";
     }
