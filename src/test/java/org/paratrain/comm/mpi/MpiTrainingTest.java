@@ -201,6 +201,9 @@ class MpiTrainingTest {
         assertEquals("fixed:2", table.get("sum").asText());
         assertEquals("native", table.get("exchange").asText());
         assertEquals("fixed:2", json.readTree(out.resolve("run.json").toFile()).at("/sweep/training/sum").asText());
+        String notes = Files.readString(out.resolve("table1.md"));
+        assertTrue(notes.contains("No prediction is made for this backend") && !notes.contains("model error compares"),
+            "the notes speak only of the columns the table fills: " + notes);
         TrainingResult one = Training.local(PaperSetup.data(), TrainSpec.paper().withEpochs(30).withExchange(
             org.paratrain.train.spec.ExchangeSpec.parse("star", org.paratrain.train.spec.ExchangeSpec.Sum.FIXED_2)));
         for (JsonNode row : table.get("rows")) {
