@@ -24,7 +24,7 @@ class MpiCheckpointTest {
 
     @BeforeAll
     static void needMpi() {
-        org.paratrain.comm.mpi.NeedMpi.mpirun();
+        org.paratrain.NeedMpi.mpirun();
         CheckpointCliTest.dir = tmp;      // the same data and reference run, made in this class's directory
         CheckpointCliTest.data();
     }

@@ -44,7 +44,7 @@ class MpiLaunchErrorsTest {
 
     @BeforeAll
     static void needMpi() throws IOException {
-        org.paratrain.comm.mpi.NeedMpi.mpirun();
+        org.paratrain.NeedMpi.mpirun();
         StringBuilder x = new StringBuilder();
         StringBuilder y = new StringBuilder();
         for (int i = 0; i < 2000; i++) {

@@ -51,7 +51,7 @@ class LauncherDeathTest {
 
     @BeforeAll
     static void needMpi() throws IOException {
-        NeedMpi.mpirun();
+        org.paratrain.NeedMpi.mpirun();
         PaperFormat.write(PaperSetup.data(), data);
     }
 

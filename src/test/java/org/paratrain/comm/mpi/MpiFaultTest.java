@@ -42,7 +42,7 @@ class MpiFaultTest {
 
     @BeforeAll
     static void needMpi() throws IOException {
-        NeedMpi.mpirun();
+        org.paratrain.NeedMpi.mpirun();
         PaperFormat.write(PaperSetup.data(), data);
     }
 

@@ -36,7 +36,7 @@ class ThreadRanksTest {
 
     @BeforeAll
     static void data() {
-        NeedMpi.mpirun();
+        org.paratrain.NeedMpi.mpirun();
         cli("generate", "regression", "--samples", "1500", "--features", "6", "--informative", "6", "--noise", "2",
             "--out", dir.resolve("reg").toString());
         cli("generate", "classification", "--samples", "1200", "--features", "8", "--informative", "5",

@@ -1,4 +1,4 @@
-package org.paratrain.comm.mpi;
+package org.paratrain;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
