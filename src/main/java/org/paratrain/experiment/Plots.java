@@ -106,18 +106,30 @@ public final class Plots {
      * is thin, and XChart draws totals only together with them.
      */
     static CategoryChart breakdown(List<ScalingTable.Row> rows, String title) {
+        // Shares, not microseconds: the epoch grows 100-fold from 1 to 32 nodes, so on a linear
+        // axis of time the compute bars (a fraction of a microsecond) could not be seen at all.
         CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
             .xAxisTitle("nodes (ranks), and the epoch's total in microseconds")
-            .yAxisTitle("time per epoch on rank 0 (microseconds)").build();
+            .yAxisTitle("share of an epoch on rank 0 (%)").build();
         style(c.getStyler());
         c.getStyler().setStacked(true);
-        c.getStyler().setDecimalPattern("#,##0.0");
-        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        c.getStyler().setDecimalPattern("0");
+        c.getStyler().setYAxisMin(0.0);
+        c.getStyler().setYAxisMax(100.0);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         List<String> labels = rows.stream().map(r -> String.format(Locale.ROOT, "%d: %s", r.nodes(),
             total(r.computeUs() + r.commUs()))).toList();
-        c.addSeries("compute (local gradient)", labels, rows.stream().map(r -> (Number) r.computeUs()).toList());
-        c.addSeries("communication (exchange + update)", labels, rows.stream().map(r -> (Number) r.commUs()).toList());
+        c.addSeries("compute (local gradient)", labels, rows.stream().map(r -> (Number) share(r.computeUs(),
+            r)).toList());
+        c.addSeries("communication (exchange + update)", labels, rows.stream().map(r -> (Number) share(r.commUs(),
+            r)).toList());
         return c;
+    }
+
+    /** {@code part} as a percentage of the row's epoch (0 for an epoch measured as nothing). */
+    private static double share(double part, ScalingTable.Row r) {
+        double total = r.computeUs() + r.commUs();
+        return total > 0 ? 100 * part / total : 0.0;
     }
 
     /**
