@@ -198,15 +198,6 @@ class MpiLaunchErrorsTest {
     }
 
     private static int rankOf(ProcessHandle h) {
-        try {
-            for (String kv : Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ")).split("\0")) {
-                if (kv.startsWith("OMPI_COMM_WORLD_RANK=") || kv.startsWith("PMI_RANK=")) {
-                    return Integer.parseInt(kv.substring(kv.indexOf('=') + 1));
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            // Gone, or not a rank.
-        }
-        return -1;
+        return org.paratrain.RankProcesses.rankOf(h);
     }
 }

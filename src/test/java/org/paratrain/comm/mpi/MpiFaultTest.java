@@ -103,16 +103,7 @@ class MpiFaultTest {
     }
 
     private static int rankOf(ProcessHandle h) {
-        try {
-            for (String kv : Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ")).split("\0")) {
-                if (kv.startsWith("OMPI_COMM_WORLD_RANK=") || kv.startsWith("PMI_RANK=")) {
-                    return Integer.parseInt(kv.substring(kv.indexOf('=') + 1));
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            // Gone, or not a rank.
-        }
-        return -1;
+        return org.paratrain.RankProcesses.rankOf(h);
     }
 
     /** The epoch in rank {@code rank}'s progress record, in the job directory the launching process made. */
