@@ -24,7 +24,6 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
 final class BlockTableSum {
     /** Up to this many parameters a block, the table is summed column by column (same words either way). */
     private static final int COLUMNS = 8;
-    private final Sum sum;
     private final int params;
     private final FixedSum fixed;
     private final FixedSum lossOnly;
@@ -33,7 +32,6 @@ final class BlockTableSum {
         if (sum == Sum.FLOAT) {
             throw new IllegalArgumentException("a float sum adds each rank's sum, not a table of blocks");
         }
-        this.sum = sum;
         this.params = params;
         this.fixed = sum == Sum.BLOCKS ? null : new FixedSum(OwnRowsExchange.format(sum), 1, params);
         this.lossOnly = sum == Sum.BLOCKS ? null : new FixedSum(OwnRowsExchange.format(sum), 1);
@@ -113,10 +111,5 @@ final class BlockTableSum {
         } catch (NonFiniteValueException e) {
             return Double.NaN;
         }
-    }
-
-    /** {@return the sum this adds with} */
-    Sum kind() {
-        return sum;
     }
 }
