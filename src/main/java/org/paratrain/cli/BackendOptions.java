@@ -10,7 +10,7 @@ import org.paratrain.train.Backend;
 import picocli.CommandLine.Option;
 
 /** Where ranks run, and how an MPI job is started. */
-final class BackendOptions {
+public final class BackendOptions {
     @Option(names = "--backend", defaultValue = "local",
         description = "Where ranks run: local (threads of this JVM, default) or mpi (MPI processes, started "
             + "with mpirun unless this command already runs under mpirun).")
@@ -37,7 +37,7 @@ final class BackendOptions {
     String ranksPerProcess;
 
     /** True for the MPI backend; checks the name and the deadline. */
-    boolean isMpi() {
+    public boolean isMpi() {
         JobLaunch.checkTimeout(commTimeout);
         parseRanksPerProcess(true);
         return switch (backend) {
@@ -48,7 +48,7 @@ final class BackendOptions {
     }
 
     /** How to start a job of {@code processes} ranks with these options (making the ranks' start-up cache first). */
-    JobLaunch launchSpec(int processes) {
+    public JobLaunch launchSpec(int processes) {
         Backend.prepareMpiStartupCache(Main.class.getName(), List.of("bench", "mpi-selftest", "--train"));
         List<String> extra = mpirunArgs == null || mpirunArgs.isBlank() ? List.of()
             : Arrays.asList(mpirunArgs.strip().split("\\s+"));
@@ -56,7 +56,7 @@ final class BackendOptions {
     }
 
     /** {@return the options of {@code PARATRAIN_JAVA_OPTS}, which the launcher gives its JVM, for the ranks' JVMs} */
-    static List<String> javaOptions() {
+    public static List<String> javaOptions() {
         String opts = System.getenv("PARATRAIN_JAVA_OPTS");
         return opts == null || opts.isBlank() ? List.of() : Arrays.asList(opts.strip().split("\\s+"));
     }
@@ -66,7 +66,7 @@ final class BackendOptions {
      * {@code --ranks-per-process} given (auto: that of the largest node count) ranks a process}
      * @param nodes the node counts of the sweep
      */
-    JobLaunch sweepLaunchSpec(int[] nodes) {
+    public JobLaunch sweepLaunchSpec(int[] nodes) {
         int most = java.util.Arrays.stream(nodes).max().orElse(1);
         int k = "auto".equals(ranksPerProcess) ? autoRanksPerProcess(most, Runtime.getRuntime().availableProcessors())
             : parseRanksPerProcess(true);

@@ -16,9 +16,9 @@ import picocli.CommandLine.Option;
  * The options that keep a long run safe: checkpoints, resuming, restarts after a failure,
  * and how long a rank may wait for another.
  */
-final class CheckpointOptions {
+public final class CheckpointOptions {
     /** The interval by time when none is given: a checkpoint costs a small share of a minute's training. */
-    static final double DEFAULT_SECONDS = 60;
+    public static final double DEFAULT_SECONDS = 60;
 
     @Option(names = "--checkpoint-dir", description = "Save the full training state into this directory (every "
         + "60 s of training, unless --checkpoint-every, --checkpoint-every-steps or "

@@ -11,12 +11,12 @@ import org.paratrain.experiment.Report;
  * A progress bar on standard error, one per phase, shown only on a terminal and without
  * {@code --quiet}; in a pipe or a log file it prints nothing.
  */
-final class ConsoleProgress implements Report.Progress, AutoCloseable {
+public final class ConsoleProgress implements Report.Progress, AutoCloseable {
     private final boolean enabled;
     private ProgressBar bar;
     private String phase;
 
-    ConsoleProgress(boolean quiet) {
+    public ConsoleProgress(boolean quiet) {
         Console console = System.console();
         this.enabled = !quiet && console != null && console.isTerminal();
     }

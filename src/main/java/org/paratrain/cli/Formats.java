@@ -3,11 +3,11 @@ package org.paratrain.cli;
 import java.util.Locale;
 
 /** How numbers read on screen: times in the unit that fits, counts with their noun. */
-final class Formats {
+public final class Formats {
     private Formats() { }
 
     /** A duration in the unit that fits: 850 us, 12.3 ms, 4.56 s, 3 min 05 s, 2 h 07 min. */
-    static String duration(double seconds) {
+    public static String duration(double seconds) {
         double s = Math.abs(seconds);
         if (Double.isNaN(seconds)) {
             return "n/a";

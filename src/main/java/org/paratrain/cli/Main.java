@@ -1,5 +1,7 @@
 package org.paratrain.cli;
 
+import org.paratrain.cli.bench.BenchCommand;
+
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import org.paratrain.comm.JobFailedException;

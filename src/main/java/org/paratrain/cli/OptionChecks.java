@@ -21,7 +21,7 @@ import picocli.CommandLine.ParseResult;
  * effect in the configuration given are refused rather than ignored: a user who writes
  * {@code --momentum 0.5} with plain gradient descent believes it changed something.
  */
-final class OptionChecks {
+public final class OptionChecks {
     private static final List<String> NETWORKS = List.of("mlp", "mlp-regression");
 
     private OptionChecks() { }
@@ -190,7 +190,7 @@ final class OptionChecks {
     }
 
     /** A count option's value in [min, max]. */
-    static void range(String option, long value, long min, long max) {
+    public static void range(String option, long value, long min, long max) {
         if (value < min || value > max) {
             throw new IllegalArgumentException(String.format(Locale.ROOT, "%s must be in [%d, %d], got %d", option,
                 min, max, value));

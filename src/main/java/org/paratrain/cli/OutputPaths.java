@@ -14,11 +14,11 @@ import org.paratrain.io.OutputTarget;
  * and by creating (and deleting) a file, since root passes every mode check yet cannot write
  * on a read-only file system.
  */
-final class OutputPaths {
+public final class OutputPaths {
     private OutputPaths() { }
 
     /** {@code dir} is, or can be made as, a directory paratrain may write files into. */
-    static void directory(String option, Path dir) {
+    public static void directory(String option, Path dir) {
         named(option, dir);
         if (stdout(dir)) {
             throw new IllegalArgumentException(option + " - would be standard output, which cannot hold a directory of "

@@ -1,4 +1,5 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
+
 
 import org.paratrain.comm.BackendException;
 import picocli.CommandLine.Command;

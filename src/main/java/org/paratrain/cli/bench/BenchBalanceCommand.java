@@ -1,4 +1,4 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -6,6 +6,11 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.paratrain.cli.BackendOptions;
+import org.paratrain.cli.ConsoleProgress;
+import org.paratrain.cli.Main;
+import org.paratrain.cli.OptionChecks;
+import org.paratrain.cli.OutputPaths;
 import org.paratrain.data.Dataset;
 import org.paratrain.experiment.Statistics;
 import org.paratrain.train.Training;

@@ -1,10 +1,11 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.paratrain.cli.Main;
 import org.paratrain.comm.BackendException;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.JobLaunch;

@@ -1,4 +1,5 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
+
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -6,8 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.paratrain.cli.BenchBalanceCommand.Mode;
-import org.paratrain.cli.BenchBalanceCommand.Row;
+import org.paratrain.cli.bench.BenchBalanceCommand.Mode;
+import org.paratrain.cli.bench.BenchBalanceCommand.Row;
 import org.paratrain.experiment.Plots;
 import org.paratrain.experiment.RunWriter;
 import org.paratrain.io.AtomicFiles;

@@ -1,12 +1,12 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
 
-import org.paratrain.train.spec.TrainSpec;
-import org.paratrain.train.spec.RunSpec;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
+import org.paratrain.cli.CheckpointOptions;
+import org.paratrain.cli.Formats;
 import org.paratrain.data.Dataset;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.optim.OptimizerState;
@@ -17,6 +17,8 @@ import org.paratrain.train.TrainingResult;
 import org.paratrain.train.TrainingState;
 import org.paratrain.train.checkpoint.CheckpointStore;
 import org.paratrain.train.checkpoint.CheckpointWriter;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.TrainSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

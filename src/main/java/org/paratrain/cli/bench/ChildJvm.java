@@ -1,9 +1,10 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
 
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.paratrain.cli.Main;
 import org.paratrain.comm.BackendException;
 
 /**

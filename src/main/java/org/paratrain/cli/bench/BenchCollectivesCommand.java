@@ -1,9 +1,12 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.paratrain.cli.ConsoleProgress;
+import org.paratrain.cli.OptionChecks;
+import org.paratrain.cli.OutputPaths;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.collective.CostModel;

@@ -1,4 +1,4 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
 
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.paratrain.cli.Main;
 import org.paratrain.data.Dataset;
 import org.paratrain.experiment.Statistics;
 import org.paratrain.train.Training;

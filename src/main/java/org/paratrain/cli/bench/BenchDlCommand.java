@@ -1,4 +1,5 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
+
 
 import java.io.IOException;
 import java.io.InputStream;

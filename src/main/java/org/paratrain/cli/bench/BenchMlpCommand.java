@@ -1,20 +1,15 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
 
-import java.util.List;
-import org.paratrain.train.spec.TrainSpec;
-import org.paratrain.train.spec.RunSpec;
-import org.paratrain.train.spec.OptimizerSpec;
-import org.paratrain.train.spec.ModelNames;
-import org.paratrain.train.spec.ModelSpec;
-import org.paratrain.collective.AllreduceHalves;
-import org.paratrain.train.spec.ExchangeSpec;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import org.paratrain.collective.AllreduceHalves;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.IdxFormat;
 import org.paratrain.model.MultilayerPerceptron;
@@ -22,6 +17,12 @@ import org.paratrain.optim.Adam;
 import org.paratrain.optim.LearningRateSchedule;
 import org.paratrain.train.LossReduction;
 import org.paratrain.train.Training;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelNames;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.TrainSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -1,4 +1,4 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,10 +13,20 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.paratrain.cli.Main;
 import org.paratrain.experiment.RunWriter;
 import org.paratrain.train.Training;
 
 class BenchBalanceTest {
+    private record Run(int status, String out, String err) { }
+
+    private static Run run(String... args) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        int status = Main.execute(new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true), args);
+        return new Run(status, out.toString(), err.toString());
+    }
+
     @TempDir
     Path dir;
 
@@ -27,7 +37,7 @@ class BenchBalanceTest {
     @Test
     void childRunsTrainWhatThisJvmTrainsAndTheBusyProcessEnds() throws IOException {
         Path out = dir.resolve("balance");
-        CliTest.Run r = CliTest.run("bench", "balance", "--samples", "300", "--features", "3", "--epochs", "40",
+        Run r = run("bench", "balance", "--samples", "300", "--features", "3", "--epochs", "40",
             "--rounds", "1", "--quiet", "--out", out.toString());
         assertEquals(0, r.status(), r.err());
         assertTrue(r.out().contains("| both free | 1 | master-worker |") && r.out().contains("| one busy | 2 | shared |")
@@ -79,7 +89,7 @@ class BenchBalanceTest {
     void aFailingRunEndsTheBenchmarkAndTheBusyProcess() {
         Path out = dir.resolve("failed");
         // 40,000,000 x 10 doubles are 3.2 GB: more than a child's heap (this JVM's -Xmx is passed on).
-        CliTest.Run r = CliTest.run("bench", "balance", "--samples", "40000000", "--features", "10", "--epochs", "1",
+        Run r = run("bench", "balance", "--samples", "40000000", "--features", "10", "--epochs", "1",
             "--rounds", "1", "--modes", "busy", "--quiet", "--out", out.toString());
         assertEquals(1, r.status(), r.err());
         assertTrue(r.err().contains("a run failed") && r.err().contains("out of memory"), r.err());
@@ -105,11 +115,11 @@ class BenchBalanceTest {
 
     @Test
     void badOptionsAreOneLineErrors() {
-        CliTest.Run r = CliTest.run("bench", "balance", "--rounds", "0");
+        Run r = run("bench", "balance", "--rounds", "0");
         assertEquals(2, r.status());
         assertTrue(r.err().contains("--rounds must be in [1, 1000], got 0"), r.err());
         assertEquals(1, r.err().strip().lines().count(), r.err());
-        CliTest.Run modes = CliTest.run("bench", "balance", "--modes", "idle");
+        Run modes = run("bench", "balance", "--modes", "idle");
         assertEquals(2, modes.status());
         assertTrue(modes.err().contains("--modes: 'idle' is not free, busy or slow"), modes.err());
     }
@@ -124,7 +134,7 @@ class BenchBalanceTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/mpirun"))
             || System.getenv("PARATRAIN_REQUIRE_MPI") != null, "mpirun is not installed");
         Path out = dir.resolve("balance-mpi");
-        CliTest.Run r = CliTest.run("bench", "balance", "--backend", "mpi", "--modes", "slow", "--rebalance", "10",
+        Run r = run("bench", "balance", "--backend", "mpi", "--modes", "slow", "--rebalance", "10",
             "--samples", "2000", "--features", "3", "--epochs", "200", "--rounds", "1", "--quiet", "--out",
             out.toString());
         assertEquals(0, r.status(), r.err());

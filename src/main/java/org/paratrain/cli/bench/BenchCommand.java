@@ -1,9 +1,11 @@
-package org.paratrain.cli;
+package org.paratrain.cli.bench;
 
-import java.util.Arrays;
-import java.util.Locale;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import org.paratrain.cli.BackendOptions;
+import org.paratrain.cli.OptionChecks;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.PaperFormat;
 import org.paratrain.experiment.PaperSetup;
@@ -21,7 +23,7 @@ import picocli.CommandLine.Option;
         BenchDlCommand.class, BenchKernelsCommand.class, BenchKernelsCommand.VectorRun.class,
         BenchMlpCommand.class, BenchMpiCommand.class, BenchMpiCommand.Worker.class,
         BenchMpiCommand.SelfTest.class, BenchMpiCommand.InitProbe.class})
-final class BenchCommand implements Runnable {
+public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
