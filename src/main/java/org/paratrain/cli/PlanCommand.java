@@ -21,7 +21,8 @@ import picocli.CommandLine.Option;
     description = {"Predict time per epoch and speedup at every node count, before any run.",
         "Predicts the time per epoch of linear regression on N samples x D features for p = 1, 2, 4, ...",
         "up to --nodes-max and every way of combining gradients, from the machine's measured cost model; print",
-        "the best p and the break-even (the least data at which p > 1 pays). Writes plan.md/.csv and plan.png/.svg."})
+        "the best p and the break-even (the least data at which p > 1 pays), and check the prediction at 1 and 2",
+        "ranks against a run of that size on this machine. Writes plan.md/.csv and plan.png/.svg."})
 final class PlanCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -38,8 +39,9 @@ final class PlanCommand implements Runnable {
     @Option(names = "--model", defaultValue = "linear", description = "The model: linear (default).")
     String model;
 
-    @Option(names = "--nodes-max", defaultValue = "1024", description = "Largest node count (default ${DEFAULT-VALUE}).")
-    int nodesMax;
+    @Option(names = "--nodes-max", description = "Largest node count (default: this machine's cores for the local "
+        + "backend, whose ranks are its threads; 32, the paper's largest, for mpi).")
+    Integer nodesMax;
 
     @Option(names = "--block-size", defaultValue = "0", description = "Samples per shard block (0: default).")
     int blockSize;
@@ -69,9 +71,11 @@ final class PlanCommand implements Runnable {
         EpochModel em = epochModel(machine(o));
         int params = features + (intercept ? 1 : 0);
         List<ExchangeSpec> exchanges = Plan.candidatesOn(mpi, planned, true);
-        List<Plan.Row> rows = Plan.rows(em, samples, blockSize, params, exchanges, nodesMax);
+        int most = nodesMax != null ? nodesMax : mpi ? 32 : Math.max(2, Runtime.getRuntime().availableProcessors());
+        List<Plan.Row> rows = Plan.rows(em, samples, blockSize, params, exchanges, most);
+        PlanCheck.Result check = mpi ? null : PlanCheck.run(samples, features, intercept, blockSize, rows, em);
         String text = PlanReport.markdown(new PlanReport.Workload(samples, features, params, blockSize), rows,
-            exchanges, em);
+            exchanges, em, nodesMax == null, check);
         o.print(text);
         write(text, rows, exchanges.stream().map(Plan::label).toList());
         o.println("wrote " + out.resolve("plan.md") + ", plan.csv and plan.png/.svg");
@@ -85,7 +89,7 @@ final class PlanCommand implements Runnable {
         if (samples < 1 || features < 1) {
             throw new IllegalArgumentException("--samples and --features must be at least 1");
         }
-        if (nodesMax < 1 || nodesMax > 1 << 20) {
+        if (nodesMax != null && (nodesMax < 1 || nodesMax > 1 << 20)) {
             throw new IllegalArgumentException("--nodes-max must be in [1, 1048576], got " + nodesMax);
         }
         return switch (backend) {
@@ -122,7 +126,8 @@ final class PlanCommand implements Runnable {
                         .toString());
                 }
             });
-            Plots.save(Plots.plan(rows, labels, samples, features), stage, "plan");
+            Plots.save(Plots.plan(rows, labels, samples, features, PlanReport.unit(rows).name(),
+                PlanReport.unit(rows).perSecond()), stage, "plan");
             staged.publish(List.of("plan.md", "plan.csv", "plan.png", "plan.svg"));
         }
     }

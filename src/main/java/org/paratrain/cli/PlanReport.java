@@ -18,7 +18,23 @@ final class PlanReport {
     /** The planned workload: its shape and the block size asked for (0: the default). */
     record Workload(int samples, int features, int params, int blockSize) { }
 
-    static String markdown(Workload w, List<Plan.Row> rows, List<ExchangeSpec> exchanges, EpochModel em) {
+    /** A unit of time for a table: its name and how many of it make a second. */
+    record Unit(String name, double perSecond) {
+        String format(double seconds) {
+            return String.format(Locale.ROOT, "%.4g", seconds * perSecond);
+        }
+    }
+
+    /** {@return the unit in which the median predicted time reads between 1 and 1000: ns, us, ms or s} */
+    static Unit unit(List<Plan.Row> rows) {
+        double[] all = rows.stream().flatMapToDouble(r -> java.util.Arrays.stream(r.seconds())).sorted().toArray();
+        double median = all[all.length / 2];
+        return median < 1e-6 ? new Unit("ns", 1e9) : median < 1e-3 ? new Unit("us", 1e6)
+            : median < 1 ? new Unit("ms", 1e3) : new Unit("s", 1);
+    }
+
+    static String markdown(Workload w, List<Plan.Row> rows, List<ExchangeSpec> exchanges, EpochModel em,
+                           boolean capped, PlanCheck.Result check) {
         StringBuilder sb = new StringBuilder();
         Allreduce.Machine m = em.machine();
         sb.append(String.format(Locale.ROOT, "# Plan: linear regression, %d samples x %d features (%d parameters)%n%n"
@@ -27,8 +43,14 @@ final class PlanReport {
             w.samples(), w.features(), w.params(), m.alpha() * 1e6, m.beta() * 1e9, m.gamma() * 1e9,
             em.secondsPerSampleParam() * 1e9, em.fixedSeconds() * 1e6, em.cores()));
         sums(sb, w, exchanges, em.conversion());
-        table(sb, rows, exchanges);
-        choice(sb, w, rows, exchanges, em);
+        Unit unit = unit(rows);
+        if (capped) {
+            sb.append(String.format(Locale.ROOT, "Node counts up to %d, the default for this backend (--nodes-max "
+                + "plans for more).%n%n", rows.get(rows.size() - 1).nodes()));
+        }
+        table(sb, rows, exchanges, unit);
+        choice(sb, w, rows, exchanges, em, unit);
+        checked(sb, check, unit);
         return sb.toString();
     }
 
@@ -61,27 +83,28 @@ final class PlanReport {
         sb.append('\n');
     }
 
-    private static void table(StringBuilder sb, List<Plan.Row> rows, List<ExchangeSpec> exchanges) {
+    private static void table(StringBuilder sb, List<Plan.Row> rows, List<ExchangeSpec> exchanges, Unit unit) {
         sb.append("| nodes | ");
-        exchanges.forEach(e -> sb.append(Plan.label(e)).append(" (ms) | "));
+        exchanges.forEach(e -> sb.append(Plan.label(e)).append(" (").append(unit.name()).append(") | "));
         sb.append("best | speedup |\n|---:|").append("---:|".repeat(exchanges.size())).append("---|---:|\n");
         double t1 = rows.get(0).bestSeconds();
         for (Plan.Row r : rows) {
             sb.append("| ").append(r.nodes()).append(" | ");
             for (double t : r.seconds()) {
-                sb.append(String.format(Locale.ROOT, "%.4g | ", t * 1e3));
+                sb.append(unit.format(t)).append(" | ");
             }
             sb.append(Plan.label(r.best())).append(String.format(Locale.ROOT, " | %.2f |%n", t1 / r.bestSeconds()));
         }
     }
 
     private static void choice(StringBuilder sb, Workload w, List<Plan.Row> rows, List<ExchangeSpec> exchanges,
-                               EpochModel em) {
+                               EpochModel em, Unit unit) {
         double t1 = rows.get(0).bestSeconds();
         Plan.Row best = Plan.fastest(rows);
-        sb.append(String.format(Locale.ROOT, "%nBest: %d %s with %s (train %s), %.4g ms per epoch, a predicted "
+        sb.append(String.format(Locale.ROOT, "%nBest: %d %s with %s (train %s), %s %s per epoch, a predicted "
             + "speedup of %.2f over 1 node.%n", best.nodes(), best.nodes() == 1 ? "node" : "nodes",
-            Plan.label(best.best()), Plan.options(best.best()), best.bestSeconds() * 1e3, t1 / best.bestSeconds()));
+            Plan.label(best.best()), Plan.options(best.best()), unit.format(best.bestSeconds()), unit.name(),
+            t1 / best.bestSeconds()));
         if (best.nodes() == 1) {
             sb.append("No node count beats 1: the exchange costs more than the computation it would share.\n");
         }
@@ -89,5 +112,36 @@ final class PlanReport {
         sb.append(even < 0 ? "Break-even: p > 1 is not predicted to pay up to 2^30 samples with these features.\n"
             : String.format(Locale.ROOT, "Break-even: with %d features, p > 1 is predicted to pay from about %d "
                 + "samples (%d per rank at 2 ranks).%n", w.features(), even, even / 2));
+    }
+
+    /** The check against a run, and what it means for the break-even above. */
+    private static void checked(StringBuilder sb, PlanCheck.Result c, Unit unit) {
+        if (c == null) {
+            sb.append("\nNot checked against a run: MPI ranks are processes this command does not start "
+                + "(paper --backend mpi measures them).\n");
+            return;
+        }
+        if (c.skipped() != null) {
+            sb.append("\nNot checked against a run: ").append(c.skipped()).append(".\n");
+            return;
+        }
+        sb.append(String.format(Locale.ROOT, "%nChecked now on this machine (this workload's shape, best of 3): "
+                + "1 rank %s %s per epoch (predicted %s, %s), 2 ranks with %s %s %s (predicted %s, %s).%n",
+            unit.format(c.oneMeasured()), unit.name(), unit.format(c.onePredicted()),
+            error(c.onePredicted(), c.oneMeasured()), Plan.label(c.exchange()), unit.format(c.twoMeasured()),
+            unit.name(), unit.format(c.twoPredicted()), error(c.twoPredicted(), c.twoMeasured())));
+        double measured = c.oneMeasured() / c.twoMeasured();
+        double predicted = c.onePredicted() / c.twoPredicted();
+        sb.append(String.format(Locale.ROOT, "Measured speedup at 2 ranks %.2f, predicted %.2f.", measured, predicted));
+        if (c.twoMeasured() > 1.25 * c.twoPredicted()) {
+            sb.append(" Two ranks cost more here than the model says: it leaves out waking a rank that waits, "
+                + "cores of unequal speed and other load, so the break-even measured by paper (analysis.md, "
+                + "\"When parallelism pays\") lies above this predicted one.");
+        }
+        sb.append('\n');
+    }
+
+    private static String error(double predicted, double measured) {
+        return String.format(Locale.ROOT, "%+.0f%%", (predicted / measured - 1) * 100);
     }
 }

@@ -267,8 +267,12 @@ public final class Calibration {
      * epochs, blaming a run the user never asked for (or reach NaN, which some processors compute
      * slowly). Half of 1 / trace of the Hessian is safe: the trace (the mean squared features,
      * plus 1 for an intercept) bounds its largest eigenvalue, and steps below 2 / that converge.
+     *
+     * @param d         the data
+     * @param intercept whether the model learns a bias
+     * @return a safe learning rate for the mean loss
      */
-    static double stableRate(Dataset d, boolean intercept) {
+    public static double stableRate(Dataset d, boolean intercept) {
         double trace = intercept ? 1 : 0;
         for (double v : d.x()) {
             trace += v * v / d.samples();

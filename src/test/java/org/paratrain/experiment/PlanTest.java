@@ -110,4 +110,33 @@ class PlanTest {
             assertTrue(c.readoutSeconds() > 0 && c.readoutSeconds() < 1e-6, c.toString());
         }
     }
+
+    /**
+     * On the latency-only machine, star and ring both send 2(p-1) messages of one value and
+     * tree and Rabenseifner 2 log2 p: the plot must draw each pair as one line, and keep every
+     * exchange whose cost differs on its own.
+     */
+    @Test
+    void exchangesThatCostTheSameShareOneLineOfThePlot() {
+        List<ExchangeSpec> exchanges = Plan.candidates(false, Sum.BLOCKS, false);
+        List<Plan.Row> rows = Plan.rows(latencyOnly(), SAMPLES, 0, 1, exchanges, 64);
+        List<List<Integer>> groups = Plots.coinciding(rows, exchanges.size());
+        assertEquals(exchanges.size(), groups.stream().mapToInt(List::size).sum(), "every exchange drawn once");
+        for (List<Integer> g : groups) {
+            for (Plan.Row r : rows) {
+                for (int k : g) {
+                    assertEquals(r.seconds()[g.get(0)], r.seconds()[k], 0.01 * r.seconds()[g.get(0)], g.toString());
+                }
+            }
+        }
+        for (int a = 0; a < groups.size(); a++) {
+            for (int b = a + 1; b < groups.size(); b++) {
+                int i = groups.get(a).get(0);
+                int j = groups.get(b).get(0);
+                assertTrue(rows.stream().anyMatch(r -> Math.abs(r.seconds()[i] - r.seconds()[j])
+                    > 0.01 * Math.max(r.seconds()[i], r.seconds()[j])), "groups " + a + " and " + b + " coincide");
+            }
+        }
+        assertTrue(groups.size() < exchanges.size(), "some exchanges cost the same here: " + groups);
+    }
 }
