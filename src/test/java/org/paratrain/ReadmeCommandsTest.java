@@ -26,10 +26,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.paratrain.cli.Main;
 
 /**
- * Every command the README shows in its {@code ```sh} blocks, run in order by bash in an empty
- * directory, as a new user pasting them one after another would: each must exit 0, or the
- * status its comment announces ({@code # exit status 2: TEXT}, TEXT then expected in the output).
- * A command that needs a file no earlier command made fails here, so the README cannot drift.
+ * Every command the README and the pages of {@code docs/} show in their {@code ```sh} blocks,
+ * run in order by bash in one empty directory, as a new user pasting them one after another
+ * would: first the README's, then each page's in the order of {@link #FILES}, the order a
+ * reader follows them (the README's list of the docs). Each must exit 0, or the status its
+ * comment announces ({@code # exit status 2: TEXT}, TEXT then expected in the output). A page
+ * may use a file that an earlier page made (a doc's own setup line is clearer where it is
+ * cheap); a command that needs a file no earlier command made fails here, so the pages cannot
+ * drift. Each test is named by its file and line ({@code docs/training.md:42  ./paratrain train ...}).
  *
  * <p>{@code ./paratrain} in that directory is a two-line script that runs
  * {@code java -cp <this test's class path> org.paratrain.cli.Main} with the real launcher's JVM
@@ -38,13 +42,25 @@ import org.paratrain.cli.Main;
  * not what this test checks. The script still lets {@code mpirun ... ./paratrain} lines run as
  * written, each rank running the script.
  *
- * <p>Lines that are not run, and sizes made smaller through options the README documents,
- * are the two tables below; {@link #everyTableEntryStillMatchesTheReadme} fails when an entry
- * no longer matches, so neither table can silently outlive the README line it was made for.
+ * <p>Lines that are not run, and sizes made smaller through options the pages document, are
+ * the two tables below; {@link #everyTableEntryStillMatchesACommand} fails when an entry no
+ * longer matches, so neither table can silently outlive the line it was made for. A page of
+ * {@code docs/} that is missing from {@link #FILES} fails {@link #everyDocIsInTheOrder}
+ * ({@link DocLinksTest} checks the links between the pages).
  * Commands that need MPI or Fashion-MNIST skip where those are missing, unless
  * {@code PARATRAIN_REQUIRE_MPI} or {@code PARATRAIN_REQUIRE_DATASETS} is set (as in CI).
  */
 class ReadmeCommandsTest {
+    /**
+     * The pages whose commands run, in this order: the README, then the docs as a reader follows
+     * them (the README's "Documentation" list, in its order), so that a page's commands may read
+     * what an earlier page's made: training.md's evaluate lines read the iris model of the README's
+     * quick start, model-file.md shows it.
+     */
+    static final List<String> FILES = List.of("README.md", "docs/paper.md", "docs/training.md",
+        "docs/data-formats.md", "docs/model-file.md", "docs/plan.md", "docs/mpi.md", "docs/long-runs.md",
+        "docs/benchmarks.md", "docs/java-api.md", "docs/design.md");
+
     /** Commands (by prefix) that are not run, and why. */
     private static final Map<String, String> SKIPPED = Map.of(
         "mvn verify", "the build command itself: this test runs inside it",
@@ -54,7 +70,7 @@ class ReadmeCommandsTest {
         "PARATRAIN_JAVA_OPTS=--add-modules=jdk.incubator.vector ./paratrain bench ", "the same benchmark with the "
             + "Vector API: a benchmark, as above (VectorKernelsTest checks the Vector API's bits)",
         "scripts/multihost-netns.sh", "makes network namespaces, which needs root; MultiHostNetnsTest runs "
-            + "the \"Several hosts\" lines as written, where it can");
+            + "docs/mpi.md's \"Several hosts\" lines as written, where it can");
 
     /** Smaller sizes through documented options: in the command with this prefix, replace from by to. */
     private record Smaller(String command, String from, String to) { }
@@ -75,12 +91,12 @@ class ReadmeCommandsTest {
     private static final Pattern MPI_LAUNCHER = Pattern.compile("(?:^|\\s)(mpirun|mpiexec\\S*)\\s");
     private static final long TIMEOUT_SECONDS = 180;
 
-    /** One command of the README, continuation lines joined; text without its trailing comment. */
-    record Command(int line, String text, String comment) {
+    /** One command of a page, continuation lines joined; text without its trailing comment. */
+    record Command(String file, int line, String text, String comment) {
         /** Where it is and what runs, with any smaller sizes substituted. */
         @Override
         public String toString() {
-            return "README.md:" + line + "  " + smaller(text);
+            return file + ":" + line + "  " + smaller(text);
         }
     }
 
@@ -88,10 +104,10 @@ class ReadmeCommandsTest {
     Path tmp;
 
     @TestFactory
-    Stream<DynamicTest> everyReadmeCommandRunsInOrder() throws IOException {
+    Stream<DynamicTest> everyCommandOfTheReadmeAndTheDocsRunsInOrder() throws IOException {
         Path work = Files.createDirectories(tmp.resolve("work"));
         Path logs = Files.createDirectories(tmp.resolve("logs"));
-        Files.createSymbolicLink(work.resolve("src"), Path.of("src").toAbsolutePath());  // the README's fixtures
+        Files.createSymbolicLink(work.resolve("src"), Path.of("src").toAbsolutePath());  // the pages' fixtures
         LauncherImitation.write(work.resolve("paratrain"));
         List<DynamicTest> tests = new ArrayList<>();
         Map<String, String> variables = new LinkedHashMap<>();
@@ -113,11 +129,11 @@ class ReadmeCommandsTest {
     }
 
     @Test
-    void everyTableEntryStillMatchesTheReadme() throws IOException {
+    void everyTableEntryStillMatchesACommand() throws IOException {
         List<Command> all = commands();
         for (String prefix : SKIPPED.keySet()) {
-            assertTrue(all.stream().anyMatch(c -> c.text().startsWith(prefix)), "no README command starts with "
-                + prefix + "; remove it from SKIPPED");
+            assertTrue(all.stream().anyMatch(c -> c.text().startsWith(prefix)), "no command of " + FILES
+                + " starts with " + prefix + "; remove it from SKIPPED");
         }
         for (Smaller s : SMALLER) {
             List<Command> matched = all.stream().filter(c -> c.text().startsWith(s.command())).toList();
@@ -128,15 +144,59 @@ class ReadmeCommandsTest {
 
     @Test
     void everyShellBlockIsTaggedShSoThatItRuns() throws IOException {
-        for (String line : Files.readAllLines(Path.of("README.md"))) {
-            assertFalse(line.matches("```\\s*(bash|shell|console|zsh)\\s*"), line + ": tag shell blocks ```sh, "
-                + "or this test will not run them");
+        for (String file : FILES) {
+            List<String> lines = Files.readAllLines(Path.of(file));
+            for (int i = 0; i < lines.size(); i++) {
+                assertFalse(lines.get(i).matches("```\\s*(bash|shell|console|zsh)\\s*"), file + ":" + (i + 1) + "  "
+                    + lines.get(i) + ": tag shell blocks ```sh, or this test will not run them");
+            }
         }
     }
 
-    /** The commands of every {@code ```sh} block, in the order the README shows them. */
+    /**
+     * Every page of docs/ is in {@link #FILES}, so its commands run; every page named there
+     * exists; and the README lists the docs in that order, so a reader meets them as they run.
+     */
+    @Test
+    void everyDocIsInTheOrder() throws IOException {
+        for (String file : FILES) {
+            assertTrue(Files.isRegularFile(Path.of(file)), file + " is in FILES but does not exist");
+        }
+        List<String> readme = Files.readAllLines(Path.of("README.md"));
+        int from = readme.indexOf("## Documentation");
+        assertTrue(from >= 0, "README.md has no line ## Documentation");
+        List<String> listed = new ArrayList<>();
+        for (String line : readme.subList(from + 1, readme.size())) {
+            if (line.startsWith("#")) {
+                break;
+            }
+            Matcher m = Pattern.compile("^- \\[[^]]*\\]\\((docs/[^)#]+)\\)").matcher(line);
+            if (m.find()) {
+                listed.add(m.group(1));
+            }
+        }
+        assertEquals(FILES.subList(1, FILES.size()), listed, "README.md's Documentation list and FILES disagree");
+        try (Stream<Path> docs = Files.walk(Path.of("docs"))) {
+            for (Path doc : docs.filter(p -> p.toString().endsWith(".md")).toList()) {
+                String name = doc.toString().replace(File.separatorChar, '/');
+                assertTrue(FILES.contains(name), name + " is not in ReadmeCommandsTest.FILES: add it where a reader "
+                    + "meets it, so that its commands run after those that make their files");
+            }
+        }
+    }
+
+    /** The commands of every {@code ```sh} block, the README's first, then each page's in {@link #FILES}' order. */
     static List<Command> commands() throws IOException {
-        List<String> lines = Files.readAllLines(Path.of("README.md"));
+        List<Command> commands = new ArrayList<>();
+        for (String file : FILES) {
+            commands.addAll(commands(file));
+        }
+        return commands;
+    }
+
+    /** The commands of every {@code ```sh} block of one page, in the order it shows them. */
+    static List<Command> commands(String file) throws IOException {
+        List<String> lines = Files.readAllLines(Path.of(file));
         List<Command> commands = new ArrayList<>();
         boolean inSh = false;
         StringBuilder pending = new StringBuilder();
@@ -158,17 +218,17 @@ class ReadmeCommandsTest {
                 continue;
             }
             pending.append(line);
-            commands.add(command(start, pending.toString()));
+            commands.add(command(file, start, pending.toString()));
             pending.setLength(0);
         }
         return commands;
     }
 
-    private static Command command(int line, String joined) {
+    private static Command command(String file, int line, String joined) {
         String oneSpaced = joined.replaceAll("\\s+", " ").strip();
         int hash = oneSpaced.indexOf(" #");
-        return hash < 0 ? new Command(line, oneSpaced, "")
-            : new Command(line, oneSpaced.substring(0, hash).strip(), oneSpaced.substring(hash + 1).strip());
+        return hash < 0 ? new Command(file, line, oneSpaced, "")
+            : new Command(file, line, oneSpaced.substring(0, hash).strip(), oneSpaced.substring(hash + 1).strip());
     }
 
     private static String assignments(Map<String, String> variables) {
@@ -202,7 +262,7 @@ class ReadmeCommandsTest {
         }
         Matcher status = EXPECTED_STATUS.matcher(c.comment());
         int expected = status.find() ? Integer.parseInt(status.group(1)) : 0;
-        Path log = logs.resolve("line-" + c.line() + ".log");
+        Path log = logs.resolve(c.file().replace('/', '_') + "-line-" + c.line() + ".log");
         long t0 = System.nanoTime();
         int got = bash(script, work, log);
         System.out.printf("%6.1f s  %s%n", (System.nanoTime() - t0) / 1e9, c);

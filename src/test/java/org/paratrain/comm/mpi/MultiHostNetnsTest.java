@@ -35,8 +35,9 @@ import org.paratrain.cli.Main;
  * every epoch's loss.
  *
  * <p>The hosts here are named {@code pttest0}, {@code pttest1} (bridge in {@code pttest-sw}), not
- * the script's default, so a user's hosts are left alone; {@link #readmeCommandsRunAsWritten}
- * runs the README's lines as written, and so uses (and removes) the default {@code ptnet} ones.
+ * the script's default, so a user's hosts are left alone; {@link #docCommandsRunAsWritten}
+ * runs the lines of docs/mpi.md's "Several hosts" as written, and so uses (and removes) the
+ * default {@code ptnet} ones.
  * The script removes leftovers of the same names before it makes them, and {@link #removeHosts}
  * removes them afterwards, also when a test failed.
  *
@@ -151,16 +152,16 @@ class MultiHostNetnsTest {
     }
 
     /**
-     * The README's "Several hosts" lines, as written, in order, in an empty directory (with
+     * The "Several hosts" lines of docs/mpi.md, as written, in order, in an empty directory (with
      * {@code ./paratrain} running this build's classes, as in ReadmeCommandsTest, and
      * {@code scripts/}); the run across namespaces gives the bits of the local one beside it.
      */
     @Test
-    void readmeCommandsRunAsWritten() throws Exception {
-        Path work = Files.createDirectories(dir.resolve("readme"));
+    void docCommandsRunAsWritten() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("doc"));
         Files.createSymbolicLink(work.resolve("scripts"), SCRIPT.getParent());
         LauncherImitation.write(work.resolve("paratrain"));
-        List<String> commands = readmeSection("#### Several hosts");
+        List<String> commands = section(Path.of("docs", "mpi.md"), "## Several hosts");
         assertTrue(commands.stream().anyMatch(c -> c.startsWith("scripts/multihost-netns.sh run ")), commands.toString());
         try {
             for (String c : commands) {
@@ -198,11 +199,11 @@ class MultiHostNetnsTest {
         return lines.stream().skip(1).map(l -> l.split(",")[col]).toList();
     }
 
-    /** The commands of the README's {@code ```sh} blocks under this heading, continuation lines joined. */
-    private static List<String> readmeSection(String heading) throws IOException {
-        List<String> lines = Files.readAllLines(Path.of("README.md"));
+    /** The commands of a page's {@code ```sh} blocks under this heading, continuation lines joined. */
+    private static List<String> section(Path page, String heading) throws IOException {
+        List<String> lines = Files.readAllLines(page);
         int start = lines.indexOf(heading);
-        assertTrue(start >= 0, "README.md has no line " + heading);
+        assertTrue(start >= 0, page + " has no line " + heading);
         List<String> commands = new ArrayList<>();
         boolean inSh = false;
         StringBuilder pending = new StringBuilder();
