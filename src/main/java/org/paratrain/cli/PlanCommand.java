@@ -50,7 +50,7 @@ final class PlanCommand implements Runnable {
     String backend;
 
     @Option(names = "--sum", description = "The sum to plan with: fixed, fixed:1, fixed:2, float or blocks (default: "
-        + "each exchange's own: blocks for master-worker, fixed for the allreduces and the sharded optimizer).")
+        + "fixed:1, train's default, for every exchange).")
     String sum;
 
     @Option(names = "--machine", description = "machine.json from bench collectives (default: "
