@@ -16,7 +16,9 @@ import org.paratrain.train.spec.RunSpec;
 import org.paratrain.train.spec.TrainSpec;
 
 /**
- * What a {@link Trainer}'s chained calls have said so far, starting from the paper's defaults.
+ * What a {@link Trainer}'s chained calls have said so far, starting from the command line's
+ * defaults: the paper's (gradient descent at 1e-4 on the summed loss) for linear regression,
+ * Adam at 1e-3 on the mean loss for every other model, unless a call says otherwise.
  * The values are kept as the command line's option texts and only collected: nothing is
  * checked until {@link #spec} reads them into the specs, so a bad value fails with the
  * command line's message, naming the setting, and a later call can still correct an earlier
@@ -30,8 +32,9 @@ final class TrainerSettings {
     String activation = "relu";
     String precision = "float64";
     boolean intercept;
-    String optimizer = "gd";
-    double learningRate = 1e-4;
+    /** Null until set: the paper's gd at 1e-4 for linear regression, Adam at 1e-3 for every other model. */
+    String optimizer;
+    double learningRate = Double.NaN;
     double momentum = 0.9;
     double weightDecay;
     String schedule = "constant";
@@ -41,7 +44,8 @@ final class TrainerSettings {
     int blockSize;
     int rebalance;
     long seed = 42;
-    LossReduction reduction = LossReduction.SUM;
+    /** Null until set: the paper's sum for linear regression, the mean for every other model. */
+    LossReduction reduction;
     int nodes = 1;
     String exchange = "master-worker";
     String sum;
@@ -99,9 +103,12 @@ final class TrainerSettings {
     /** {@return the settings as the specs every layer below reads; a bad one throws, naming it} */
     TrainSpec spec() {
         ModelSpec m = ModelNames.named(model, intercept, classes, layers, activation, "").withPrecision(ModelNames.precision(precision));
-        OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), learningRate, momentum, weightDecay,
+        boolean paper = model.equals("linear");
+        OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer != null ? optimizer : paper ? "gd"
+            : "adam"), !Double.isNaN(learningRate) ? learningRate : paper ? 1e-4 : 1e-3, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
-        RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, reduction, blockSize)
+        LossReduction r = reduction != null ? reduction : paper ? LossReduction.SUM : LossReduction.MEAN;
+        RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, r, blockSize)
             .withRebalance(rebalance);
         ExchangeSpec e = ExchangeSpec.parse(exchange, sum == null ? null : ExchangeSpec.Sum.parse(sum));
         if (rebalance != 0 && nodes > 1) {

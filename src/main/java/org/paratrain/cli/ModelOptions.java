@@ -10,11 +10,13 @@ import picocli.CommandLine.Option;
  * each group mapped here, once, to its spec.
  */
 final class ModelOptions {
-    @Option(names = "--lr", defaultValue = "1e-4", description = "Learning rate (default ${DEFAULT-VALUE}).")
-    double lr;
+    @Option(names = "--lr", description = "Learning rate (default: 1e-4 for the paper's linear regression, 1e-3 for "
+        + "classifiers and networks, Adam's usual rate).")
+    Double lr;
 
-    @Option(names = "--intercept", description = "Also learn a bias term.")
-    boolean intercept;
+    @Option(names = "--intercept", negatable = true, description = "Also learn a bias term (default: off for the "
+        + "paper's linear regression, on for logistic and softmax regression, as scikit-learn's).")
+    Boolean intercept;
 
     @Option(names = "--model", defaultValue = "linear",
         description = "linear (default), logistic (labels 0/1), softmax, mlp or cnn (labels 0..K-1), or "
@@ -42,7 +44,8 @@ final class ModelOptions {
         + "summed gradient and the optimizer stay in float64, so the same bits at any node count).")
     String precision;
 
-    @Option(names = "--optimizer", defaultValue = "gd", description = "gd (default), momentum, nesterov or adam.")
+    @Option(names = "--optimizer", description = "gd, momentum, nesterov or adam (default: gd for the paper's linear "
+        + "regression, adam for classifiers and networks).")
     String optimizer;
 
     @Option(names = "--momentum", defaultValue = "0.9", description = "Momentum for momentum and nesterov (default ${DEFAULT-VALUE}).")
@@ -58,14 +61,26 @@ final class ModelOptions {
     @Option(names = "--warmup-steps", defaultValue = "0", description = "Linear learning-rate warm-up, in steps.")
     long warmupSteps;
 
+    /**
+     * Whether {@code --model} names the paper's linear regression, which keeps the paper's
+     * defaults (gradient descent at 1e-4 on the summed loss, no bias, no scaling); every other
+     * model gets what trains it without tuning (Adam at 1e-3 on the mean loss, a bias, scaling).
+     */
+    boolean paperDefaults() {
+        return model.equals("linear");
+    }
+
     /** {@return the model these options describe; a bad value is an error naming its option} */
     ModelSpec model() {
-        return ModelNames.named(model, intercept, classes, layers, activation, imageShape).withPrecision(ModelNames.precision(precision));
+        boolean bias = intercept != null ? intercept : !paperDefaults();
+        return ModelNames.named(model, bias, classes, layers, activation, imageShape).withPrecision(ModelNames.precision(precision));
     }
 
     /** {@return the optimizer these options describe, owning the learning rate and its schedule} */
     OptimizerSpec optimizer() {
-        return new OptimizerSpec(OptimizerSpec.Method.parse(optimizer), lr, momentum, weightDecay,
+        String method = optimizer != null ? optimizer : paperDefaults() ? "gd" : "adam";
+        double rate = lr != null ? lr : paperDefaults() ? 1e-4 : 1e-3;
+        return new OptimizerSpec(OptimizerSpec.Method.parse(method), rate, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
     }
 }

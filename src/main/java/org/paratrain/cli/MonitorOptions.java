@@ -17,8 +17,8 @@ import picocli.CommandLine.Option;
 /**
  * What a training run shows while it runs, and how it is validated: a progress bar on a
  * terminal (epoch, loss, validation), one line every N epochs with {@code --log-every} (for
- * pipes and log files), nothing with {@code --quiet}; validation on the test data every N
- * epochs, and early stopping.
+ * pipes and log files), nothing with {@code --quiet}; validation on the validation data
+ * (never the test data) every epoch or every N, and early stopping on it.
  */
 final class MonitorOptions {
     @Option(names = "--quiet", description = "No progress bar and no epoch lines.")
@@ -28,36 +28,41 @@ final class MonitorOptions {
         description = "Print one line every N epochs (epoch, loss, learning rate, validation, time); 0: none.")
     int logEvery;
 
-    @Option(names = "--validate-every", defaultValue = "0", description = "Measure the model on the test data "
-        + "(--test-data or --test-fraction) every N epochs and after the last; 0: only at the end.")
-    int validateEvery;
+    @Option(names = "--validate-every", description = "Measure the model on the validation data (--val-data or "
+        + "--val-fraction) every N epochs and after the last (default: every epoch when there is validation data, as "
+        + "Keras and Lightning do); 0: never. The test data is measured once, at the end.")
+    Integer validateEvery;
 
     @Option(names = "--early-stop", defaultValue = "0", description = "Stop when the validation loss has not improved "
-        + "for this many validations in a row, and keep the best parameters (validates every epoch unless "
-        + "--validate-every says otherwise); 0: never.")
+        + "for this many validations in a row, and keep the parameters of the best epoch; 0: never.")
     int patience;
 
     /** Checks the values before any work. */
-    void check(boolean haveTestData) {
-        if (logEvery < 0 || validateEvery < 0 || patience < 0) {
-            throw new IllegalArgumentException((logEvery < 0 ? "--log-every" : validateEvery < 0 ? "--validate-every"
+    void check(boolean haveValidationData) {
+        int every = validateEvery == null ? 0 : validateEvery;
+        if (logEvery < 0 || every < 0 || patience < 0) {
+            throw new IllegalArgumentException((logEvery < 0 ? "--log-every" : every < 0 ? "--validate-every"
                 : "--early-stop") + " must be at least 0");
         }
-        if ((validateEvery > 0 || patience > 0) && !haveTestData) {
+        if ((every > 0 || patience > 0) && !haveValidationData) {
             throw new IllegalArgumentException((patience > 0 ? "--early-stop" : "--validate-every")
-                + " needs validation data: give --test-data or --test-fraction");
+                + " needs validation data apart from the test data: give --val-fraction or --val-data");
+        }
+        if (patience > 0 && validateEvery != null && validateEvery == 0) {
+            throw new IllegalArgumentException("--early-stop needs validations: --validate-every 0 turns them off");
         }
         if (quiet && logEvery > 0) {
             throw new IllegalArgumentException("--quiet and --log-every contradict each other; give one");
         }
     }
 
-    /** Validation on {@code test} with {@code model}, or null when not asked for. */
-    TrainingControl.Validation validation(Dataset test, Model model, LossReduction reduction) {
-        if (validateEvery == 0 && patience == 0) {
+    /** Validation on {@code held} with {@code model}: every epoch unless told otherwise, or null when turned off. */
+    TrainingControl.Validation validation(Dataset held, Model model, LossReduction reduction) {
+        int every = validateEvery == null ? 1 : validateEvery;
+        if (every == 0) {
             return null;
         }
-        return TrainingControl.Validation.on(test, model, reduction, validateEvery == 0 ? 1 : validateEvery, patience);
+        return TrainingControl.Validation.on(held, model, reduction, every, patience);
     }
 
     /** The listener that shows progress, passing every epoch on to {@code next} as well. */

@@ -149,8 +149,9 @@ public final class OptionChecks {
         refuse(given, "--intercept", network || cnn, withModel + ": a network always learns biases");
         refuse(given, "--classes", !List.of("softmax", "mlp", "cnn").contains(c.learning.model), withModel + ": "
             + (c.learning.model.equals("logistic") ? "logistic regression always has 2 classes" : "a regression has no classes"));
-        refuse(given, "--momentum", c.learning.optimizer.equals("gd") || c.learning.optimizer.equals("adam"), "with --optimizer "
-            + c.learning.optimizer + ": only momentum and nesterov use it");
+        String method = c.learning.optimizer().method().name().toLowerCase(java.util.Locale.ROOT);
+        refuse(given, "--momentum", method.equals("gd") || method.equals("adam"), "with --optimizer "
+            + method + ": only momentum and nesterov use it");
         refuse(given, "--seed", !network && !cnn && c.batchSize == 0 && c.input.testFraction == 0, "here: it seeds the train/test "
             + "split (--test-fraction), the mini-batch order (--batch-size) and an MLP's initial weights, and this "
             + "run has none of them");

@@ -54,8 +54,8 @@ final class TrainCommand implements Runnable {
     @picocli.CommandLine.Mixin
     ModelOptions learning;
 
-    @Option(names = "--loss-reduction", defaultValue = "sum",
-        description = "sum (the paper's) or mean of the squared errors (default ${DEFAULT-VALUE}).")
+    @Option(names = "--loss-reduction", description = "sum or mean of the samples' losses (default: sum, the paper's, "
+        + "for its linear regression; mean for classifiers and networks).")
     String lossReduction;
 
     @Option(names = "--block-size", defaultValue = "0",
@@ -113,7 +113,7 @@ final class TrainCommand implements Runnable {
         checkpoints.commTimeoutSeconds = backendOptions.commTimeout;
         checkpoints.sharded = spec.exchange().scheme() == ExchangeSpec.Scheme.SHARDED;
         checkpoints.check(autoNodes ? 1 : spec.nodes(), batchSize);
-        monitor.check(input.testX != null || input.testFraction > 0);
+        monitor.check(input.valX != null || input.valFraction > 0);
         if (child && shardable(spec)) {
             ShardTraining.run(this, spec, provenance);
             return;
@@ -173,7 +173,8 @@ final class TrainCommand implements Runnable {
         ModelSpec m = idxImages(learning.model());
         OptimizerSpec o = learning.optimizer();
         int rebalance = exchange.rebalance();
-        RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(lossReduction), blockSize, rebalance);
+        String reduction = lossReduction != null ? lossReduction : learning.paperDefaults() ? "sum" : "mean";
+        RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(reduction), blockSize, rebalance);
         return new TrainSpec(m, o, exchange.spec(rebalance), run);
     }
 
@@ -193,7 +194,7 @@ final class TrainCommand implements Runnable {
 
     /** The data's spec: files, format, held-out samples and scaling. */
     DataSpec dataSpec() {
-        return input.spec(dataFormat, seed);
+        return input.spec(dataFormat, seed, learning.model());
     }
 
     /** Prints the result and the test metrics, and writes result.json, history.csv and model.json into --out. */
@@ -204,7 +205,7 @@ final class TrainCommand implements Runnable {
         java.util.Map<String, Object> test = prepared.test() == null ? null : Metrics.evaluate(file.newModel(),
             r.params(), prepared.test(), file.classNames() == null ? null : file.classNames().names());
         if (test != null) {
-            out().println("  test       " + Evaluate.format(test));
+            out().println("  test       " + Evaluate.format(test) + " (measured once, at the end)");
         }
         if (out == null) {
             return;
@@ -213,6 +214,17 @@ final class TrainCommand implements Runnable {
         ObjectNode extra = RunWriter.json().createObjectNode();
         if (test != null) {
             extra.set("test_metrics", RunWriter.json().valueToTree(test));
+        }
+        TrainReport.Best best = TrainReport.best(r.history());
+        if (best != null) {
+            ObjectNode v = extra.putObject("validation");
+            v.put("samples", prepared.validation().samples());
+            v.put("best_epoch", best.epoch());
+            v.put("best_loss", best.loss());
+            if (!Double.isNaN(best.accuracy())) {
+                v.put("best_accuracy", best.accuracy());
+            }
+            v.put("kept_best", monitor.patience > 0);
         }
         if (!attempts.log().isEmpty()) {
             extra.set("restarts", attempts.log());
@@ -227,8 +239,9 @@ final class TrainCommand implements Runnable {
     private TrainingResult train(Attempts attempts, JsonNode meta, TrainingData prepared, int classes, TrainSpec spec,
                                  TrainingState resumed) {
         Dataset data = prepared.train();
-        TrainingControl.Validation validation = prepared.test() == null ? null : monitor.validation(prepared.test(),
-            spec.model().newModel(data.features(), classes), spec.run().lossReduction());
+        TrainingControl.Validation validation = prepared.validation() == null ? null
+            : monitor.validation(prepared.validation(), spec.model().newModel(data.features(), classes),
+                spec.run().lossReduction());
         FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
         boolean rankZero = Backend.mpiRankFromEnvironment() == 0;
         try (MonitorOptions.Display display = monitor.display(spec.epochs(), out(), attempts.listener())) {
@@ -275,7 +288,8 @@ final class TrainCommand implements Runnable {
     private boolean shardable(TrainSpec spec) {
         boolean classesKnown = !spec.model().classifier() || spec.model().classes() > 0;
         DataSpec.Format format = dataFormat.format();
-        return batchSize == 0 && input.testFraction == 0 && input.testX == null && !input.standardize
+        return batchSize == 0 && input.testFraction == 0 && input.testX == null
+            && !input.standardize(spec.model(), format) && !dataSpec().hasValidation()
             && (format == DataSpec.Format.PAPER || format == DataSpec.Format.IDX) && classesKnown
             && injectFailure == null && exchange.rebalance() == 0 && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
     }

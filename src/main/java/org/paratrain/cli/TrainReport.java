@@ -25,6 +25,11 @@ final class TrainReport {
         if (!Double.isNaN(r.trainAccuracy())) {
             out.println("  accuracy   " + Formats.accuracy(r.trainAccuracy()) + " on the training data");
         }
+        Best best = best(r.history());
+        if (best != null) {
+            out.printf(Locale.ROOT, "  validation best epoch %d: loss %.6g%s%n", best.epoch(), best.loss(),
+                Double.isNaN(best.accuracy()) ? "" : ", accuracy " + Formats.accuracy(best.accuracy()));
+        }
         out.printf(Locale.ROOT, "  time       %s (%s an epoch: compute %s, communication %s)%n",
             Formats.duration(r.trainSeconds()), Formats.duration(r.trainSeconds() / r.epochs()),
             Formats.duration(r.computeSeconds() / r.epochs()), Formats.duration(r.commSeconds() / r.epochs()));
@@ -32,6 +37,27 @@ final class TrainReport {
             out.printf(Locale.ROOT, "  blocks     %s a rank at the end (the split moved %s to follow the ranks' speeds)%n",
                 r.split().text(), Formats.count(r.split().moves(), "time"));
         }
+    }
+
+    /**
+     * The epoch of lowest validation loss (the first of equals, as early stopping keeps it).
+     *
+     * @param epoch    1-based
+     * @param loss     its validation loss
+     * @param accuracy its validation accuracy, NaN for a regression
+     */
+    record Best(int epoch, double loss, double accuracy) { }
+
+    /** {@return the best validated epoch of {@code h}, or null if no epoch was validated} */
+    static Best best(TrainingResult.History h) {
+        Best best = null;
+        for (int e = 0; e < h.valLoss().length; e++) {
+            double v = h.valLoss()[e];
+            if (!Double.isNaN(v) && (best == null || v < best.loss())) {
+                best = new Best(e + 1, v, h.valAccuracy()[e]);
+            }
+        }
+        return best;
     }
 
     /** The files of a run, published together. */

@@ -47,6 +47,28 @@ public record Dataset(double[] x, double[] y, int samples, int features) {
     }
 
     /**
+     * Refuses a data set holding a NaN or an infinity, naming the first: training on it would
+     * end in a "diverged" loss that blames the learning rate. One pass over the values.
+     *
+     * @param what how to name the data in the message ("the training data", a file)
+     * @throws DataFormatException naming the sample and the feature (0-based), or the target
+     */
+    public void requireFinite(String what) {
+        for (int k = 0; k < x.length; k++) {
+            if (!Double.isFinite(x[k])) {
+                throw new DataFormatException(what + ": sample " + k / features + " (0-based), feature " + k % features
+                    + " is " + x[k] + "; features must be finite numbers");
+            }
+        }
+        for (int i = 0; i < y.length; i++) {
+            if (!Double.isFinite(y[i])) {
+                throw new DataFormatException(what + ": the target of sample " + i + " (0-based) is " + y[i]
+                    + "; targets must be finite numbers");
+            }
+        }
+    }
+
+    /**
      * {@return feature {@code j} of sample {@code i}}
      * @param i the sample, 0..samples-1
      * @param j the feature, 0..features-1

@@ -20,8 +20,10 @@ import org.paratrain.train.spec.ModelSpec;
  * @param test         the test samples, prepared, or null
  * @param standardizer the scaling fitted on the training samples, or null
  * @param classNames   the names of the classes when the labels had names, else null
+ * @param validation   the validation samples, prepared, or null
  */
-public record TrainingData(Dataset train, Dataset test, Standardizer standardizer, ClassNames classNames) {
+public record TrainingData(Dataset train, Dataset test, Standardizer standardizer, ClassNames classNames,
+                           Dataset validation) {
 
     /**
      * Reads and prepares the data.
@@ -36,24 +38,40 @@ public record TrainingData(Dataset train, Dataset test, Standardizer standardize
         DataFiles files = new DataFiles(spec.format(), spec.csv());
         DataFiles.Labelled labelled = files.readForTraining(spec.x(), spec.y(), model);
         Dataset all = labelsSuit(model, labelled.data(), spec.y() == null ? spec.x() : spec.y());
-        Dataset given = null;
-        if (spec.testX() != null) {
-            given = labelsSuit(model, files.readWithClasses(spec.testX(), spec.testY(), labelled.classes()),
-                spec.testY() == null ? spec.testX() : spec.testY());
-            if (given.features() != all.features()) {
-                throw new DataFormatException(spec.testX() + ": " + given.features() + " features a sample, but the "
-                    + "training data (" + spec.x() + ") has " + all.features());
-            }
-        }
+        Dataset givenTest = spec.testX() == null ? null : other(files, spec, model, labelled, all, spec.testX(),
+            spec.testY(), "test");
+        Dataset givenVal = spec.valX() == null ? null : other(files, spec, model, labelled, all, spec.valX(),
+            spec.valY(), "validation");
         TrainTestSplit split = spec.testFraction() == 0 ? null
             : TrainTestSplit.of(all, spec.testFraction(), spec.splitSeed());
         Dataset train = split == null ? all : split.train();
-        Dataset test = split == null ? given : split.test();
+        Dataset test = split == null ? givenTest : split.test();
+        Dataset val = givenVal;
+        if (spec.valFraction() > 0) {
+            // Drawn from what the test split left, with its own stream: the test samples stay the same
+            // whether or not a validation split is asked for, and no sample is in two parts.
+            TrainTestSplit v = TrainTestSplit.stratified(train, spec.valFraction(), spec.splitSeed() + 1,
+                model.classifier(), "--val-fraction");
+            train = v.train();
+            val = v.test();
+        }
         if (!spec.standardize()) {
-            return new TrainingData(train, test, null, labelled.classes());
+            return new TrainingData(train, test, null, labelled.classes(), val);
         }
         Standardizer st = Standardizer.fit(train);
-        return new TrainingData(st.apply(train), test == null ? null : st.apply(test), st, labelled.classes());
+        return new TrainingData(st.apply(train), test == null ? null : st.apply(test), st, labelled.classes(),
+            val == null ? null : st.apply(val));
+    }
+
+    /** Test or validation samples from files of their own, with the training data's classes and width. */
+    private static Dataset other(DataFiles files, DataSpec spec, ModelSpec model, DataFiles.Labelled labelled,
+                                 Dataset all, Path x, Path y, String what) {
+        Dataset d = labelsSuit(model, files.readWithClasses(x, y, labelled.classes()), y == null ? x : y);
+        if (d.features() != all.features()) {
+            throw new DataFormatException(x + ": " + d.features() + " features a sample, but the training data ("
+                + spec.x() + ") has " + all.features() + "; " + what + " data must have the same features");
+        }
+        return d;
     }
 
     /**
@@ -88,6 +106,9 @@ public record TrainingData(Dataset train, Dataset test, Standardizer standardize
         prep.put("standardized", spec.standardize());
         prep.put("test_fraction", spec.testFraction());
         prep.put("split_seed", spec.splitSeed());
+        if (spec.valFraction() > 0) {
+            prep.put("validation_fraction", spec.valFraction());
+        }
         return prep;
     }
 

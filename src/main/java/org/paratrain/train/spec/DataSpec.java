@@ -16,10 +16,15 @@ import org.paratrain.data.CsvFormat;
  * @param testY        test labels, or null
  * @param testFraction fraction of the samples held out for testing, in [0, 1); 0 with test files
  * @param standardize  whether each feature is scaled to mean 0 and sd 1, fitted on the training samples
- * @param splitSeed    seed of the train/test split
+ * @param splitSeed    seed of the train/test split (and of the validation split, drawn from what remains)
+ * @param valX         validation features in the same format, or null
+ * @param valY         validation labels, or null
+ * @param valFraction  fraction of the training samples (after the test split) held out for validation, in
+ *                     [0, 1); 0 with validation files
  */
 public record DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path testX, Path testY,
-                       double testFraction, boolean standardize, long splitSeed) {
+                       double testFraction, boolean standardize, long splitSeed, Path valX, Path valY,
+                       double valFraction) {
 
     /** File formats. */
     public enum Format {
@@ -73,6 +78,31 @@ public record DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path
         SpecException.check(testY == null || testX != null, "test labels", "need test data");
         SpecException.check(testX == null || !format.separateLabels() || testY != null, "test labels",
             "are needed with format " + format.label() + " (a file of their own)");
+        SpecException.check(valFraction >= 0 && valFraction < 1, "validation fraction", "must be in [0, 1), got "
+            + valFraction);
+        SpecException.check(valX == null || valFraction == 0, "validation data",
+            "and a validation fraction exclude each other: give either, not both");
+        SpecException.check(valY == null || valX != null, "validation labels", "need validation data");
+        SpecException.check(valX == null || !format.separateLabels() || valY != null, "validation labels",
+            "are needed with format " + format.label() + " (a file of their own)");
+    }
+
+    /**
+     * Data without validation samples.
+     *
+     * @param format       the files' format
+     * @param csv          column layout of CSV files, or null
+     * @param x            features
+     * @param y            labels of the formats that keep them apart, or null
+     * @param testX        test features, or null
+     * @param testY        test labels, or null
+     * @param testFraction fraction held out for testing
+     * @param standardize  whether features are standardised
+     * @param splitSeed    seed of the split
+     */
+    public DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path testX, Path testY,
+                    double testFraction, boolean standardize, long splitSeed) {
+        this(format, csv, x, y, testX, testY, testFraction, standardize, splitSeed, null, null, 0);
     }
 
     /**
@@ -82,6 +112,11 @@ public record DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path
      */
     public static DataSpec paper(Path x, Path y) {
         return new DataSpec(Format.PAPER, null, x, y, null, null, 0, false, 42);
+    }
+
+    /** {@return whether part of the data, or other files, are kept for validation} */
+    public boolean hasValidation() {
+        return valX != null || valFraction > 0;
     }
 
     /** {@return whether part of the data, or other files, are kept for testing} */

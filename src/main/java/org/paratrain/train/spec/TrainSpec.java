@@ -61,6 +61,7 @@ public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec e
      * @throws IllegalArgumentException naming what does not fit
      */
     public int check(Dataset data) {
+        data.requireFinite("the training data");
         if (run.batchSize() > data.samples()) {
             throw new SpecException("batch size", run.batchSize() + " is more than the " + data.samples()
                 + " training samples");
