@@ -39,8 +39,10 @@ final class TrainerSettings {
     double weightDecay;
     String schedule = "constant";
     long warmupSteps;
-    int epochs = 300;
-    int batchSize;
+    /** Null until set: see {@link org.paratrain.train.spec.Defaults}. */
+    Integer epochs;
+    /** Null until set: see {@link org.paratrain.train.spec.Defaults}. */
+    Integer batchSize;
     int blockSize;
     int rebalance;
     long seed = 42;
@@ -108,7 +110,9 @@ final class TrainerSettings {
             : "adam"), !Double.isNaN(learningRate) ? learningRate : paper ? 1e-4 : 1e-3, momentum, weightDecay,
             OptimizerSpec.Schedule.parse(schedule), warmupSteps);
         LossReduction r = reduction != null ? reduction : paper ? LossReduction.SUM : LossReduction.MEAN;
-        RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), epochs, batchSize, seed, r, blockSize)
+        int batch = batchSize != null ? batchSize : org.paratrain.train.spec.Defaults.batchSize(m, data.samples());
+        int ep = epochs != null ? epochs : org.paratrain.train.spec.Defaults.epochs(m, data.samples(), batch);
+        RunSpec run = new RunSpec(new RunSpec.Nodes.Count(nodes), ep, batch, seed, r, blockSize)
             .withRebalance(rebalance);
         ExchangeSpec e = ExchangeSpec.parse(exchange, sum == null ? null : ExchangeSpec.Sum.parse(sum));
         if (rebalance != 0 && nodes > 1) {

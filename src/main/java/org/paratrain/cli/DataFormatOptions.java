@@ -53,6 +53,24 @@ final class DataFormatOptions {
         return DataSpec.Format.parse(format);
     }
 
+    /**
+     * {@return a reader for data to use {@code model} on: a CSV file's columns matched to the
+     * model's features by name; a warning on {@code err} when the model's features have names
+     * but the file has no header, so that its columns can only be taken by position}
+     * @param model the model file
+     * @param file  the data file, for the warning
+     * @param err   where the warning goes
+     */
+    DataFiles files(org.paratrain.experiment.ModelFile model, Path file, java.io.PrintWriter err) {
+        DataFiles f = files();
+        if (f.format() == DataSpec.Format.CSV && noHeader && model.columns().named()) {
+            err.println("paratrain: warning: " + file + " has no header: its columns are taken as the model's "
+                + model.features() + " features in their order (" + Clip.message(String.join(", ",
+                model.columns().features())) + ")");
+        }
+        return f.matching(model.columns());
+    }
+
     /** {@return a reader of files in this format and (for CSV) layout} */
     DataFiles files() {
         DataSpec.Format f = format();

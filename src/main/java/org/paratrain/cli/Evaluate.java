@@ -65,8 +65,9 @@ final class Evaluate {
                 OutputPaths.notAnInput("--out", out, modelFile, x, y);
             }
             ModelFile m = ModelFile.read(modelFile);
-            Dataset raw = TrainingData.labelsSuit(m.spec(), dataFormat.files().readWithClasses(x, y, m.classNames()),
-                y == null ? x : y);
+            var err = spec.commandLine().getErr();
+            Dataset raw = TrainingData.labelsSuit(m.spec(), dataFormat.files(m, x, err).readWithClasses(x, y,
+                m.classNames(), n -> err.println("paratrain: note: " + n)), y == null ? x : y);
             Dataset data = m.prepare(sameFeatures(m, raw, x));
             Map<String, Object> metrics = Metrics.evaluate(m.newModel(), m.params(), data,
                 m.classNames() == null ? null : m.classNames().names());
@@ -134,8 +135,9 @@ final class Evaluate {
                 throw new IllegalArgumentException("--proba needs a classifier; " + modelFile + " holds a "
                     + m.spec().kind() + " model, which predicts values");
             }
-            Dataset data = m.prepare(sameFeatures(m, dataFormat.files().readFeatures(x, y, m.features(),
-                m.classNames()), x));
+            var err = spec.commandLine().getErr();
+            Dataset data = m.prepare(sameFeatures(m, dataFormat.files(m, x, err).readFeatures(x, y, m.features(),
+                m.classNames(), n -> err.println("paratrain: note: " + n)), x));
             AtomicFiles.Content rows = w -> {
                 if (proba) {
                     Predictions.probabilities(w, (Classifier) model, m, data);

@@ -48,7 +48,11 @@ final class TrainCommand implements Runnable {
         description = "Number of ranks, or auto (the fastest by the cost model, up to the cores) (default ${DEFAULT-VALUE}).")
     String nodesText;
 
-    @Option(names = "--epochs", defaultValue = "300", description = "Epochs (default ${DEFAULT-VALUE}).")
+    @Option(names = "--epochs", description = "Epochs (default: 300, the paper's, for its linear regression; for "
+        + "other models about 3,000 steps' worth, 10 to 1,000 epochs).")
+    Integer epochsGiven;
+
+    /** The epochs run: {@code --epochs}, or the default once the data's size is known. */
     int epochs;
 
     @picocli.CommandLine.Mixin
@@ -64,9 +68,13 @@ final class TrainCommand implements Runnable {
             + "block size; no more ranks than blocks do work.")
     int blockSize;
 
-    @Option(names = "--batch-size", defaultValue = "0",
-        description = "Samples per step for mini-batch SGD (0: full batch, the default). Batches visit the samples in "
-            + "an order drawn from --seed, the same at any node count; the last short batch of an epoch is dropped.")
+    @Option(names = "--batch-size",
+        description = "Samples per step for mini-batch SGD (0: full batch; default: full batch for the paper's linear "
+            + "regression, 32 for other models). Batches visit the samples in an order drawn from --seed, the same at "
+            + "any node count; the last short batch of an epoch is dropped.")
+    Integer batchGiven;
+
+    /** The mini-batch size run: {@code --batch-size}, or the default once the data's size is known. */
     int batchSize;
 
     @Option(names = "--seed", defaultValue = "42", description = "Seed of the train/test split and the mini-batch order (default ${DEFAULT-VALUE}).")
@@ -93,6 +101,9 @@ final class TrainCommand implements Runnable {
 
     @Override
     public void run() {
+        boolean paper = learning.paperDefaults();
+        epochs = epochsGiven != null ? epochsGiven : org.paratrain.train.spec.Defaults.PAPER_EPOCHS;
+        batchSize = batchGiven != null ? batchGiven : paper ? 0 : org.paratrain.train.spec.Defaults.BATCH;
         OptionChecks.train(this);
         boolean mpi = backendOptions.isMpi();
         boolean child = mpi && Backend.insideMpiJob();
@@ -119,7 +130,9 @@ final class TrainCommand implements Runnable {
             return;
         }
         TrainingData prepared = TrainingData.prepare(dataSpec, spec.model());
+        prepared.notes().forEach(n -> err().println("paratrain: note: " + n));
         Dataset data = prepared.train();
+        spec = sizedDefaults(spec, data.samples());
         int classes = spec.check(data);
         OptionChecks.trainData(this, data, classes, spec);
         if (autoNodes || spec.exchange().isAuto()) {
@@ -140,7 +153,18 @@ final class TrainCommand implements Runnable {
             return;   // an MPI rank other than 0: rank 0 reports
         }
         report(r, spec, dataSpec, new ModelFile(spec.model(), data.features(), classes, r.params(),
-            prepared.standardizer(), prepared.classNames()), prepared, attempts, provenance);
+            prepared.standardizer(), prepared.classNames(), prepared.columns()), prepared, attempts, provenance);
+    }
+
+    /** The batch size and epochs not given, from the training data's size ({@link org.paratrain.train.spec.Defaults}). */
+    private TrainSpec sizedDefaults(TrainSpec spec, int samples) {
+        if (batchGiven == null) {
+            batchSize = org.paratrain.train.spec.Defaults.batchSize(spec.model(), samples);
+        }
+        if (epochsGiven == null) {
+            epochs = org.paratrain.train.spec.Defaults.epochs(spec.model(), samples, batchSize);
+        }
+        return spec.withBatches(batchSize, seed).withEpochs(epochs);
     }
 
     /** Under the user's own mpirun every rank must see the same node count and exchange: auto is refused. */

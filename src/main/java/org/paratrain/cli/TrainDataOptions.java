@@ -1,6 +1,7 @@
 package org.paratrain.cli;
 
 import java.nio.file.Path;
+import org.paratrain.data.CsvFormat;
 import org.paratrain.train.spec.DataSpec;
 import org.paratrain.train.spec.ModelSpec;
 import picocli.CommandLine.Option;
@@ -30,6 +31,15 @@ final class TrainDataOptions {
         + "format), as Spark MLlib's LogisticRegression does; off for IDX images and for the paper's linear regression.")
     Boolean standardize;
 
+    @Option(names = "--features", split = ",", paramLabel = "NAME", description = "With --format csv: the feature "
+        + "columns to train on, by header name, in this order (default: every column but the label).")
+    java.util.List<String> features;
+
+    @Option(names = "--drop-columns", split = ",", paramLabel = "NAME", description = "With --format csv: columns "
+        + "to leave out, by header name (or 0-based index with --no-header). An unnamed first column (pandas' index) "
+        + "is dropped without asking.")
+    java.util.List<String> dropColumns;
+
     @Option(names = "--val-fraction", defaultValue = "0", description = "Hold out this fraction of the training "
         + "samples (after any test split) for validation: stratified by class for classifiers, drawn from --seed, the "
         + "same at any node count (0: none, default).")
@@ -53,8 +63,18 @@ final class TrainDataOptions {
      */
     DataSpec spec(DataFormatOptions format, long seed, ModelSpec model) {
         DataSpec.Format f = format.format();
-        return new DataSpec(f, f == DataSpec.Format.CSV ? format.layout() : null, xFile, yFile, testX, testY,
-            testFraction, standardize(model, f), seed, valX, valY, valFraction);
+        if (f != DataSpec.Format.CSV && (features != null || dropColumns != null)) {
+            throw new IllegalArgumentException((features != null ? "--features" : "--drop-columns") + " chooses "
+                + "columns of a CSV file; with --format " + f.label() + " there are none to choose");
+        }
+        if (features != null && dropColumns != null) {
+            throw new IllegalArgumentException("--features and --drop-columns exclude each other: --features names "
+                + "every column kept");
+        }
+        CsvFormat.Layout layout = f != DataSpec.Format.CSV ? null : features != null ? format.layout().keeping(features)
+            : dropColumns != null ? format.layout().dropping(dropColumns) : format.layout();
+        return new DataSpec(f, layout, xFile, yFile, testX, testY, testFraction, standardize(model, f), seed, valX, valY,
+            valFraction);
     }
 
     /**

@@ -38,8 +38,30 @@ public final class CsvFormat {
      * @param delimiter the field separator
      * @param header    whether the first record names the columns
      * @param labelled  whether a column holds labels (false: every column is a feature)
+     * @param keep      the feature columns to read, by header name (or 0-based index without a header), in
+     *                  this order; other columns are ignored. Null: every column but the label and those dropped
+     * @param drop      columns to leave out, by name or index, when {@code keep} is null; empty for none
      */
-    public record Layout(String label, char delimiter, boolean header, boolean labelled) {
+    public record Layout(String label, char delimiter, boolean header, boolean labelled, List<String> keep,
+                         List<String> drop) {
+        /** Copies the lists. */
+        public Layout {
+            keep = keep == null ? null : List.copyOf(keep);
+            drop = drop == null ? List.of() : List.copyOf(drop);
+        }
+
+        /**
+         * Every column a feature but the label.
+         *
+         * @param label     the label column, or null for the last
+         * @param delimiter the field separator
+         * @param header    whether the first record names the columns
+         * @param labelled  whether a column holds labels
+         */
+        public Layout(String label, char delimiter, boolean header, boolean labelled) {
+            this(label, delimiter, header, labelled, null, List.of());
+        }
+
         /** Commas, a header line, the label last. */
         static Layout standard() {
             return new Layout(null, ',', true, true);
@@ -47,7 +69,28 @@ public final class CsvFormat {
 
         /** {@return the same layout without a label column, for files of features only} */
         public Layout unlabelled() {
-            return new Layout(null, delimiter, header, false);
+            return new Layout(null, delimiter, header, false, keep, drop);
+        }
+
+        /**
+         * {@return this layout reading these columns only, in this order}
+         * @param names the feature columns, by header name
+         */
+        public Layout keeping(List<String> names) {
+            return new Layout(label, delimiter, header, labelled, names, List.of());
+        }
+
+        /**
+         * {@return this layout leaving these columns out}
+         * @param names columns by name or 0-based index
+         */
+        public Layout dropping(List<String> names) {
+            return new Layout(label, delimiter, header, labelled, keep, names);
+        }
+
+        /** {@return this layout with another label column} */
+        public Layout withLabel(String column) {
+            return new Layout(column, delimiter, header, labelled, keep, drop);
         }
     }
 
@@ -101,7 +144,9 @@ public final class CsvFormat {
                 + "separated by '" + layout.delimiter() + "'" + (layout.delimiter() == ',' ? "" : " (--delimiter)"));
         }
         int label = layout.labelled() ? labelColumn(file, names, layout) : -1;
-        CsvTable.Builder rows = new CsvTable.Builder(file, names, label, layout.header());
+        List<String> notes = new ArrayList<>();
+        int[] columns = CsvColumns.features(file, names, label, layout, notes);
+        CsvTable.Builder rows = new CsvTable.Builder(file, names, label, layout.header(), columns, notes);
         if (!layout.header()) {
             rows.add(fields(file, first, parser.getCurrentLineNumber()), (int) parser.getCurrentLineNumber());
         }

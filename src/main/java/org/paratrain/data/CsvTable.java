@@ -14,8 +14,11 @@ import org.paratrain.io.Clip;
  * @param x        features, row-major
  * @param labels   each sample's label, as written
  * @param lines    each sample's line in the file
+ * @param columns  the feature columns read, in the order of the features
+ * @param notes    what the reader did that a user should hear of (an index column dropped, columns ignored)
  */
-public record CsvTable(Path file, String[] names, int label, double[] x, String[] labels, int[] lines) {
+public record CsvTable(Path file, String[] names, int label, double[] x, String[] labels, int[] lines,
+                       int[] columns, java.util.List<String> notes) {
 
     /** The number of samples. */
     int samples() {
@@ -51,9 +54,14 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
         return dataset(classes.encode(labels, i -> file + ":" + lines[i]));
     }
 
-    /** {@return the number of features: every column but the label's} */
+    /** {@return the number of features: the columns read, the label's not among them} */
     public int features() {
-        return names.length - (label >= 0 ? 1 : 0);
+        return columns.length;
+    }
+
+    /** {@return the names of the features, in their order: header names, or 0-based column indices} */
+    public java.util.List<String> featureNames() {
+        return java.util.Arrays.stream(columns).mapToObj(c -> names[c]).toList();
     }
 
     /** {@return the features alone, with zeros as labels, for prediction} */
@@ -71,21 +79,33 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
         private final String[] names;
         private final int label;
         private final boolean header;
+        private final int[] columns;
+        private final java.util.List<String> notes;
+        private final boolean[] used;
         private double[] x = new double[1024];
         private String[] labels = new String[256];
         private int[] lines = new int[256];
         private int n;
 
-        Builder(Path file, String[] names, int label, boolean header) {
+        Builder(Path file, String[] names, int label, boolean header, int[] columns, java.util.List<String> notes) {
             this.file = file;
             this.names = names;
             this.label = label;
             this.header = header;
+            this.columns = columns;
+            this.notes = notes;
+            this.used = new boolean[names.length];
+            for (int c : columns) {
+                used[c] = true;
+            }
+            if (label >= 0) {
+                used[label] = true;
+            }
         }
 
         void add(String[] f, int line) {
             int cols = names.length;
-            int d = cols - (label >= 0 ? 1 : 0);
+            int d = columns.length;
             if (f.length != cols) {
                 throw new DataFormatException(file + ":" + line + ": found " + f.length + " columns, expected " + cols
                     + (header ? " like the header" : " like the first row"));
@@ -97,18 +117,18 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
                 labels = Arrays.copyOf(labels, n * 2);
                 lines = Arrays.copyOf(lines, n * 2);
             }
-            int k = 0;
             for (int c = 0; c < cols; c++) {
-                if (CsvFormat.missing(f[c])) {
+                if (used[c] && CsvFormat.missing(f[c])) {
                     throw new DataFormatException(file + ":" + line + ": column " + (c + 1) + " ('"
                         + Clip.value(names[c]) + "') is " + (f[c].isBlank() ? "empty" : "'" + Clip.value(f[c]) + "'")
                         + ": a missing value; fill or drop it first");
                 }
-                if (c == label) {
-                    labels[n] = f[c].strip();
-                } else {
-                    x[n * d + k++] = number(f[c], c, line);
-                }
+            }
+            if (label >= 0) {
+                labels[n] = f[label].strip();
+            }
+            for (int k = 0; k < d; k++) {
+                x[n * d + k] = number(f[columns[k]], columns[k], line);
             }
             labels[n] = label >= 0 ? labels[n] : "";
             lines[n] = line;
@@ -133,9 +153,9 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
             if (n == 0) {
                 throw new DataFormatException(file + ": no samples" + (header ? " after the header" : ""));
             }
-            int d = names.length - (label >= 0 ? 1 : 0);
+            int d = columns.length;
             return new CsvTable(file, names, label, Arrays.copyOf(x, n * d), Arrays.copyOf(labels, n),
-                Arrays.copyOf(lines, n));
+                Arrays.copyOf(lines, n), columns, java.util.List.copyOf(notes));
         }
     }
 }

@@ -107,6 +107,14 @@ public record TrainTestSplit(Dataset train, Dataset test) {
                 out[order[k]] = true;
             }
         }
+        boolean any = false;
+        for (boolean b : out) {
+            any |= b;
+        }
+        if (!any) {
+            throw new IllegalArgumentException(option + " " + fraction + " holds out no sample of " + n + ": no class "
+                + "has a sample to spare");
+        }
         return new TrainTestSplit(part(d, order, out, false), part(d, order, out, true));
     }
 

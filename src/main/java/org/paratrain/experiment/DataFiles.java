@@ -1,7 +1,9 @@
 package org.paratrain.experiment;
 
 import java.nio.file.Path;
+import java.util.List;
 import org.paratrain.data.ClassNames;
+import org.paratrain.data.Columns;
 import org.paratrain.data.CsvFormat;
 import org.paratrain.data.CsvTable;
 import org.paratrain.data.DataFormatException;
@@ -25,12 +27,19 @@ import org.paratrain.train.spec.SpecException;
 public record DataFiles(Format format, CsvFormat.Layout csv) {
 
     /**
-     * Samples and the names of their classes.
+     * Samples, the names of their classes and of their columns.
      *
      * @param data    the samples, labels as class indices for a classifier
      * @param classes the names of the classes when the labels had names, else null
+     * @param columns the features' names (generated when the file names none)
+     * @param notes   what the reader did that a user should hear of
      */
-    public record Labelled(Dataset data, ClassNames classes) { }
+    public record Labelled(Dataset data, ClassNames classes, Columns columns, List<String> notes) {
+        /** Samples of a file that names no columns. */
+        Labelled(Dataset data, ClassNames classes) {
+            this(data, classes, Columns.generated(data.features()), List.of());
+        }
+    }
 
     /**
      * Training data: for a classifier, labels become class indices and their names are kept.
@@ -49,11 +58,46 @@ public record DataFiles(Format format, CsvFormat.Layout csv) {
             ClassNames names = classifier ? ClassNames.ofLabels(t.labels()) : null;
             l = names == null ? recoded(t.numeric(), x, classifier, model.classes())
                 : new Labelled(t.coded(names), names);
+            l = new Labelled(l.data(), l.classes(), Columns.of(t, csv.header()), t.notes());
         } else {
             l = recoded(read(x, y), y == null ? x : y, classifier, model.classes());
         }
         checkClasses(l.classes(), model, x);
         return l;
+    }
+
+    /**
+     * {@return a reader that matches a CSV file's columns to a model's features by name: the
+     * model's features are read in the model's order, whatever the file's order, and the
+     * label column is the model's unless the layout names one. Other formats, headerless
+     * files and models whose names were generated read by position, as before}
+     * @param model the model's columns
+     */
+    public DataFiles matching(Columns model) {
+        if (format != Format.CSV || !csv.header() || model == null || !model.named() || csv.keep() != null) {
+            return this;
+        }
+        CsvFormat.Layout l = csv.keeping(model.features());
+        return new DataFiles(format, csv.label() == null && model.label() != null && csv.labelled()
+            ? l.withLabel(model.label()) : l);
+    }
+
+    /**
+     * As {@link #readWithClasses}, passing on the reader's notes (columns ignored) to {@code notes}.
+     *
+     * @param x     features (and labels, for CSV and LibSVM)
+     * @param y     labels of the paper's and the IDX format
+     * @param names the training data's class names, or null
+     * @param notes receives the notes
+     * @return the samples
+     */
+    public Dataset readWithClasses(Path x, Path y, ClassNames names, java.util.function.Consumer<String> notes) {
+        if (format == Format.CSV) {
+            CsvTable t = CsvFormat.read(x, csv);
+            t.notes().forEach(notes);
+            return names == null ? t.numeric() : t.coded(names);
+        }
+        return readWithClasses(x, y, names);
     }
 
     private static Labelled recoded(Dataset d, Path file, boolean classifier, int classes) {
@@ -93,11 +137,31 @@ public record DataFiles(Format format, CsvFormat.Layout csv) {
      * @return the samples (labels, if any, as read)
      */
     public Dataset readFeatures(Path x, Path y, int features, ClassNames names) {
+        return readFeatures(x, y, features, names, note -> { });
+    }
+
+    /**
+     * As {@link #readFeatures(Path, Path, int, ClassNames)}, passing on the reader's notes to {@code notes}.
+     *
+     * @param x        features, perhaps with labels
+     * @param y        labels of the paper's and the IDX format, or null
+     * @param features the model's number of features
+     * @param names    the class names of the model, or null
+     * @param notes    receives the notes (columns ignored)
+     * @return the samples
+     */
+    public Dataset readFeatures(Path x, Path y, int features, ClassNames names,
+                                java.util.function.Consumer<String> notes) {
         if (format == Format.PAPER && y == null) {
             return PaperFormat.readFeatures(x);
         }
         if (format == Format.IDX && y == null) {
             return IdxFormat.readImages(x);      // prediction needs no labels
+        }
+        if (format == Format.CSV && csv.keep() != null) {
+            CsvTable t = CsvFormat.read(x, csv.unlabelled());    // the model's columns, by name; the rest ignored
+            t.notes().forEach(notes);
+            return t.unlabelled();
         }
         if (format == Format.CSV) {
             CsvTable t = CsvFormat.read(x, csv);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.util.List;
 import org.paratrain.data.ClassNames;
+import org.paratrain.data.Columns;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.Standardizer;
@@ -25,12 +26,28 @@ import org.paratrain.train.spec.ModelSpec;
  * @param standardizer the feature scaling fitted on the training data, or null
  * @param classNames   the names of the classes when the training labels had names (strings, or
  *                     -1/+1 and 1/2 mapped to 0/1), else null: the labels were the class indices
+ * @param columns      the features' names and the label column's; null for a file written before they were kept
  */
 public record ModelFile(ModelSpec spec, int features, int classes, double[] params, Standardizer standardizer,
-                        ClassNames classNames) {
+                        ClassNames classNames, Columns columns) {
     /** The format written; readers accept it and nothing newer. */
     public static final int VERSION = 1;
     private static final String FORMAT = "paratrain-model";
+
+    /**
+     * A model file whose features have generated names.
+     *
+     * @param spec         the model's kind and shape
+     * @param features     inputs
+     * @param classes      classes of a classifier, 0 for regression
+     * @param params       the parameters
+     * @param standardizer the feature scaling, or null
+     * @param classNames   the class names, or null
+     */
+    public ModelFile(ModelSpec spec, int features, int classes, double[] params, Standardizer standardizer,
+                     ClassNames classNames) {
+        this(spec, features, classes, params, standardizer, classNames, Columns.generated(features));
+    }
 
     /**
      * {@return a new instance of the model, to evaluate with {@link #params} (one per thread:
@@ -89,6 +106,13 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
         if (classNames != null) {
             classNames.names().forEach(o.putArray("class_names")::add);
         }
+        if (columns != null) {
+            columns.features().forEach(o.putArray("feature_names")::add);
+            o.put("feature_names_from", columns.named() ? "header" : "generated");
+            if (columns.label() != null) {
+                o.put("label_column", columns.label());
+            }
+        }
         ResultCodec.array(o.putArray("params"), params);
         if (standardizer != null) {
             ObjectNode s = o.putObject("standardizer");
@@ -133,7 +157,7 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
             spec = spec.withPrecision(ModelNames.precision(check.precision()));
         }
         ModelFile m = new ModelFile(spec, features, classes, params, check.standardizer(features),
-            check.classNames(classes));
+            check.classNames(classes), check.columns(features));
         int needed;
         try {
             needed = m.newModel().parameterCount();

@@ -165,6 +165,30 @@ final class ModelFileCheck {
         return new ClassNames(names);
     }
 
+    /**
+     * The features' names; a file written before they were kept has none, and its features
+     * are matched by position (generated names).
+     */
+    org.paratrain.data.Columns columns(int features) {
+        JsonNode a = root.get("feature_names");
+        if (a == null || a.isNull()) {
+            return org.paratrain.data.Columns.generated(features);
+        }
+        if (!a.isArray() || a.size() != features) {
+            throw error("field \"feature_names\" is " + shown(a) + "; expected " + features + " names, one a feature");
+        }
+        List<String> names = new java.util.ArrayList<>();
+        for (JsonNode v : a) {
+            if (!v.isTextual()) {
+                throw error("feature_names holds " + shown(v) + "; expected strings");
+            }
+            names.add(v.asText());
+        }
+        boolean named = "header".equals(root.path("feature_names_from").asText("generated"));
+        JsonNode label = root.get("label_column");
+        return new org.paratrain.data.Columns(names, named, label != null && label.isTextual() ? label.asText() : null);
+    }
+
     /** The feature scaling, or null when the file has none. */
     Standardizer standardizer(int features) {
         JsonNode s = root.get("standardizer");

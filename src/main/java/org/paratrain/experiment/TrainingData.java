@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.paratrain.data.ClassNames;
+import org.paratrain.data.Columns;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.Standardizer;
@@ -21,9 +22,11 @@ import org.paratrain.train.spec.ModelSpec;
  * @param standardizer the scaling fitted on the training samples, or null
  * @param classNames   the names of the classes when the labels had names, else null
  * @param validation   the validation samples, prepared, or null
+ * @param columns      the names of the features (generated when the files name none) and the label column
+ * @param notes        what reading did that a user should hear of (a pandas index column dropped)
  */
 public record TrainingData(Dataset train, Dataset test, Standardizer standardizer, ClassNames classNames,
-                           Dataset validation) {
+                           Dataset validation, Columns columns, java.util.List<String> notes) {
 
     /**
      * Reads and prepares the data.
@@ -38,9 +41,11 @@ public record TrainingData(Dataset train, Dataset test, Standardizer standardize
         DataFiles files = new DataFiles(spec.format(), spec.csv());
         DataFiles.Labelled labelled = files.readForTraining(spec.x(), spec.y(), model);
         Dataset all = labelsSuit(model, labelled.data(), spec.y() == null ? spec.x() : spec.y());
-        Dataset givenTest = spec.testX() == null ? null : other(files, spec, model, labelled, all, spec.testX(),
+        // Test and validation files are matched to the training data's columns by name, as evaluate does.
+        DataFiles others = files.matching(labelled.columns());
+        Dataset givenTest = spec.testX() == null ? null : other(others, spec, model, labelled, all, spec.testX(),
             spec.testY(), "test");
-        Dataset givenVal = spec.valX() == null ? null : other(files, spec, model, labelled, all, spec.valX(),
+        Dataset givenVal = spec.valX() == null ? null : other(others, spec, model, labelled, all, spec.valX(),
             spec.valY(), "validation");
         TrainTestSplit split = spec.testFraction() == 0 ? null
             : TrainTestSplit.of(all, spec.testFraction(), spec.splitSeed());
@@ -50,17 +55,17 @@ public record TrainingData(Dataset train, Dataset test, Standardizer standardize
         if (spec.valFraction() > 0) {
             // Drawn from what the test split left, with its own stream: the test samples stay the same
             // whether or not a validation split is asked for, and no sample is in two parts.
-            TrainTestSplit v = TrainTestSplit.stratified(train, spec.valFraction(), spec.splitSeed() + 1,
+            TrainTestSplit v = TrainTestSplit.stratified(train, spec.valFraction(), (spec.splitSeed() + 1) & 0xFFFFFFFFL,
                 model.classifier(), "--val-fraction");
             train = v.train();
             val = v.test();
         }
         if (!spec.standardize()) {
-            return new TrainingData(train, test, null, labelled.classes(), val);
+            return new TrainingData(train, test, null, labelled.classes(), val, labelled.columns(), labelled.notes());
         }
         Standardizer st = Standardizer.fit(train);
         return new TrainingData(st.apply(train), test == null ? null : st.apply(test), st, labelled.classes(),
-            val == null ? null : st.apply(val));
+            val == null ? null : st.apply(val), labelled.columns(), labelled.notes());
     }
 
     /** Test or validation samples from files of their own, with the training data's classes and width. */

@@ -131,7 +131,12 @@ class ClassifierCliTest {
         List<String> lines = new java.util.ArrayList<>(Files.readAllLines(IRIS));
         lines.set(5, lines.get(5).replace("setosa", "daisy"));
         Path f = Files.write(dir.resolve("daisy.csv"), lines);
-        for (String command : List.of("predict", "evaluate")) {
+        // predict reads the model's features by name and ignores the label column, saying so
+        CliTest.Run p = CliTest.run("predict", "--model-file", model.toString(), "--format", "csv", "--data",
+            f.toString(), "--out", dir.resolve("p.out").toString());
+        assertEquals(0, p.status(), p.err());
+        assertTrue(p.err().contains("ignored 1 column that is not among the features: species"), p.err());
+        for (String command : List.of("evaluate")) {
             CliTest.Run r = CliTest.run(command, "--model-file", model.toString(), "--format", "csv", "--data",
                 f.toString(), "--out", dir.resolve(command + ".out").toString());
             assertEquals(1, r.status(), command);

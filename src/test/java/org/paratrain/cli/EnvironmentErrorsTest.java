@@ -112,7 +112,7 @@ class EnvironmentErrorsTest {
         // Scratch space of an MLP over a block of 2000 samples x 20000 units, on a heap of 64 MB.
         Proc p = java(Map.of(), List.of("-Xmx64m"), "train", "--x", dir.resolve("X.in").toString(), "--y",
             dir.resolve("y.in").toString(), "--model", "mlp-regression", "--layers", "20000", "--block-size", "2000",
-            "--epochs", "2", "--lr", "1e-6", "--out", dir.resolve("run").toString());
+            "--batch-size", "0", "--epochs", "2", "--lr", "1e-6", "--out", dir.resolve("run").toString());
         assertEquals(1, p.status(), p.err());
         oneCleanLine(p, "out of memory", "PARATRAIN_JAVA_OPTS=-Xmx");
         assertFalse(Files.exists(dir.resolve("run")));
