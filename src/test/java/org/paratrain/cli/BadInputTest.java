@@ -213,6 +213,22 @@ class BadInputTest {
             "--x", "@X.in", "--y", "@y.in", "--out", "@p.txt"));
         c.add(bad("evaluate label column with paper", 2, "--label", evaluate("--label", "y")));
         c.add(bad("train sum unknown", 2, "--sum|fixed:3", train("--allreduce", "ring", "--sum", "fixed:3")));
+        c.add(bad("early stop on the test data", 2, "--early-stop|--val-fraction", train("--test-fraction", "0.2",
+            "--early-stop", "3")));
+        c.add(bad("validate every without validation data", 2, "--validate-every|--val-data", train("--validate-every",
+            "2")));
+        c.add(bad("early stop with validation off", 2, "--early-stop|--validate-every 0", train("--val-fraction", "0.2",
+            "--early-stop", "3", "--validate-every", "0")));
+        c.add(bad("validation fraction of one", 2, "validation fraction|[0, 1)", train("--val-fraction", "1")));
+        c.add(bad("validation data and fraction", 2, "validation data|either", train("--val-fraction", "0.2",
+            "--val-data", "@X.in", "--val-labels", "@y.in")));
+        c.add(bad("features with the paper's format", 2, "--features|CSV", train("--features", "a")));
+        c.add(bad("features and dropped columns", 2, "--features|--drop-columns", "train", "--format", "csv", "--x",
+            "@d.csv", "--features", "a", "--drop-columns", "b"));
+        c.add(bad("a feature the csv lacks", 1, "d.csv|no column 'zz'", "train", "--format", "csv", "--x", "@d.csv",
+            "--features", "a,zz"));
+        c.add(bad("a column to drop the csv lacks", 1, "d.csv|no column 'zz' to drop", "train", "--format", "csv",
+            "--x", "@d.csv", "--drop-columns", "zz"));
     }
 
     /** Runs that cannot work: divergence, memory. */
