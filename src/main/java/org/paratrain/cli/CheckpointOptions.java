@@ -40,8 +40,13 @@ public final class CheckpointOptions {
     int keep;
 
     @Option(names = "--resume", description = "Continue from the newest intact checkpoint in this directory (or "
-        + "this checkpoint file); any --nodes and --backend, same settings and data.")
+        + "this checkpoint file); any --nodes and --backend, same settings and data. A directory without checkpoints "
+        + "is an error, unless --resume-if-present.")
     Path resume;
+
+    @Option(names = "--resume-if-present", description = "With --resume DIR: start from the beginning when DIR holds "
+        + "no checkpoint yet (the first run of a job that is restarted with the same command), saying so.")
+    boolean resumeIfPresent;
 
     @Option(names = "--max-restarts", defaultValue = "0",
         description = "When a rank fails or hangs, restart from the newest checkpoint up to N times (default 0).")
@@ -94,7 +99,10 @@ public final class CheckpointOptions {
         if (minNodes != null && maxRestarts == 0) {
             throw new IllegalArgumentException("--min-nodes has no effect without --max-restarts");
         }
-        if (resume != null && !java.nio.file.Files.exists(resume)) {
+        if (resumeIfPresent && resume == null) {
+            throw new IllegalArgumentException("--resume-if-present needs --resume DIR, the directory to look in");
+        }
+        if (resume != null && !resumeIfPresent && !java.nio.file.Files.exists(resume)) {
             throw new IllegalArgumentException("--resume " + resume + ": no such file or directory");
         }
     }
@@ -121,6 +129,23 @@ public final class CheckpointOptions {
     /** The state to continue from, checked against {@code meta}; see {@link CheckpointRecords#load}. */
     static TrainingState load(Path from, JsonNode meta, java.util.function.Consumer<String> warnings) {
         return CheckpointRecords.load(from, meta, warnings);
+    }
+
+    /**
+     * The state to continue from, saying on {@code out} which checkpoint and epoch; null when
+     * {@code --resume-if-present} finds no checkpoint yet, said too.
+     */
+    TrainingState load(JsonNode meta, java.util.function.Consumer<String> warnings, java.io.PrintWriter out) {
+        if (resumeIfPresent && (!java.nio.file.Files.exists(resume) || java.nio.file.Files.isDirectory(resume)
+            && org.paratrain.train.checkpoint.CheckpointStore.files(resume).isEmpty())) {
+            out.println("no checkpoint in " + resume + " yet: starting from the beginning (--resume-if-present)");
+            return null;
+        }
+        Path[] file = new Path[1];
+        TrainingState s = CheckpointRecords.load(resume, meta, warnings, f -> file[0] = f);
+        out.printf(java.util.Locale.ROOT, "resuming from %s: after epoch %d%s%n", file[0], s.epoch(),
+            s.step() > 0 ? ", step " + s.step() : "");
+        return s;
     }
 
     /** A writer of this run's checkpoints, or null when none are asked for; told each file written. */

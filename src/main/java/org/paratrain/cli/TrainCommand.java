@@ -141,8 +141,9 @@ final class TrainCommand implements Runnable {
         }
         JsonNode meta = checkpoints.active() && Backend.mpiRankFromEnvironment() == 0
             ? meta(spec, TrainingData.fingerprint(dataSpec), provenance) : null;
-        TrainingState resumed = checkpoints.resume == null ? null : CheckpointOptions.load(checkpoints.resume,
-            child ? null : meta, w -> err().println("paratrain: warning: " + w));
+        TrainingState resumed = checkpoints.resume == null ? null : checkpoints.load(child ? null : meta,
+            w -> err().println("paratrain: warning: " + w), Backend.mpiRankFromEnvironment() == 0 && (child || !mpi) ? out()
+                : new java.io.PrintWriter(java.io.Writer.nullWriter()));
         Attempts attempts = new Attempts(checkpoints, meta, err());
         if (mpi && !child) {
             launchMpi(attempts, spec.nodes(), args);

@@ -47,7 +47,21 @@ public final class CheckpointRecords {
      * @throws IllegalArgumentException naming every difference, if the checkpoint belongs to another run
      */
     public static TrainingState load(Path from, JsonNode meta, Consumer<String> warnings) {
+        return load(from, meta, warnings, file -> { });
+    }
+
+    /**
+     * As {@link #load(Path, JsonNode, Consumer)}, telling {@code loaded} which file the state came from.
+     *
+     * @param from     a checkpoint file, or a directory of them (the newest intact one is taken)
+     * @param meta     this run's record, to compare with the checkpoint's; null to skip the check
+     * @param warnings receives a line for each checkpoint skipped as damaged
+     * @param loaded   receives the file read
+     * @return the state to continue from
+     */
+    public static TrainingState load(Path from, JsonNode meta, Consumer<String> warnings, Consumer<Path> loaded) {
         CheckpointFile.Contents c = CheckpointStore.newest(from, warnings);
+        loaded.accept(c.file());
         if (meta != null) {
             List<String> diff = new ArrayList<>(SpecCodec.differences(c.meta().path("settings"),
                 meta.path("settings")));

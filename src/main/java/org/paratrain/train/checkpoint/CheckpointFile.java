@@ -49,7 +49,17 @@ public final class CheckpointFile {
      * @param state the training state, ready to resume from
      * @param meta  the writer's record of what it belongs to: settings, data fingerprint, provenance
      */
-    public record Contents(TrainingState state, JsonNode meta) { }
+    public record Contents(TrainingState state, JsonNode meta, java.nio.file.Path file) {
+        /**
+         * Contents decoded from bytes, not yet from a file.
+         *
+         * @param state the training state
+         * @param meta  the run's record
+         */
+        public Contents(TrainingState state, JsonNode meta) {
+            this(state, meta, null);
+        }
+    }
 
     /** The bytes of {@code state} with {@code meta}. */
     static byte[] encode(TrainingState state, JsonNode meta) {

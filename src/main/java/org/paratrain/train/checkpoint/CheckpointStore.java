@@ -114,13 +114,21 @@ public final class CheckpointStore {
             try {
                 CheckpointFile.Contents c = CheckpointFile.decode(Files.readAllBytes(f));
                 skipped.forEach(warnings);
-                return c;
+                return new CheckpointFile.Contents(c.state(), c.meta(), f);
             } catch (IOException | RuntimeException e) {
                 skipped.add("skipping checkpoint " + f + ": " + e.getMessage());
             }
         }
         String m = path + ": no intact checkpoint; " + String.join("; ", skipped);
         throw new UncheckedIOException(m, new IOException(m));
+    }
+
+    /**
+     * {@return the checkpoint files in {@code dir}, oldest first; none if it is no directory}
+     * @param dir a checkpoint directory
+     */
+    public static List<Path> files(Path dir) {
+        return list(dir);
     }
 
     /** The checkpoint files in {@code dir}, oldest first. */
