@@ -321,6 +321,23 @@ public final class Trainer {
     }
 
     /**
+     * Trains and returns the trained model, to predict with, save or export.
+     *
+     * @return the model; {@link #run()} gives the history and timings instead
+     * @throws IllegalArgumentException naming the setting, if one is out of range
+     * @throws org.paratrain.train.DivergenceException if the loss diverged
+     * @throws org.paratrain.comm.RankFailedException if a rank failed or hung
+     */
+    public TrainedModel fit() {
+        return TrainedModel.of(this, run());
+    }
+
+    /** The training samples, for {@link TrainedModel#of}. */
+    Dataset data() {
+        return settings.data();
+    }
+
+    /**
      * {@return the settings chained so far, as the specs every layer below reads}
      * @throws IllegalArgumentException naming the setting, if one is out of range
      */

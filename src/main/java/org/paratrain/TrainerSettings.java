@@ -65,6 +65,10 @@ final class TrainerSettings {
         this.data = data;
     }
 
+    Dataset data() {
+        return data;
+    }
+
     /** Picks the model; unlike {@link #mlp} and {@link #cnn} it leaves the layers as they were. */
     void model(String kind, int k, boolean bias) {
         model = kind;

@@ -31,20 +31,40 @@ class ReadmeExampleTest {
     }
 
     @Test
-    void exampleCompilesRunsAndFindsTheTrueWeight() throws Exception {
+    void docsShowTheModelExampleVerbatim() throws Exception {
+        String doc = Files.readString(Path.of("docs/java-api.md"));
+        assertTrue(doc.contains(Files.readString(Path.of("examples/ModelExample.java")).strip()),
+            "docs/java-api.md must show examples/ModelExample.java verbatim");
+    }
+
+    @Test
+    void modelExampleTrainsSavesLoadsAndPredictsTheRightCluster() throws Exception {
+        Path file = classes.resolve("model.json");
+        String out = run("ModelExample", file.toString());
+        assertTrue(out.startsWith("class right, probabilities ["), out);
+        assertTrue(org.paratrain.TrainedModel.load(file).isClassifier());
+    }
+
+    /** Compiles examples/NAME.java and runs its main, returning what it printed. */
+    private String run(String name, String... args) throws Exception {
         int status = ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", classes.toString(),
-            "-cp", System.getProperty("java.class.path"), "examples/Example.java");
-        assertEquals(0, status, "examples/Example.java does not compile");
+            "-cp", System.getProperty("java.class.path"), "examples/" + name + ".java");
+        assertEquals(0, status, "examples/" + name + ".java does not compile");
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream old = System.out;
         try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()},
             getClass().getClassLoader())) {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            loader.loadClass("Example").getMethod("main", String[].class).invoke(null, (Object) new String[0]);
+            loader.loadClass(name).getMethod("main", String[].class).invoke(null, (Object) args);
         } finally {
             System.setOut(old);
         }
-        String out = captured.toString(StandardCharsets.UTF_8);
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void exampleCompilesRunsAndFindsTheTrueWeight() throws Exception {
+        String out = run("Example");
         Matcher m = Pattern.compile("w = ([0-9.]+), final loss = (\\S+), .* on 4 ranks").matcher(out);
         assertTrue(m.find(), out);
         double trueCoef = new MakeRegression(500, 1, 1, 0.0, 0.0, true).generate(new NumpyRandomState(42)).coef()[0];

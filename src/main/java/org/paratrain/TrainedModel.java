@@ -1,0 +1,165 @@
+package org.paratrain;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.paratrain.data.ClassNames;
+import org.paratrain.data.Columns;
+import org.paratrain.data.Dataset;
+import org.paratrain.experiment.ModelFile;
+import org.paratrain.experiment.Provenance;
+import org.paratrain.model.Classifier;
+import org.paratrain.model.Model;
+import org.paratrain.train.TrainingResult;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * A trained model, for programs: predict a row or many, class probabilities, save and load as
+ * model.json (the file {@code train --out} writes and {@code predict} reads; its format is in
+ * {@code docs/model-file.md}).
+ *
+ * <p>Immutable and safe to share between threads: the parameters are copied in and never
+ * handed out, and each thread predicts with a model instance of its own (models keep scratch
+ * space). Rows are raw features: a model saved with feature scaling applies it itself.
+ */
+public final class TrainedModel {
+    private final ModelFile file;
+    private final ThreadLocal<Model> models;
+
+    private TrainedModel(ModelFile file) {
+        this.file = new ModelFile(file.spec(), file.features(), file.classes(), file.params().clone(),
+            file.standardizer(), file.classNames(), file.columns());
+        this.models = ThreadLocal.withInitial(this.file::newModel);
+    }
+
+    /**
+     * {@return the model a training run produced}
+     * @param trainer the trainer that ran
+     * @param result  what its {@link Trainer#run()} returned
+     */
+    public static TrainedModel of(Trainer trainer, TrainingResult result) {
+        return of(trainer.spec(), trainer.data(), result);
+    }
+
+    static TrainedModel of(TrainSpec spec, Dataset data, TrainingResult result) {
+        int classes = spec.model().classes(data);
+        return new TrainedModel(new ModelFile(spec.model(), data.features(), classes, result.params(), null, null));
+    }
+
+    /**
+     * {@return this model with names for its classes, kept when saved and used by {@link #classNames()}}
+     * @param names one name a class, in class order
+     * @throws IllegalArgumentException if there are not as many names as classes, or a name repeats
+     */
+    public TrainedModel withClassNames(List<String> names) {
+        if (!isClassifier() || names.size() != file.classes() || new java.util.HashSet<>(names).size() != names.size()) {
+            throw new IllegalArgumentException("class names: expected " + file.classes() + " distinct names, one a "
+                + "class, got " + names);
+        }
+        return new TrainedModel(new ModelFile(file.spec(), file.features(), file.classes(), file.params(),
+            file.standardizer(), new ClassNames(names), file.columns()));
+    }
+
+    /**
+     * {@return the model saved in a model.json}
+     * @param file a model.json written by {@link #save} or {@code train --out}
+     * @throws org.paratrain.data.DataFormatException naming the file and what is wrong with it
+     */
+    public static TrainedModel load(Path file) {
+        return new TrainedModel(ModelFile.read(file));
+    }
+
+    /**
+     * Saves the model as model.json, atomically (the file is whole or as it was).
+     *
+     * @param path where
+     * @throws java.io.UncheckedIOException if it cannot be written
+     */
+    public void save(Path path) {
+        file.write(path, org.paratrain.experiment.RunWriter.json().createObjectNode(),
+            Provenance.capture(List.of("TrainedModel.save")));
+    }
+
+    /** {@return the model's kind: linear, logistic, softmax, mlp, mlp-regression or cnn} */
+    public String kind() {
+        return file.spec().kind();
+    }
+
+    /** {@return the number of features a row has} */
+    public int features() {
+        return file.features();
+    }
+
+    /** {@return the features' names, in the order a row holds them} */
+    public List<String> featureNames() {
+        return (file.columns() == null ? Columns.generated(file.features()) : file.columns()).features();
+    }
+
+    /** {@return whether the model predicts classes (else a value)} */
+    public boolean isClassifier() {
+        return models.get() instanceof Classifier c && c.classifies();
+    }
+
+    /** {@return the class names, index by index ("0", "1", ... when the labels were indices); empty for a regression} */
+    public List<String> classNames() {
+        if (!isClassifier()) {
+            return List.of();
+        }
+        ClassNames n = file.classNames();
+        return n != null ? n.names() : java.util.stream.IntStream.range(0, file.classes()).mapToObj(Integer::toString)
+            .toList();
+    }
+
+    /**
+     * {@return the prediction for one row: the value of a regression, or the index of the most probable class}
+     * @param row the raw features, {@link #features()} of them
+     * @throws org.paratrain.data.DataFormatException if the row has another length or a value that is not finite
+     */
+    public double predict(double[] row) {
+        return predict(new double[][] {row})[0];
+    }
+
+    /**
+     * {@return the predictions for many rows at once (a network takes them as one matrix product)}
+     * @param rows raw features, one row a sample
+     * @throws org.paratrain.data.DataFormatException if a row has another length or a value that is not finite
+     */
+    public double[] predict(double[][] rows) {
+        Dataset d = rows(rows);
+        Model m = models.get();
+        double[] out = new double[d.samples()];
+        if (m instanceof Classifier c && c.classifies()) {
+            int[] classes = new int[d.samples()];
+            c.predict(d, 0, d.samples(), file.params(), classes, null);
+            for (int i = 0; i < out.length; i++) {
+                out[i] = classes[i];
+            }
+            return out;
+        }
+        for (int i = 0; i < out.length; i++) {
+            out[i] = m.output(d, i, file.params());
+        }
+        return out;
+    }
+
+    /**
+     * {@return the probability of each class for one row, in the order of {@link #classNames()}}
+     * @param row the raw features
+     * @throws IllegalStateException for a regression, which has no classes
+     */
+    public double[] probabilities(double[] row) {
+        if (!(models.get() instanceof Classifier c) || !c.classifies()) {
+            throw new IllegalStateException("a " + kind() + " model predicts values, not class probabilities");
+        }
+        Dataset d = rows(new double[][] {row});
+        double[] p = new double[c.classes()];
+        c.probabilities(d, 0, file.params(), p);
+        return p;
+    }
+
+    /** The rows as the model saw its training data: checked, then scaled as in training. */
+    private Dataset rows(double[][] rows) {
+        Dataset d = Datasets.of(rows, new double[rows.length]);
+        d.requireFinite("the rows to predict");
+        return file.prepare(d);
+    }
+}
