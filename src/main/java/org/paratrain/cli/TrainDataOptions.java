@@ -1,6 +1,8 @@
 package org.paratrain.cli;
 
 import java.nio.file.Path;
+import org.paratrain.data.LibSvmFormat;
+import org.paratrain.experiment.DataFiles;
 import org.paratrain.train.spec.DataSpec;
 import picocli.CommandLine.Option;
 
@@ -10,13 +12,17 @@ import picocli.CommandLine.Option;
  */
 final class TrainDataOptions {
     @Option(names = {"--x", "--data"}, required = true,
-        description = "Features: the paper's X.in (one sample a line), IDX images (--format idx), or a CSV or LibSVM "
-            + "file holding the labels too.")
+        description = "Features: the paper's X.in (one sample a line), IDX images (--format idx), a .npy array, or a "
+            + "CSV, LibSVM or .npz file holding the labels too.")
     Path xFile;
 
     @Option(names = {"--y", "--labels"},
-        description = "Targets or labels for --format paper (the paper's y.in) and idx (IDX labels).")
+        description = "Targets or labels for --format paper (the paper's y.in), idx (IDX labels) and npy.")
     Path yFile;
+
+    @Option(names = "--n-features", paramLabel = "N", description = "With --format libsvm: rows have N features "
+        + "(default: the largest index); an index beyond N is an error naming the line.")
+    Integer nFeatures;
 
     @Option(names = "--test-data", description = "Test features, in --format (instead of --test-fraction).")
     Path testX;
@@ -37,8 +43,10 @@ final class TrainDataOptions {
      * @param seed the seed of the train/test split, the run's {@code --seed}
      */
     DataSpec spec(DataFormatOptions format, long seed) {
-        DataSpec.Format f = format.format();
-        return new DataSpec(f, f == DataSpec.Format.CSV ? format.layout() : null, xFile, yFile, testX, testY,
+        DataFiles files = format.files();
+        LibSvmFormat.Layout libsvm = files.libsvm() == null || nFeatures == null ? files.libsvm()
+            : files.libsvm().withFeatures(nFeatures, "--n-features " + nFeatures);
+        return new DataSpec(files.format(), files.csv(), libsvm, files.npz(), xFile, yFile, testX, testY,
             testFraction, standardize, seed);
     }
 }
