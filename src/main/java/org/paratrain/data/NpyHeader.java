@@ -1,6 +1,5 @@
 package org.paratrain.data;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteOrder;

@@ -81,17 +81,18 @@ public record TrainingData(Dataset train, Dataset test, Standardizer standardize
      * and as result.json records it.
      *
      * @param spec the data spec
-     * @return format (with LibSVM's zero-basedness and feature count, npz's array names), scaling,
-     *     held-out fraction and split seed
+     * @return format (with LibSVM's zero-basedness and feature count and npz's array names where
+     *     given), scaling, held-out fraction and split seed
      */
     public static ObjectNode preparation(DataSpec spec) {
         ObjectNode prep = RunWriter.json().createObjectNode();
         prep.put("format", spec.format().label());
-        if (spec.libsvm() != null) {
+        // Recorded only where not the default, so that checkpoints from before these options still resume.
+        if (spec.libsvm() != null && !spec.libsvm().equals(org.paratrain.data.LibSvmFormat.Layout.DEFAULT)) {
             prep.put("zero_based", spec.libsvm().zeroBased().name().toLowerCase(java.util.Locale.ROOT));
             prep.put("n_features", spec.libsvm().features());
         }
-        if (spec.npz() != null) {
+        if (spec.npz() != null && !spec.npz().equals(org.paratrain.data.NpzFormat.Names.DEFAULT)) {
             prep.put("npz_x", spec.npz().x() == null ? "" : spec.npz().x());
             prep.put("npz_y", spec.npz().y() == null ? "" : spec.npz().y());
         }

@@ -126,6 +126,15 @@ class DataFormatsCliTest {
             "--epochs", "5", "--out", dir.resolve("wide").toString());
         assertEquals(0, wide.status(), wide.err());
         assertTrue(wide.out().contains("6 features"), wide.out());
+        // result.json (and so a checkpoint's fingerprint) says how the file was read where an option said it.
+        Map<?, ?> data = (Map<?, ?>) new ObjectMapper().readValue(dir.resolve("wide/result.json").toFile(), Map.class)
+            .get("data");
+        assertEquals(6, data.get("n_features"));
+        assertEquals("auto", data.get("zero_based"));
+        Map<?, ?> plain = (Map<?, ?>) new ObjectMapper().readValue(out.resolve("result.json").toFile(), Map.class)
+            .get("data");
+        assertEquals("libsvm", plain.get("format"));
+        assertTrue(!plain.containsKey("n_features"), plain.toString());
     }
 
     @Test
