@@ -66,8 +66,7 @@ final class Evaluate {
             }
             ModelFile m = ModelFile.read(modelFile);
             Dataset raw = TrainingData.labelsSuit(m.spec(), dataFormat.files(m.features(), modelFile)
-                .readWithClasses(x, y, m.classNames()),
-                y == null ? x : y);
+                .readWithClasses(x, y, m.classNames()), y == null ? x : y);
             Dataset data = m.prepare(sameFeatures(m, raw, x));
             Map<String, Object> metrics = Metrics.evaluate(m.newModel(), m.params(), data,
                 m.classNames() == null ? null : m.classNames().names());
@@ -136,8 +135,8 @@ final class Evaluate {
                 throw new IllegalArgumentException("--proba needs a classifier; " + modelFile + " holds a "
                     + m.spec().kind() + " model, which predicts values");
             }
-            Dataset data = m.prepare(sameFeatures(m, dataFormat.files(m.features(), modelFile).readFeatures(x, y, m.features(),
-                m.classNames()), x));
+            Dataset data = m.prepare(sameFeatures(m, dataFormat.files(m.features(), modelFile).readFeatures(x, y,
+                m.features(), m.classNames()), x));
             AtomicFiles.Content rows = w -> {
                 if (proba) {
                     Predictions.probabilities(w, (Classifier) model, m, data);

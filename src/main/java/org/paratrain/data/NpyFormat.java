@@ -110,7 +110,7 @@ public final class NpyFormat {
         }
         String what = where + ": " + rows + (labels ? " labels" : " samples x " + cols + " features") + " of "
             + h.dtype().descr();
-        if (rows > Integer.MAX_VALUE || rows * cols > HeapBudget.MAX_ARRAY) {
+        if (rows > Integer.MAX_VALUE || cols > HeapBudget.MAX_ARRAY || rows * cols > HeapBudget.MAX_ARRAY) {
             throw new DataFormatException(what + " make more values than one array holds (" + HeapBudget.MAX_ARRAY
                 + ")");
         }

@@ -159,15 +159,6 @@ record NpyHeader(Dtype dtype, boolean fortran, long[] shape, long bytes) {
         };
     }
 
-    /** {@return the number of elements, the product of the dimensions} */
-    long count() {
-        long n = 1;
-        for (long d : shape) {
-            n = Math.multiplyHigh(n, d) != 0 || n * d < 0 ? Long.MAX_VALUE : n * d;
-        }
-        return n;
-    }
-
     /** {@return the shape as numpy prints it, e.g. {@code (3, 2)} or {@code (5,)}} */
     String shapeText() {
         StringBuilder sb = new StringBuilder("(");
@@ -250,8 +241,12 @@ record NpyHeader(Dtype dtype, boolean fortran, long[] shape, long bytes) {
                 return "None";
             }
             String digits = w.endsWith("L") ? w.substring(0, w.length() - 1) : w;
-            if (!digits.isEmpty() && digits.length() < 19 && digits.matches("-?\\d+")) {
-                return Long.parseLong(digits);
+            if (!digits.isEmpty() && digits.matches("-?\\d+")) {
+                try {
+                    return Long.parseLong(digits);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(Clip.value(w) + " is too large a number");
+                }
             }
             throw new IllegalArgumentException(w.isEmpty() ? "unexpected '" + s.charAt(at) + "'"
                 : "unexpected '" + Clip.value(w) + "'");

@@ -34,7 +34,8 @@ public record TrainingData(Dataset train, Dataset test, Standardizer standardize
      */
     public static TrainingData prepare(DataSpec spec, ModelSpec model) {
         // A LibSVM test file is read as the training file is: same zero-basedness, same feature count.
-        DataFiles files = spec.testX() == null ? DataFiles.of(spec) : DataFiles.of(spec).jointly(spec.x(), spec.testX());
+        DataFiles files = spec.testX() == null ? DataFiles.of(spec)
+            : DataFiles.of(spec).jointly(spec.x(), spec.testX());
         DataFiles.Labelled labelled = files.readForTraining(spec.x(), spec.y(), model);
         Dataset all = labelsSuit(model, labelled.data(), spec.y() == null ? spec.x() : spec.y());
         Dataset given = null;

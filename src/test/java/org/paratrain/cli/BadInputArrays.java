@@ -57,6 +57,8 @@ final class BadInputArrays {
         c.add(bad("npy header not a dict", 1, "X.npy|dict", npy).file("X.npy", header("", "(20, 2)", 0)));
         c.add(bad("npy shape beyond an array", 1, "X.npy|more values than one array", npy).file("X.npy",
             header("'<f8'", "(3000000000, 2)", 0)));
+        c.add(bad("npy shape whose product overflows", 1, "X.npy|more values than one array", npy).file("X.npy",
+            header("'<f8'", "(4, 4611686018427387904)", 0)));
         c.add(bad("npy without labels", 2, "--labels|npy", "train", "--x", "@X.npy", "--epochs", "3"));
         c.add(bad("predict on npy NaN", 1, "X.npy|[0, 0]", "predict", "--model-file", "@model.json", "--x", "@X.npy",
             "--out", "@p.txt").file("X.npy", npy("'<f8'", "(20, 2)", "NaN" + BadInputTest.X.substring(1))));
@@ -100,7 +102,7 @@ final class BadInputArrays {
         c.add(bad("format unknown lists npy", 2, "--format|npy or npz", BadInputTest.train("--format", "parquet")));
     }
 
-    /** A version 1.0 .npy file of the whitespace-separated numbers of {@code values}, as {@code descr} ('<f8') of {@code shape}. */
+    /** A version 1.0 .npy file of {@code shape} of the numbers in {@code values}, as {@code descr} ('<f8'). */
     static byte[] npy(String descr, String shape, String values) {
         double[] v = Arrays.stream(values.strip().split("\\s+")).mapToDouble(Double::parseDouble).toArray();
         ByteBuffer data = ByteBuffer.allocate(8 * v.length).order(ByteOrder.LITTLE_ENDIAN);
@@ -110,7 +112,7 @@ final class BadInputArrays {
         return h;
     }
 
-    /** The header numpy writes for {@code descr} and {@code shape} ("" for no dict at all), then {@code data} zero bytes. */
+    /** The header numpy writes for {@code descr} and {@code shape} ("": no dict), then {@code data} zero bytes. */
     static byte[] header(String descr, String shape, int data) {
         StringBuilder h = new StringBuilder(descr.isEmpty() ? "[1, 2]" : "{'descr': " + descr + ", 'fortran_order': "
             + "False, 'shape': " + shape + ", }");

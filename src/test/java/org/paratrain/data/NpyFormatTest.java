@@ -26,7 +26,7 @@ class NpyFormatTest {
     static final List<String> DTYPES = List.of("<f2", ">f2", "<f4", ">f4", "<f8", ">f8", "|i1", "<i2", ">i2", "<i4",
         ">i4", "<i8", ">i8", "|u1", "<u2", ">u2", "<u4", ">u4", "<u8", ">u8", "|b1");
 
-    /** Arrays of 7 x 3 of each dtype with its extremes, in C and Fortran order, in each version; and their references. */
+    /** 7 x 3 arrays of each dtype with its extremes, in C and Fortran order, in each version; their references. */
     private static final String ARRAYS = """
         import numpy as np
         from numpy.lib import format as fmt
@@ -151,7 +151,8 @@ class NpyFormatTest {
         assertMessage(() -> NpyFormat.readFeatures(dir.resolve("nan-C.npy")), "value [4, 2] (row 4, column 2, counted "
             + "from 0) is nan, expected a finite number");
         assertMessage(() -> NpyFormat.readFeatures(dir.resolve("nan-F.npy")), "value [4, 2] (row 4, column 2");
-        assertMessage(() -> NpyFormat.read(dir.resolve("u1-C-1.npy"), dir.resolve("inf-labels.npy")), "inf-labels.npy: value [3] (row 3, counted from 0) is -inf");
+        assertMessage(() -> NpyFormat.read(dir.resolve("u1-C-1.npy"), dir.resolve("inf-labels.npy")),
+            "inf-labels.npy: value [3] (row 3, counted from 0) is -inf");
     }
 
     @Test
