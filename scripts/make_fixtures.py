@@ -85,6 +85,19 @@ def iris_csv(out):
     os.replace(path + ".tmp", path)
 
 
+def iris_arrays(out):
+    """Iris as numpy and scikit-learn save it: an .npz (compressed), an .npy pair, and a LibSVM file
+    (one-based, with scikit-learn's comment), the same float64 values as iris.csv, species as 0, 1, 2."""
+    from sklearn.datasets import dump_svmlight_file, load_iris
+    iris = load_iris()
+    np.savez_compressed(os.path.join(out, "iris.npz"), X=iris.data, y=iris.target)
+    np.save(os.path.join(out, "iris-X.npy"), iris.data)
+    np.save(os.path.join(out, "iris-y.npy"), iris.target)
+    dump_svmlight_file(iris.data, iris.target, os.path.join(out, "iris.svm"), zero_based=False,
+                       comment="Iris: sepal length, sepal width, petal length, petal width (cm); "
+                               "0 setosa, 1 versicolor, 2 virginica")
+
+
 def metrics(out):
     """scikit-learn's classification metrics on made-up labels, predictions and scores (with ties)."""
     from sklearn.metrics import (accuracy_score, confusion_matrix, precision_recall_fscore_support,
@@ -145,6 +158,7 @@ if __name__ == "__main__":
     regression(target)
     classification(target)
     iris_csv(target)
+    iris_arrays(target)
     metrics(target)
     random_state(target)
     real_datasets(target)

@@ -43,10 +43,10 @@ final class Evaluate {
         @Option(names = "--model-file", required = true, description = "model.json written by train --out.")
         Path modelFile;
 
-        @Option(names = {"--x", "--data"}, required = true, description = "Features (and labels for csv, libsvm).")
+        @Option(names = {"--x", "--data"}, required = true, description = "Features (and labels for csv, libsvm, npz).")
         Path x;
 
-        @Option(names = {"--y", "--labels"}, description = "Labels or targets for --format paper and idx.")
+        @Option(names = {"--y", "--labels"}, description = "Labels or targets for --format paper, idx and npy.")
         Path y;
 
         @picocli.CommandLine.Mixin
@@ -66,7 +66,7 @@ final class Evaluate {
             }
             ModelFile m = ModelFile.read(modelFile);
             var err = spec.commandLine().getErr();
-            Dataset raw = TrainingData.labelsSuit(m.spec(), dataFormat.files(m, x, err).readWithClasses(x, y,
+            Dataset raw = TrainingData.labelsSuit(m.spec(), dataFormat.files(m, modelFile, x, err).readWithClasses(x, y,
                 m.classNames(), n -> err.println("paratrain: note: " + n)), y == null ? x : y);
             Dataset data = m.prepare(sameFeatures(m, raw, x));
             Map<String, Object> metrics = Metrics.evaluate(m.newModel(), m.params(), data,
@@ -121,7 +121,8 @@ final class Evaluate {
         public void run() {
             picocli.CommandLine.ParseResult given = spec.commandLine().getParseResult();
             OptionChecks.formats(given, dataFormat, false);
-            if (dataFormat.format.equals("paper") && given.hasMatchedOption("--labels")) {
+            if (dataFormat.format() == org.paratrain.train.spec.DataSpec.Format.PAPER
+                && given.hasMatchedOption("--labels")) {
                 throw new IllegalArgumentException("--labels has no effect with predict --format paper: predictions "
                     + "need only the features");
             }
@@ -136,7 +137,7 @@ final class Evaluate {
                     + m.spec().kind() + " model, which predicts values");
             }
             var err = spec.commandLine().getErr();
-            Dataset data = m.prepare(sameFeatures(m, dataFormat.files(m, x, err).readFeatures(x, y, m.features(),
+            Dataset data = m.prepare(sameFeatures(m, dataFormat.files(m, modelFile, x, err).readFeatures(x, y, m.features(),
                 m.classNames(), n -> err.println("paratrain: note: " + n)), x));
             AtomicFiles.Content rows = w -> {
                 if (proba) {

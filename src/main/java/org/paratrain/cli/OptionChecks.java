@@ -159,15 +159,24 @@ public final class OptionChecks {
 
     /** Options that the data format chosen would ignore ({@code test} whether test data is given). */
     static void formats(ParseResult given, DataFormatOptions options, boolean test) {
-        String format = options.format;
-        boolean table = format.equals("csv") || format.equals("libsvm");
-        String withFormat = "with --format " + format;
+        String format = options.format().label();
+        boolean csv = format.equals("csv");
+        boolean table = csv || format.equals("libsvm") || format.equals("npz");
+        String withFormat = "with " + options.described();
         refuse(given, "--labels", table, withFormat + ": its file holds the labels"
-            + (format.equals("csv") ? " (--label names their column)" : ""));
-        refuse(given, "--label", !format.equals("csv"), withFormat + ": only csv files name their label column");
-        refuse(given, "--delimiter", !format.equals("csv"), withFormat + ": only csv files have a delimiter to choose");
-        refuse(given, "--no-header", !format.equals("csv"), withFormat + ": only csv files have a header line");
+            + (csv ? " (--label names their column)" : format.equals("npz") ? " (--npz-y names their array)" : ""));
+        refuse(given, "--label", !csv, withFormat + ": only csv files name their label column");
+        refuse(given, "--delimiter", !csv, withFormat + ": only csv files have a delimiter to choose");
+        refuse(given, "--no-header", !csv, withFormat + ": only csv files have a header line");
+        refuse(given, "--zero-based", !format.equals("libsvm"), withFormat + ": only libsvm files have indices");
+        refuse(given, "--n-features", !format.equals("libsvm"), withFormat + ": only libsvm files leave features out");
+        refuse(given, "--npz-x", !format.equals("npz"), withFormat + ": only npz files hold named arrays");
+        refuse(given, "--npz-y", !format.equals("npz"), withFormat + ": only npz files hold named arrays");
         options.layout();   // a bad --delimiter is an option error, before any file is read
+        options.libsvm();   // and so is a bad --zero-based
+        if (given.hasMatchedOption("--n-features")) {
+            range("--n-features", given.matchedOptionValue("--n-features", 0), 1, HeapBudget.MAX_ARRAY);
+        }
         if (given.hasMatchedOption("--test-labels")) {
             refuse(given, "--test-labels", !test, "without --test-data");
             refuse(given, "--test-labels", table, withFormat + ": the --test-data file holds its labels");

@@ -2,6 +2,8 @@ package org.paratrain.cli;
 
 import java.nio.file.Path;
 import org.paratrain.data.CsvFormat;
+import org.paratrain.data.LibSvmFormat;
+import org.paratrain.experiment.DataFiles;
 import org.paratrain.train.spec.DataSpec;
 import org.paratrain.train.spec.ModelSpec;
 import picocli.CommandLine.Option;
@@ -12,13 +14,17 @@ import picocli.CommandLine.Option;
  */
 final class TrainDataOptions {
     @Option(names = {"--x", "--data"}, required = true,
-        description = "Features: the paper's X.in (one sample a line), IDX images (--format idx), or a CSV or LibSVM "
-            + "file holding the labels too.")
+        description = "Features: the paper's X.in (one sample a line), IDX images (--format idx), a .npy array, or a "
+            + "CSV, LibSVM or .npz file holding the labels too.")
     Path xFile;
 
     @Option(names = {"--y", "--labels"},
-        description = "Targets or labels for --format paper (the paper's y.in) and idx (IDX labels).")
+        description = "Targets or labels for --format paper (the paper's y.in), idx (IDX labels) and npy.")
     Path yFile;
+
+    @Option(names = "--n-features", paramLabel = "N", description = "With --format libsvm: rows have N features "
+        + "(default: the largest index); an index beyond N is an error naming the line.")
+    Integer nFeatures;
 
     @Option(names = "--test-data", description = "Test features, in --format (instead of --test-fraction).")
     Path testX;
@@ -62,7 +68,8 @@ final class TrainDataOptions {
      * @param model the model, whose kind sets the default scaling
      */
     DataSpec spec(DataFormatOptions format, long seed, ModelSpec model) {
-        DataSpec.Format f = format.format();
+        DataFiles files = format.files();
+        DataSpec.Format f = files.format();
         if (f != DataSpec.Format.CSV && (features != null || dropColumns != null)) {
             throw new IllegalArgumentException((features != null ? "--features" : "--drop-columns") + " chooses "
                 + "columns of a CSV file; with --format " + f.label() + " there are none to choose");
@@ -71,10 +78,12 @@ final class TrainDataOptions {
             throw new IllegalArgumentException("--features and --drop-columns exclude each other: --features names "
                 + "every column kept");
         }
-        CsvFormat.Layout layout = f != DataSpec.Format.CSV ? null : features != null ? format.layout().keeping(features)
-            : dropColumns != null ? format.layout().dropping(dropColumns) : format.layout();
-        return new DataSpec(f, layout, xFile, yFile, testX, testY, testFraction, standardize(model, f), seed, valX, valY,
-            valFraction);
+        CsvFormat.Layout layout = f != DataSpec.Format.CSV ? null : features != null ? files.csv().keeping(features)
+            : dropColumns != null ? files.csv().dropping(dropColumns) : files.csv();
+        LibSvmFormat.Layout libsvm = files.libsvm() == null || nFeatures == null ? files.libsvm()
+            : files.libsvm().withFeatures(nFeatures, "--n-features " + nFeatures);
+        return new DataSpec(f, layout, libsvm, files.npz(), xFile, yFile, testX, testY, testFraction,
+            standardize(model, f), seed, valX, valY, valFraction);
     }
 
     /**

@@ -9,8 +9,10 @@ import org.paratrain.data.CsvTable;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.data.Dataset;
 import org.paratrain.data.IdxFormat;
+import org.paratrain.data.LibSvmFormat;
+import org.paratrain.data.NpyFormat;
+import org.paratrain.data.NpzFormat;
 import org.paratrain.data.PaperFormat;
-import org.paratrain.data.TableFormats;
 import org.paratrain.io.Clip;
 import org.paratrain.train.spec.DataSpec.Format;
 import org.paratrain.train.spec.ModelSpec;
@@ -23,8 +25,56 @@ import org.paratrain.train.spec.SpecException;
  *
  * @param format the files' format
  * @param csv    the column layout of a CSV file; null for the other formats
+ * @param libsvm how LibSVM indices are read and how many features rows have; null for the other formats
+ * @param npz    the arrays of an npz file that hold features and labels; null for the other formats
  */
-public record DataFiles(Format format, CsvFormat.Layout csv) {
+public record DataFiles(Format format, CsvFormat.Layout csv, LibSvmFormat.Layout libsvm, NpzFormat.Names npz) {
+
+    /** A LibSVM or npz reader without its layout reads with the default one. */
+    public DataFiles {
+        libsvm = format == Format.LIBSVM && libsvm == null ? LibSvmFormat.Layout.DEFAULT : libsvm;
+        npz = format == Format.NPZ && npz == null ? NpzFormat.Names.DEFAULT : npz;
+    }
+
+    /**
+     * A reader of files in {@code format}, with the default LibSVM and npz layouts.
+     *
+     * @param format the files' format
+     * @param csv    the column layout of a CSV file; null for the other formats
+     */
+    public DataFiles(Format format, CsvFormat.Layout csv) {
+        this(format, csv, null, null);
+    }
+
+    /**
+     * {@return this reader for the files a spec names: its format and layouts}
+     * @param spec the data spec
+     */
+    public static DataFiles of(org.paratrain.train.spec.DataSpec spec) {
+        return new DataFiles(spec.format(), spec.csv(), spec.libsvm(), spec.npz());
+    }
+
+    /**
+     * {@return a reader that reads a LibSVM file's rows to a model's feature count: rows that
+     * stop short of it are padded, an index beyond it is an error naming the line; other
+     * formats as they are}
+     * @param features  the model's number of features
+     * @param modelFile the model's file, for that error
+     */
+    public DataFiles forModel(int features, Path modelFile) {
+        return format != Format.LIBSVM ? this : new DataFiles(format, csv, libsvm.withFeatures(features, "the model ("
+            + modelFile + ")"), npz);
+    }
+
+    /**
+     * {@return a reader that reads these LibSVM files alike, as scikit-learn's
+     * load_svmlight_files does: zero-based if any of them is, all to one feature count; other
+     * formats as they are}
+     * @param files the training and the test features
+     */
+    public DataFiles jointly(Path... files) {
+        return format != Format.LIBSVM ? this : new DataFiles(format, csv, LibSvmFormat.jointly(libsvm, files), npz);
+    }
 
     /**
      * Samples, the names of their classes and of their columns.
@@ -44,8 +94,8 @@ public record DataFiles(Format format, CsvFormat.Layout csv) {
     /**
      * Training data: for a classifier, labels become class indices and their names are kept.
      *
-     * @param x     features (and labels, for CSV and LibSVM)
-     * @param y     labels of the paper's and the IDX format
+     * @param x     features (and labels, for CSV, LibSVM and npz)
+     * @param y     labels of the paper's, the IDX and the npy format
      * @param model the model, which says whether labels are classes and how many there are
      * @return the samples and the class names
      * @throws DataFormatException naming the file, if the labels name other classes than the model has
@@ -111,8 +161,8 @@ public record DataFiles(Format format, CsvFormat.Layout csv) {
     /**
      * Samples whose labels are coded with the names the training data had.
      *
-     * @param x     features (and labels, for CSV and LibSVM)
-     * @param y     labels of the paper's and the IDX format
+     * @param x     features (and labels, for CSV, LibSVM and npz)
+     * @param y     labels of the paper's, the IDX and the npy format
      * @param names the training data's class names, or null if its labels were indices
      * @return the samples
      */
@@ -131,7 +181,7 @@ public record DataFiles(Format format, CsvFormat.Layout csv) {
      * ignored.
      *
      * @param x        features, perhaps with labels
-     * @param y        labels of the paper's and the IDX format, or null
+     * @param y        labels of the paper's, the IDX and the npy format, or null
      * @param features the model's number of features, which tells a CSV file's label column from a feature
      * @param names    the class names of the model, or null
      * @return the samples (labels, if any, as read)
@@ -163,6 +213,12 @@ public record DataFiles(Format format, CsvFormat.Layout csv) {
             t.notes().forEach(notes);
             return t.unlabelled();
         }
+        if (format == Format.NPY && y == null) {
+            return NpyFormat.readFeatures(x);
+        }
+        if (format == Format.NPZ) {
+            return NpzFormat.readFeatures(x, npz);
+        }
         if (format == Format.CSV) {
             CsvTable t = CsvFormat.read(x, csv);
             if (csv.label() == null && t.features() + 1 == features) {
@@ -184,7 +240,9 @@ public record DataFiles(Format format, CsvFormat.Layout csv) {
             case PAPER -> PaperFormat.read(x, y);
             case IDX -> IdxFormat.read(x, y);
             case CSV -> CsvFormat.read(x, csv).numeric();
-            case LIBSVM -> TableFormats.libsvm(x, 0);
+            case LIBSVM -> LibSvmFormat.read(x, libsvm);
+            case NPY -> NpyFormat.read(x, y);
+            case NPZ -> NpzFormat.read(x, npz);
         };
     }
 

@@ -38,7 +38,9 @@ public record TrainingData(Dataset train, Dataset test, Standardizer standardize
      *     data has other features than the training data
      */
     public static TrainingData prepare(DataSpec spec, ModelSpec model) {
-        DataFiles files = new DataFiles(spec.format(), spec.csv());
+        // A LibSVM test file is read as the training file is: same zero-basedness, same feature count.
+        DataFiles files = spec.testX() == null ? DataFiles.of(spec)
+            : DataFiles.of(spec).jointly(spec.x(), spec.testX());
         DataFiles.Labelled labelled = files.readForTraining(spec.x(), spec.y(), model);
         Dataset all = labelsSuit(model, labelled.data(), spec.y() == null ? spec.x() : spec.y());
         // Test and validation files are matched to the training data's columns by name, as evaluate does.
@@ -103,11 +105,21 @@ public record TrainingData(Dataset train, Dataset test, Standardizer standardize
      * and as result.json records it.
      *
      * @param spec the data spec
-     * @return format, scaling, held-out fraction and split seed
+     * @return format (with LibSVM's zero-basedness and feature count and npz's array names where
+     *     given), scaling, held-out fraction and split seed
      */
     public static ObjectNode preparation(DataSpec spec) {
         ObjectNode prep = RunWriter.json().createObjectNode();
         prep.put("format", spec.format().label());
+        // Recorded only where not the default, so that checkpoints from before these options still resume.
+        if (spec.libsvm() != null && !spec.libsvm().equals(org.paratrain.data.LibSvmFormat.Layout.DEFAULT)) {
+            prep.put("zero_based", spec.libsvm().zeroBased().name().toLowerCase(java.util.Locale.ROOT));
+            prep.put("n_features", spec.libsvm().features());
+        }
+        if (spec.npz() != null && !spec.npz().equals(org.paratrain.data.NpzFormat.Names.DEFAULT)) {
+            prep.put("npz_x", spec.npz().x() == null ? "" : spec.npz().x());
+            prep.put("npz_y", spec.npz().y() == null ? "" : spec.npz().y());
+        }
         prep.put("standardized", spec.standardize());
         prep.put("test_fraction", spec.testFraction());
         prep.put("split_seed", spec.splitSeed());

@@ -83,7 +83,18 @@ final class BadInputFiles {
         c.add(bad("csv labels of one class", 1, "d.csv|two classes", BadInputTest.concat(csv, "--model", "logistic"))
             .file("d.csv", "a,b,y\n1,2,1\n3,4,1\n5,6,1\n"));
         c.add(bad("libsvm repeated index", 1, "d.svm:2|index 3", svm).file("d.svm", "1 1:2\n0 3:1 2:4 3:5\n"));
-        c.add(bad("libsvm index 0", 1, "d.svm:1", svm).file("d.svm", "1 0:2\n"));
+        c.add(bad("libsvm index 0 when one-based", 1, "d.svm:1|one-based", BadInputTest.concat(svm, "--zero-based",
+            "false")).file("d.svm", "1 0:2\n"));
+        c.add(bad("libsvm negative index", 1, "d.svm:2|index", svm).file("d.svm", "1 1:2\n0 -1:1\n"));
+        c.add(bad("libsvm index beyond --n-features", 1, "d.svm:1|--n-features 1", BadInputTest.concat(svm,
+            "--n-features", "1")));
+        c.add(bad("libsvm qid not a number", 1, "d.svm:2|qid", svm).file("d.svm", "1 qid:1 1:2\n0 qid:b 1:1\n"));
+        c.add(bad("libsvm qid after a feature", 1, "d.svm:1|qid", svm).file("d.svm", "1 1:2 qid:1\n"));
+        c.add(bad("libsvm only comments", 1, "d.svm|no samples", svm).file("d.svm", "# one\n\n# two\n"));
+        c.add(bad("libsvm evaluate beyond the model", 1, "d.svm:2|model.json", "evaluate", "--model-file",
+            "@model.json", "--x", "@d.svm").file("d.svm", "1 1:2\n0 3:1\n"));
+        c.add(bad("libsvm test file beyond --n-features", 1, "t.svm:1|--n-features 2", BadInputTest.concat(svm,
+            "--n-features", "2", "--test-data", "@t.svm")).file("t.svm", "1 5:1\n"));
         c.add(bad("libsvm index past int", 1, "d.svm:2|too large", svm).file("d.svm", "1 1:2\n0 99999999999:1\n"));
         c.add(bad("libsvm n x d overflows", 1, "d.svm", svm).file("d.svm", "1 2147483647:2\n0 1:1\n"));
         c.add(bad("libsvm beyond the heap", 1, "d.svm|PARATRAIN_JAVA_OPTS=-Xmx", svm).file("d.svm",

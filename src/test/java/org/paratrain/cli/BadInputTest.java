@@ -92,6 +92,9 @@ class BadInputTest {
         BadInputFiles.paperFiles(c);
         BadInputFiles.tableFiles(c);
         BadInputFiles.idxFiles(c);
+        BadInputArrays.npyFiles(c);
+        BadInputArrays.npzFiles(c);
+        BadInputArrays.formatOptions(c);
         BadInputFiles.modelFiles(c);
         runs(c);
         return c.stream();
@@ -278,6 +281,9 @@ class BadInputTest {
         files.put("img", BadInputFiles.idx(new int[] {4, 2, 2}, new byte[16]));
         files.put("lab", BadInputFiles.idx(new int[] {4}, new byte[] {0, 1, 2, 3}));
         files.put("model.json", MODEL.getBytes(StandardCharsets.UTF_8));
+        files.put("X.npy", BadInputArrays.X_NPY);
+        files.put("y.npy", BadInputArrays.Y_NPY);
+        files.put("d.npz", BadInputArrays.NPZ);
         files.putAll(c.files());
         for (Map.Entry<String, byte[]> f : files.entrySet()) {
             Files.write(dir.resolve(f.getKey()), f.getValue());

@@ -3,6 +3,8 @@ package org.paratrain.train.spec;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.paratrain.data.CsvFormat;
+import org.paratrain.data.LibSvmFormat;
+import org.paratrain.data.NpzFormat;
 
 /**
  * Where the training (and test) samples come from and how they are prepared: the files and
@@ -10,8 +12,10 @@ import org.paratrain.data.CsvFormat;
  *
  * @param format       the files' format
  * @param csv          column layout of {@link Format#CSV} files (label column, delimiter, header); null otherwise
- * @param x            features (and labels, for CSV and LibSVM)
- * @param y            labels of {@link Format#PAPER} and {@link Format#IDX}; null for the others
+ * @param libsvm       how {@link Format#LIBSVM} files are read (zero-based indices, feature count); null otherwise
+ * @param npz          the arrays of an {@link Format#NPZ} file that hold features and labels; null otherwise
+ * @param x            features (and labels, for CSV, LibSVM and npz)
+ * @param y            labels of {@link Format#PAPER}, {@link Format#IDX} and {@link Format#NPY}; null for the others
  * @param testX        test features in the same format, or null
  * @param testY        test labels, or null
  * @param testFraction fraction of the samples held out for testing, in [0, 1); 0 with test files
@@ -22,9 +26,9 @@ import org.paratrain.data.CsvFormat;
  * @param valFraction  fraction of the training samples (after the test split) held out for validation, in
  *                     [0, 1); 0 with validation files
  */
-public record DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path testX, Path testY,
-                       double testFraction, boolean standardize, long splitSeed, Path valX, Path valY,
-                       double valFraction) {
+public record DataSpec(Format format, CsvFormat.Layout csv, LibSvmFormat.Layout libsvm, NpzFormat.Names npz, Path x,
+                       Path y, Path testX, Path testY, double testFraction, boolean standardize, long splitSeed,
+                       Path valX, Path valY, double valFraction) {
 
     /** File formats. */
     public enum Format {
@@ -35,7 +39,13 @@ public record DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path
         /** A CSV table holding features and the label column. */
         CSV,
         /** LibSVM's sparse {@code label index:value ...} lines. */
-        LIBSVM;
+        LIBSVM,
+        /** NumPy's .npy arrays: features (samples x features) and labels in a file each. */
+        NPY,
+        /** A NumPy .npz archive holding the features' and the labels' arrays. */
+        NPZ;
+
+        private static final String NAMES = "paper, idx, csv, libsvm, npy or npz";
 
         /** {@return the name, as on the command line ({@code csv})} */
         public String label() {
@@ -44,13 +54,41 @@ public record DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path
 
         /** {@return whether labels are in a file of their own} */
         public boolean separateLabels() {
-            return this == PAPER || this == IDX;
+            return this == PAPER || this == IDX || this == NPY;
+        }
+
+        /**
+         * The format a file's name suggests: {@code .csv} and {@code .tsv} CSV, {@code .npy} and
+         * {@code .npz} NumPy's, {@code .svm}, {@code .libsvm} and {@code .svmlight} LibSVM,
+         * {@code -idx3-ubyte} (any IDX dimension count, gzipped or not) and {@code .idx} IDX, any
+         * other the paper's.
+         *
+         * @param file a data file, or null
+         * @return the format its name suggests; the paper's for null
+         */
+        public static Format ofFileName(Path file) {
+            String name = file == null || file.getFileName() == null ? ""
+                : file.getFileName().toString().toLowerCase(Locale.ROOT);
+            String bare = name.endsWith(".gz") ? name.substring(0, name.length() - 3) : name;
+            if (name.endsWith(".csv") || name.endsWith(".tsv")) {
+                return CSV;
+            }
+            if (name.endsWith(".npy") || name.endsWith(".npz")) {
+                return name.endsWith(".npy") ? NPY : NPZ;
+            }
+            if (name.endsWith(".svm") || name.endsWith(".libsvm") || name.endsWith(".svmlight")) {
+                return LIBSVM;
+            }
+            if (bare.matches(".*[-.]idx\\d-ubyte") || bare.endsWith(".idx")) {
+                return IDX;
+            }
+            return PAPER;
         }
 
         /**
          * The format of this name.
          *
-         * @param s {@code paper}, {@code idx}, {@code csv} or {@code libsvm}
+         * @param s {@code paper}, {@code idx}, {@code csv}, {@code libsvm}, {@code npy} or {@code npz}
          * @return the format
          * @throws SpecException for any other name
          */
@@ -60,13 +98,18 @@ public record DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path
                     return f;
                 }
             }
-            throw new SpecException("format", "must be paper, idx, csv or libsvm, got '" + s + "'");
+            throw new SpecException("format", "must be " + NAMES + ", got '" + s + "'");
         }
     }
 
-    /** Checks that labels are where the format keeps them and that test samples come from one place. */
+    /**
+     * Checks that labels are where the format keeps them and that test samples come from one
+     * place; a LibSVM or npz spec without its layout gets the default one.
+     */
     public DataSpec {
-        SpecException.check(format != null, "format", "must be paper, idx, csv or libsvm");
+        SpecException.check(format != null, "format", "must be " + Format.NAMES);
+        libsvm = format == Format.LIBSVM && libsvm == null ? LibSvmFormat.Layout.DEFAULT : libsvm;
+        npz = format == Format.NPZ && npz == null ? NpzFormat.Names.DEFAULT : npz;
         SpecException.check(x != null, "features", "must be given");
         SpecException.check(!format.separateLabels() || y != null, "labels", "are needed with format "
             + format.label() + " (a file of their own)");
@@ -88,21 +131,41 @@ public record DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path
     }
 
     /**
-     * Data without validation samples.
+     * A spec without validation samples.
      *
      * @param format       the files' format
-     * @param csv          column layout of CSV files, or null
-     * @param x            features
-     * @param y            labels of the formats that keep them apart, or null
-     * @param testX        test features, or null
+     * @param csv          column layout of CSV files; null otherwise
+     * @param libsvm       how LibSVM files are read, or null for the default
+     * @param npz          the arrays of an npz file, or null for the default
+     * @param x            features (and labels, for CSV, LibSVM and npz)
+     * @param y            labels of the formats that keep them in a file of their own; null for the others
+     * @param testX        test features in the same format, or null
      * @param testY        test labels, or null
-     * @param testFraction fraction held out for testing
-     * @param standardize  whether features are standardised
-     * @param splitSeed    seed of the split
+     * @param testFraction fraction of the samples held out for testing, in [0, 1); 0 with test files
+     * @param standardize  whether each feature is scaled to mean 0 and sd 1
+     * @param splitSeed    seed of the train/test split
      */
-    public DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path testX, Path testY,
-                    double testFraction, boolean standardize, long splitSeed) {
-        this(format, csv, x, y, testX, testY, testFraction, standardize, splitSeed, null, null, 0);
+    public DataSpec(Format format, CsvFormat.Layout csv, LibSvmFormat.Layout libsvm, NpzFormat.Names npz, Path x,
+                    Path y, Path testX, Path testY, double testFraction, boolean standardize, long splitSeed) {
+        this(format, csv, libsvm, npz, x, y, testX, testY, testFraction, standardize, splitSeed, null, null, 0);
+    }
+
+    /**
+     * A spec with the default LibSVM and npz layouts.
+     *
+     * @param format       the files' format
+     * @param csv          column layout of CSV files; null otherwise
+     * @param x            features (and labels, for CSV, LibSVM and npz)
+     * @param y            labels of the formats that keep them in a file of their own; null for the others
+     * @param testX        test features in the same format, or null
+     * @param testY        test labels, or null
+     * @param testFraction fraction of the samples held out for testing, in [0, 1); 0 with test files
+     * @param standardize  whether each feature is scaled to mean 0 and sd 1
+     * @param splitSeed    seed of the train/test split
+     */
+    public DataSpec(Format format, CsvFormat.Layout csv, Path x, Path y, Path testX, Path testY, double testFraction,
+                    boolean standardize, long splitSeed) {
+        this(format, csv, null, null, x, y, testX, testY, testFraction, standardize, splitSeed);
     }
 
     /**
