@@ -11,6 +11,9 @@ import picocli.CommandLine.Option;
 
 /** Where ranks run, and how an MPI job is started. */
 public final class BackendOptions {
+    /** Options as picocli fills them in; the commands take this class as a mixin. */
+    public BackendOptions() { }
+
     @Option(names = "--backend", defaultValue = "local",
         description = "Where ranks run: local (threads of this JVM, default) or mpi (MPI processes, started "
             + "with mpirun unless this command already runs under mpirun).")
@@ -36,7 +39,11 @@ public final class BackendOptions {
             + "(default ${DEFAULT-VALUE}).")
     String ranksPerProcess;
 
-    /** True for the MPI backend; checks the name and the deadline. */
+    /**
+     * Checks the backend's name and the deadline.
+     *
+     * @return true for the MPI backend
+     */
     public boolean isMpi() {
         JobLaunch.checkTimeout(commTimeout);
         parseRanksPerProcess(true);
@@ -47,7 +54,10 @@ public final class BackendOptions {
         };
     }
 
-    /** How to start a job of {@code processes} ranks with these options (making the ranks' start-up cache first). */
+    /**
+     * {@return how to start a job of {@code processes} ranks with these options (making the ranks' start-up cache first)}
+     * @param processes ranks of the job
+     */
     public JobLaunch launchSpec(int processes) {
         Backend.prepareMpiStartupCache(Main.class.getName(), List.of("bench", "mpi-selftest", "--train"));
         List<String> extra = mpirunArgs == null || mpirunArgs.isBlank() ? List.of()

@@ -17,6 +17,9 @@ import picocli.CommandLine.Option;
  * and how long a rank may wait for another.
  */
 public final class CheckpointOptions {
+    /** Options as picocli fills them in; train takes this class as a mixin. */
+    public CheckpointOptions() { }
+
     /** The interval by time when none is given: a checkpoint costs a small share of a minute's training. */
     public static final double DEFAULT_SECONDS = 60;
 

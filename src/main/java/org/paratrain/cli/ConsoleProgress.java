@@ -16,6 +16,11 @@ public final class ConsoleProgress implements Report.Progress, AutoCloseable {
     private ProgressBar bar;
     private String phase;
 
+    /**
+     * Progress on a terminal, unless quiet; nothing where the output is not a terminal.
+     *
+     * @param quiet whether to show nothing
+     */
     public ConsoleProgress(boolean quiet) {
         Console console = System.console();
         this.enabled = !quiet && console != null && console.isTerminal();

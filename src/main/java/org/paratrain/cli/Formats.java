@@ -6,7 +6,10 @@ import java.util.Locale;
 public final class Formats {
     private Formats() { }
 
-    /** A duration in the unit that fits: 850 us, 12.3 ms, 4.56 s, 3 min 05 s, 2 h 07 min. */
+    /**
+     * {@return a duration in the unit that fits: 850 us, 12.3 ms, 4.56 s, 3 min 05 s, 2 h 07 min}
+     * @param seconds the duration
+     */
     public static String duration(double seconds) {
         double s = Math.abs(seconds);
         if (Double.isNaN(seconds)) {

@@ -199,7 +199,15 @@ public final class OptionChecks {
         }
     }
 
-    /** A count option's value in [min, max]. */
+    /**
+     * Checks a count option's value is in [min, max].
+     *
+     * @param option the option, for the message
+     * @param value  its value
+     * @param min    the least allowed
+     * @param max    the most allowed
+     * @throws IllegalArgumentException naming the option and the range
+     */
     public static void range(String option, long value, long min, long max) {
         if (value < min || value > max) {
             throw new IllegalArgumentException(String.format(Locale.ROOT, "%s must be in [%d, %d], got %d", option,

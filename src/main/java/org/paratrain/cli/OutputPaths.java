@@ -17,7 +17,13 @@ import org.paratrain.io.OutputTarget;
 public final class OutputPaths {
     private OutputPaths() { }
 
-    /** {@code dir} is, or can be made as, a directory paratrain may write files into. */
+    /**
+     * Checks that {@code dir} is, or can be made as, a directory paratrain may write files into.
+     *
+     * @param option the option that names it, for the message
+     * @param dir    the directory
+     * @throws IllegalArgumentException naming the option and what is wrong
+     */
     public static void directory(String option, Path dir) {
         named(option, dir);
         if (stdout(dir)) {

@@ -88,7 +88,10 @@ public final class CsvFormat {
             return new Layout(label, delimiter, header, labelled, keep, names);
         }
 
-        /** {@return this layout with another label column} */
+        /**
+         * {@return this layout with another label column}
+         * @param column the label column, by name or 0-based index
+         */
         public Layout withLabel(String column) {
             return new Layout(column, delimiter, header, labelled, keep, drop);
         }

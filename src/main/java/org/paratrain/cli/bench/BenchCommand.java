@@ -24,6 +24,9 @@ import picocli.CommandLine.Option;
         BenchMlpCommand.class, BenchMpiCommand.class, BenchMpiCommand.Worker.class,
         BenchMpiCommand.SelfTest.class, BenchMpiCommand.InitProbe.class})
 public final class BenchCommand implements Runnable {
+    /** The command as picocli makes it, for {@code Main}'s list of subcommands. */
+    public BenchCommand() { }
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 

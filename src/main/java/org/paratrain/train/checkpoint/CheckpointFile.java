@@ -48,6 +48,7 @@ public final class CheckpointFile {
      *
      * @param state the training state, ready to resume from
      * @param meta  the writer's record of what it belongs to: settings, data fingerprint, provenance
+     * @param file  the file it was read from, or null when decoded from bytes alone
      */
     public record Contents(TrainingState state, JsonNode meta, java.nio.file.Path file) {
         /**

@@ -53,6 +53,6 @@ public final class Defaults {
             return PAPER_EPOCHS;
         }
         int steps = batchSize == 0 ? 1 : Math.max(1, samples / batchSize);
-        return (int) Math.max(MIN_EPOCHS, Math.min(MAX_EPOCHS, (STEPS + steps - 1) / steps));
+        return Math.max(MIN_EPOCHS, Math.min(MAX_EPOCHS, (STEPS + steps - 1) / steps));
     }
 }
