@@ -108,7 +108,8 @@ final class TrainerSettings {
 
     /** {@return the settings as the specs every layer below reads; a bad one throws, naming it} */
     TrainSpec spec() {
-        ModelSpec m = ModelNames.named(model, intercept, classes, layers, activation, "").withPrecision(ModelNames.precision(precision));
+        ModelSpec m = ModelNames.named(model, intercept, classes, org.paratrain.train.spec.Defaults.hiddenLayers(model,
+            layers), activation, "").withPrecision(ModelNames.precision(precision));
         boolean paper = model.equals("linear");
         OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer != null ? optimizer : paper ? "gd"
             : "adam"), !Double.isNaN(learningRate) ? learningRate : paper ? 1e-4 : 1e-3, momentum, weightDecay,

@@ -27,7 +27,8 @@ final class ModelOptions {
         description = "Classes for softmax, mlp and cnn (0: counted from the labels).")
     int classes;
 
-    @Option(names = "--layers", defaultValue = "", description = "Hidden-layer widths of --model mlp, e.g. 256,128; "
+    @Option(names = "--layers", defaultValue = "", description = "Hidden-layer widths of --model mlp, e.g. 256,128 "
+        + "(default 100, one hidden layer, as scikit-learn's MLPClassifier); "
         + "the layers of --model cnn, e.g. conv:32:3,pool:2,conv:64:3,pool:2,dense:128.")
     String layers;
 
@@ -73,7 +74,8 @@ final class ModelOptions {
     /** {@return the model these options describe; a bad value is an error naming its option} */
     ModelSpec model() {
         boolean bias = intercept != null ? intercept : !paperDefaults();
-        return ModelNames.named(model, bias, classes, layers, activation, imageShape).withPrecision(ModelNames.precision(precision));
+        return ModelNames.named(model, bias, classes, org.paratrain.train.spec.Defaults.hiddenLayers(model, layers),
+            activation, imageShape).withPrecision(ModelNames.precision(precision));
     }
 
     /** {@return the optimizer these options describe, owning the learning rate and its schedule} */

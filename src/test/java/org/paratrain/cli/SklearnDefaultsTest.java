@@ -16,7 +16,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Defaults that train: scikit-learn's bundled data sets, written by pandas ({@code df.to_csv()},
  * index column and all), trained with no tuning flag at 2 ranks, reach at least scikit-learn's
- * default {@code LogisticRegression} on the same split, less 2 points. scikit-learn fits the
+ * default {@code LogisticRegression} (for softmax and logistic regression) or
+ * {@code MLPClassifier} (for the MLP) on the same split, less 2 points. scikit-learn fits the
  * reference in a Python process here; the test skips where it is missing, unless
  * {@code PARATRAIN_REQUIRE_SKLEARN} is set (as in CI).
  */
@@ -29,6 +30,7 @@ class SklearnDefaultsTest {
         "import numpy as np",
         "from sklearn import datasets",
         "from sklearn.linear_model import LogisticRegression",
+        "from sklearn.neural_network import MLPClassifier",
         "warnings.filterwarnings('ignore')",
         "name, out = sys.argv[1], sys.argv[2]",
         "df = getattr(datasets, 'load_' + name)(as_frame=True).frame",
@@ -37,14 +39,16 @@ class SklearnDefaultsTest {
         "n = len(y); held = math.ceil(0.25 * n)",
         "perm = np.random.RandomState(42).permutation(n)",     // paratrain's --test-fraction split, --seed 42
         "test, train = perm[:held], perm[held:]",
-        "print(LogisticRegression().fit(X[train], y[train]).score(X[test], y[test]))");
+        "ref = MLPClassifier(random_state=0) if sys.argv[3] == 'mlp' else LogisticRegression()",
+        "print(ref.fit(X[train], y[train]).score(X[test], y[test]))");
 
     @ParameterizedTest
-    @CsvSource({"iris, softmax", "wine, softmax", "breast_cancer, logistic", "digits, softmax"})
-    void noTuningFlagsReachScikitLearnsLogisticRegression(String name, String model, @org.junit.jupiter.api.io.TempDir
+    @CsvSource({"iris, softmax", "wine, softmax", "breast_cancer, logistic", "digits, softmax", "iris, mlp", "wine, mlp",
+        "breast_cancer, mlp", "digits, mlp"})
+    void noTuningFlagsReachScikitLearnsDefaults(String name, String model, @org.junit.jupiter.api.io.TempDir
         Path dir) throws Exception {
         Path csv = dir.resolve(name + ".csv");
-        double reference = reference(name, csv);
+        double reference = reference(name, csv, model);
         CliTest.Run r = CliTest.run("train", "--data", csv.toString(), "--format", "csv", "--label", "target",
             "--model", model, "--test-fraction", "0.25", "--nodes", "2", "--quiet", "--out", dir.resolve("run").toString());
         assertEquals(0, r.status(), r.err());
@@ -55,7 +59,7 @@ class SklearnDefaultsTest {
         assertTrue(ours >= reference - 0.02, name + ": " + ours + " against scikit-learn's " + reference);
     }
 
-    private static double reference(String name, Path csv) throws IOException, InterruptedException {
+    private static double reference(String name, Path csv, String model) throws IOException, InterruptedException {
         boolean present = Files.isExecutable(Path.of(PYTHON)) && new ProcessBuilder(PYTHON, "-c",
             "import sklearn, pandas").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start().waitFor() == 0;
@@ -63,7 +67,8 @@ class SklearnDefaultsTest {
             fail("PARATRAIN_REQUIRE_SKLEARN is set, but " + PYTHON + " has no scikit-learn or pandas");
         }
         Assumptions.assumeTrue(present, "scikit-learn and pandas are not installed for " + PYTHON);
-        Process p = new ProcessBuilder(PYTHON, "-c", REFERENCE, name, csv.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(PYTHON, "-c", REFERENCE, name, csv.toString(), model).redirectErrorStream(true)
+            .start();
         String out = new String(p.getInputStream().readAllBytes()).strip();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, out);
         return Double.parseDouble(out.substring(out.lastIndexOf('\n') + 1));

@@ -23,7 +23,21 @@ public final class Defaults {
     /** Epochs of the paper's run. */
     public static final int PAPER_EPOCHS = 300;
 
+    /** Hidden width of an MLP given no layers: scikit-learn's MLPClassifier's one layer of 100. */
+    public static final String HIDDEN = "100";
+
     private Defaults() { }
+
+    /**
+     * {@return the hidden layers of a model named on the command line: as given, or one layer of
+     * {@value #HIDDEN} units for an MLP given none}
+     * @param kind   the model's name ({@code mlp}, {@code mlp-regression}, ...)
+     * @param layers the layers given, or blank
+     */
+    public static String hiddenLayers(String kind, String layers) {
+        boolean mlp = kind.equals("mlp") || kind.equals("mlp-regression");
+        return mlp && (layers == null || layers.isBlank()) ? HIDDEN : layers;
+    }
 
     /**
      * {@return whether a model keeps the paper's defaults (gradient descent at 1e-4, summed loss, full batch, 300 epochs)}
