@@ -108,6 +108,7 @@ class ReadmeCommandsTest {
         Path work = Files.createDirectories(tmp.resolve("work"));
         Path logs = Files.createDirectories(tmp.resolve("logs"));
         Files.createSymbolicLink(work.resolve("src"), Path.of("src").toAbsolutePath());  // the pages' fixtures
+        Files.createSymbolicLink(work.resolve("examples"), Path.of("examples").toAbsolutePath());
         LauncherImitation.write(work.resolve("paratrain"));
         List<DynamicTest> tests = new ArrayList<>();
         Map<String, String> variables = new LinkedHashMap<>();
@@ -126,6 +127,7 @@ class ReadmeCommandsTest {
     @AfterEach
     void unlinkSources() throws IOException {
         Files.deleteIfExists(tmp.resolve("work").resolve("src"));   // the link only; JUnit warns about links out
+        Files.deleteIfExists(tmp.resolve("work").resolve("examples"));
     }
 
     @Test
@@ -253,6 +255,9 @@ class ReadmeCommandsTest {
         if (expanded.contains("/usr/share/datasets/")) {
             require(Files.isDirectory(Path.of(expanded.replaceAll(".*(/usr/share/datasets/[^/ ]+).*", "$1"))),
                 "PARATRAIN_REQUIRE_DATASETS", "the data set is not installed (apt-get install dataset-fashion-mnist)");
+        }
+        if (expanded.startsWith("/usr/bin/python3 ")) {
+            PythonReference.needNumpy();   // Debian's numpy; skips, or fails under PARATRAIN_REQUIRE_NUMPY
         }
         Matcher launcher = MPI_LAUNCHER.matcher(expanded);
         boolean ownMpirun = launcher.find();

@@ -38,6 +38,13 @@ class ReadmeExampleTest {
     }
 
     @Test
+    void docsShowTheNumpyLoaderVerbatim() throws Exception {
+        assertTrue(Files.readString(Path.of("docs/model-file.md")).contains(
+            Files.readString(Path.of("examples/predict_numpy.py")).strip()),
+            "docs/model-file.md must show examples/predict_numpy.py verbatim");
+    }
+
+    @Test
     void modelExampleTrainsSavesLoadsAndPredictsTheRightCluster() throws Exception {
         Path file = classes.resolve("model.json");
         String out = run("ModelExample", file.toString());
