@@ -113,10 +113,10 @@ class ThreadRanksTest {
         "2 | 2 | reg | --allreduce rabenseifner --sum fixed:1 --batch-size 64",
         "3 | 2 | reg | --allreduce ring --shard-optimizer --optimizer adam --lr 0.05",
         "2 | 4 | reg | --allreduce tree --batch-size 100 --optimizer momentum --momentum 0.9 --lr 0.01",
-        "2 | 2 | bin | --model logistic --allreduce recursive-doubling",
+        "2 | 2 | bin | --model logistic --allreduce recursive-doubling --batch-size 0 --no-standardize",
         "2 | 4 | cls | --model softmax --classes 3 --allreduce star --batch-size 50",
-        "2 | 4 | cls | --model softmax --classes 3 --allreduce ring",
-        "3 | 2 | bin | --model logistic --allreduce master-worker",
+        "2 | 4 | cls | --model softmax --classes 3 --allreduce ring --batch-size 0 --no-standardize",
+        "3 | 2 | bin | --model logistic --allreduce master-worker --batch-size 0 --no-standardize",
         "2 | 2 | cls | --model mlp --layers 16 --classes 3 --optimizer adam --lr 0.01 --allreduce native --batch-size 64",
     })
     void sameBitsAsTheLocalBackend(int processes, int k, String data, String options) throws Exception {
