@@ -14,13 +14,18 @@ import org.paratrain.model.Model;
  *
  * <p>The relative difference of a value is {@code |onnx - paratrain| / |paratrain|}, each value
  * on its own: a probability of 1e-12 is held to the same relative precision as one of 0.5.
+ * The row-relative difference divides by the largest value of the row instead (for a
+ * regressor's one value a row, the same thing): the scale a float32 graph's rounding is
+ * measured against, since its logits err by about 1e-7 of their size, absolutely, whatever
+ * the probability they give.
  *
- * @param relative   the largest relative difference of the probabilities or predictions
+ * @param relative   the largest relative difference of the probabilities or predictions, value by value
+ * @param row        the largest difference relative to the largest value of its row
  * @param absolute   the largest absolute difference
  * @param labels     rows whose label differs (0 when all agree; always 0 for a regressor)
  * @param rows       rows compared
  */
-record Comparison(double relative, double absolute, int labels, int rows) {
+record Comparison(double relative, double row, double absolute, int labels, int rows) {
 
     /** paratrain's outputs: each row's class and probabilities, or its prediction. */
     record Reference(int[] classes, double[] values) {
@@ -58,12 +63,21 @@ record Comparison(double relative, double absolute, int labels, int rows) {
             }
         }
         double rel = 0;
+        double row = 0;
         double abs = 0;
-        for (int i = 0; i < values.length; i++) {
-            double d = Math.abs(values[i] - ref.values()[i]);
-            abs = Math.max(abs, d);
-            rel = Math.max(rel, d == 0 ? 0 : d / Math.abs(ref.values()[i]));
+        int width = values.length / n;
+        for (int i = 0; i < n; i++) {
+            double largest = 0;
+            double worst = 0;
+            for (int k = i * width; k < (i + 1) * width; k++) {
+                double d = Math.abs(values[k] - ref.values()[k]);
+                largest = Math.max(largest, Math.abs(ref.values()[k]));
+                worst = Math.max(worst, d);
+                rel = Math.max(rel, d == 0 ? 0 : d / Math.abs(ref.values()[k]));
+            }
+            abs = Math.max(abs, worst);
+            row = Math.max(row, worst == 0 ? 0 : worst / largest);
         }
-        return new Comparison(rel, abs, wrong, n);
+        return new Comparison(rel, row, abs, wrong, n);
     }
 }
