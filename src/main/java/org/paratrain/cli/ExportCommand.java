@@ -9,6 +9,7 @@ import org.paratrain.experiment.RunWriter;
 import org.paratrain.export.OnnxExport;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.model.MultilayerPerceptron.Precision;
+import org.paratrain.train.spec.ModelNames;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -55,7 +56,7 @@ final class ExportCommand implements Runnable {
     @Override
     public void run() {
         Format f = Format.parse(format);
-        Precision asked = precision == null ? null : precision(precision);
+        Precision asked = precision == null ? null : ModelNames.precision(precision);
         InputFiles.require(modelFile);
         OutputPaths.file("--out", out);
         if (OutputPaths.stdout(out)) {
@@ -76,7 +77,7 @@ final class ExportCommand implements Runnable {
         }
         w.printf(Locale.ROOT, "wrote %s (%s, %s): ONNX opset %d, input features [N, %d] %s, %s%n", out,
             m.spec().kind(), Formats.count(bytes.length, "byte"), OnnxExport.OPSET, m.features(),
-            label(asked == null ? m.spec().precision() : asked), m.spec().classifier()
+            (asked == null ? m.spec().precision() : asked).name().toLowerCase(Locale.ROOT), m.spec().classifier()
                 ? "outputs label [N] and probabilities [N, " + m.classes() + "]" : "output prediction [N, 1]");
     }
 
@@ -98,21 +99,6 @@ final class ExportCommand implements Runnable {
         if (provenance.path("start_time").isTextual()) {
             e.metadata("trained_at", provenance.path("start_time").asText());
         }
-        if (m.dataFormat() != null) {
-            e.metadata("trained_on_format", m.dataFormat().label());
-        }
         return e.bytes();
-    }
-
-    private static Precision precision(String s) {
-        return switch (s) {
-            case "float64" -> Precision.FLOAT64;
-            case "float32" -> Precision.FLOAT32;
-            default -> throw new IllegalArgumentException("--precision " + s + ": expected float64 or float32");
-        };
-    }
-
-    private static String label(Precision p) {
-        return p == Precision.FLOAT64 ? "float64" : "float32";
     }
 }

@@ -43,6 +43,7 @@ import org.paratrain.train.spec.ModelSpec;
  *
  * <p>{@code metadata_props}: {@code paratrain_model} (the kind), {@code feature_names} and
  * {@code class_names} (JSON arrays; classes by index where the labels had no names),
+ * {@code trained_on_format} (the training data's format, where the model file says),
  * {@code input_scaling}, {@code precision}, the network's {@code layers}, {@code activation}
  * and {@code image_shape} where it has them, {@code exported_by} (paratrain's version), and
  * whatever {@link #metadata} adds (the command line adds the model file's provenance).
@@ -145,7 +146,7 @@ public final class OnnxExport {
             + "index, names in metadata class_names) and probabilities [N, " + model.classes() + "]"
             : "output prediction [N, 1]"));
         ModelProto.Builder p = ModelProto.newBuilder().setIrVersion(IR_VERSION).setProducerName("paratrain")
-            .setProducerVersion(Provenance.codeVersion()).setModelVersion(1)
+            .setProducerVersion(Provenance.codeVersion())
             .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(OPSET))
             .setDocString("A paratrain " + kind + " model exported from model.json.").setGraph(g.build());
         metadata().forEach((k, v) -> p.addMetadataProps(StringStringEntryProto.newBuilder().setKey(k).setValue(v)));
@@ -163,6 +164,9 @@ public final class OnnxExport {
                 names.add(model.className(k));
             }
             m.put("class_names", json(names));
+        }
+        if (model.dataFormat() != null) {
+            m.put("trained_on_format", model.dataFormat().label());
         }
         m.put("input_scaling", Layers.scaling(model));
         m.put("precision", precision == Precision.FLOAT64 ? "float64" : "float32");

@@ -80,7 +80,7 @@ final class BadInputCommands {
         c.add(bad("export format not written", 2, "--format safetensors|onnx", export("--format", "safetensors")));
         c.add(bad("export format missing", 2, "--format", "export", "--model-file", "@model.json", "--out",
             "@model.onnx"));
-        c.add(bad("export precision unknown", 2, "--precision float16|float64 or float32", export("--precision",
+        c.add(bad("export precision unknown", 2, "--precision|float16", export("--precision",
             "float16")));
         c.add(bad("export out is the model file", 2, "--out|inputs", export("--out", "@model.json")));
         c.add(bad("export out is a directory", 2, "--out|directory", export("--out", "@sub")));
