@@ -27,7 +27,7 @@ public final class TrainedModel {
 
     private TrainedModel(ModelFile file) {
         this.file = new ModelFile(file.spec(), file.features(), file.classes(), file.params().clone(),
-            file.standardizer(), file.classNames(), file.columns());
+            file.standardizer(), file.classNames(), file.columns(), file.dataFormat());
         this.models = ThreadLocal.withInitial(this.file::newModel);
     }
 
@@ -56,7 +56,7 @@ public final class TrainedModel {
                 + "class, got " + names);
         }
         return new TrainedModel(new ModelFile(file.spec(), file.features(), file.classes(), file.params(),
-            file.standardizer(), new ClassNames(names), file.columns()));
+            file.standardizer(), new ClassNames(names), file.columns(), file.dataFormat()));
     }
 
     /**
@@ -77,6 +77,17 @@ public final class TrainedModel {
     public void save(Path path) {
         file.write(path, org.paratrain.experiment.RunWriter.json().createObjectNode(),
             Provenance.capture(List.of("TrainedModel.save")));
+    }
+
+    /**
+     * Writes the model as an ONNX file (docs/export.md: raw rows in, the prediction or the label
+     * and the class probabilities out), atomically.
+     *
+     * @param path where
+     * @throws java.io.UncheckedIOException if it cannot be written
+     */
+    public void exportOnnx(Path path) {
+        org.paratrain.export.OnnxExport.write(file, path);
     }
 
     /** {@return the model's kind: linear, logistic, softmax, mlp, mlp-regression or cnn} */

@@ -58,7 +58,7 @@ class ReadmeCommandsTest {
      * quick start, model-file.md shows it.
      */
     static final List<String> FILES = List.of("README.md", "docs/paper.md", "docs/training.md",
-        "docs/data-formats.md", "docs/model-file.md", "docs/plan.md", "docs/mpi.md", "docs/long-runs.md",
+        "docs/data-formats.md", "docs/model-file.md", "docs/export.md", "docs/plan.md", "docs/mpi.md", "docs/long-runs.md",
         "docs/benchmarks.md", "docs/java-api.md", "docs/design.md");
 
     /** Commands (by prefix) that are not run, and why. */

@@ -19,7 +19,7 @@ import picocli.CommandLine.Command;
 @Command(name = "paratrain", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "Data-parallel training of machine-learning models on the JVM.",
     subcommands = {PaperCommand.class, ScaleCommand.class, PlanCommand.class, GenerateCommand.class, TrainCommand.class,
-        Evaluate.EvaluateCommand.class, Evaluate.PredictCommand.class,
+        Evaluate.EvaluateCommand.class, Evaluate.PredictCommand.class, ExportCommand.class,
         BenchCommand.class, StartupTraining.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable {

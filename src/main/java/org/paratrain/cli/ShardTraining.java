@@ -65,8 +65,9 @@ final class ShardTraining {
         if (c.out != null) {
             ObjectNode d = TrainingData.record(data, total, shard.features());
             d.put("read", k == 1 ? "each rank its own blocks" : "each process its ranks' blocks");
-            TrainReport.write(c.out(), c.out, r, spec, new ModelFile(spec.model(), shard.features(), classes, r.params(),
-                null, null), d, RunWriter.json().createObjectNode(), provenance);
+            ModelFile model = new ModelFile(spec.model(), shard.features(), classes, r.params(), null, null,
+                org.paratrain.data.Columns.generated(shard.features()), data.format());
+            TrainReport.write(c.out(), c.out, r, spec, model, d, RunWriter.json().createObjectNode(), provenance);
         }
     }
 }

@@ -154,7 +154,8 @@ final class TrainCommand implements Runnable {
             return;   // an MPI rank other than 0: rank 0 reports
         }
         report(r, spec, dataSpec, new ModelFile(spec.model(), data.features(), classes, r.params(),
-            prepared.standardizer(), prepared.classNames(), prepared.columns()), prepared, attempts, provenance);
+            prepared.standardizer(), prepared.classNames(), prepared.columns(), dataSpec.format()), prepared, attempts,
+            provenance);
     }
 
     /** The batch size and epochs not given, from the training data's size ({@link org.paratrain.train.spec.Defaults}). */

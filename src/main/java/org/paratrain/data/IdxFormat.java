@@ -17,6 +17,8 @@ import java.util.zip.GZIPInputStream;
  */
 public final class IdxFormat {
     private static final int UNSIGNED_BYTE = 0x08;
+    /** What a pixel byte is divided by on reading, so that the features lie in [0, 1]. */
+    public static final double PIXEL_SCALE = 255.0;
 
     private IdxFormat() { }
 
@@ -84,7 +86,7 @@ public final class IdxFormat {
         }
         double[] x = new double[img.values.length];
         for (int i = 0; i < x.length; i++) {
-            x[i] = (img.values[i] & 0xff) / 255.0;
+            x[i] = (img.values[i] & 0xff) / PIXEL_SCALE;
         }
         double[] y = new double[n];
         for (int i = 0; i < n; i++) {
@@ -109,7 +111,7 @@ public final class IdxFormat {
         }
         double[] x = new double[img.values.length];
         for (int i = 0; i < x.length; i++) {
-            x[i] = (img.values[i] & 0xff) / 255.0;
+            x[i] = (img.values[i] & 0xff) / PIXEL_SCALE;
         }
         return new Dataset(x, new double[n], n, features);
     }

@@ -11,6 +11,7 @@ import org.paratrain.data.Dataset;
 import org.paratrain.data.Standardizer;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.model.Model;
+import org.paratrain.train.spec.DataSpec;
 import org.paratrain.train.spec.ModelNames;
 import org.paratrain.train.spec.ModelSpec;
 
@@ -27,12 +28,31 @@ import org.paratrain.train.spec.ModelSpec;
  * @param classNames   the names of the classes when the training labels had names (strings, or
  *                     -1/+1 and 1/2 mapped to 0/1), else null: the labels were the class indices
  * @param columns      the features' names and the label column's; null for a file written before they were kept
+ * @param dataFormat   the format of the training data, which says what reading did to the features before the
+ *                     model saw them (IDX bytes are divided by {@link org.paratrain.data.IdxFormat#PIXEL_SCALE});
+ *                     null where not known (a file written before it was kept, or a model not trained from files)
  */
 public record ModelFile(ModelSpec spec, int features, int classes, double[] params, Standardizer standardizer,
-                        ClassNames classNames, Columns columns) {
+                        ClassNames classNames, Columns columns, DataSpec.Format dataFormat) {
     /** The format written; readers accept it and nothing newer. */
     public static final int VERSION = 1;
     private static final String FORMAT = "paratrain-model";
+
+    /**
+     * A model file that does not say what data it was trained on.
+     *
+     * @param spec         the model's kind and shape
+     * @param features     inputs
+     * @param classes      classes of a classifier, 0 for regression
+     * @param params       the parameters
+     * @param standardizer the feature scaling, or null
+     * @param classNames   the class names, or null
+     * @param columns      the features' names and the label column's
+     */
+    public ModelFile(ModelSpec spec, int features, int classes, double[] params, Standardizer standardizer,
+                     ClassNames classNames, Columns columns) {
+        this(spec, features, classes, params, standardizer, classNames, columns, null);
+    }
 
     /**
      * A model file whose features have generated names.
@@ -46,7 +66,7 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
      */
     public ModelFile(ModelSpec spec, int features, int classes, double[] params, Standardizer standardizer,
                      ClassNames classNames) {
-        this(spec, features, classes, params, standardizer, classNames, Columns.generated(features));
+        this(spec, features, classes, params, standardizer, classNames, Columns.generated(features), null);
     }
 
     /**
@@ -113,6 +133,9 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
                 o.put("label_column", columns.label());
             }
         }
+        if (dataFormat != null) {
+            o.put("data_format", dataFormat.label());
+        }
         ResultCodec.array(o.putArray("params"), params);
         if (standardizer != null) {
             ObjectNode s = o.putObject("standardizer");
@@ -157,7 +180,7 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
             spec = spec.withPrecision(ModelNames.precision(check.precision()));
         }
         ModelFile m = new ModelFile(spec, features, classes, params, check.standardizer(features),
-            check.classNames(classes), check.columns(features));
+            check.classNames(classes), check.columns(features), check.dataFormat());
         int needed;
         try {
             needed = m.newModel().parameterCount();

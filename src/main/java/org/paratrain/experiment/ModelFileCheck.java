@@ -189,6 +189,20 @@ final class ModelFileCheck {
         return new org.paratrain.data.Columns(names, named, label != null && label.isTextual() ? label.asText() : null);
     }
 
+    /** The training data's format, or null for a file written before it was kept. */
+    org.paratrain.train.spec.DataSpec.Format dataFormat() {
+        JsonNode v = root.get("data_format");
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        List<String> known = java.util.Arrays.stream(org.paratrain.train.spec.DataSpec.Format.values())
+            .map(org.paratrain.train.spec.DataSpec.Format::label).toList();
+        if (!v.isTextual() || !known.contains(v.asText())) {
+            throw error("field \"data_format\" is " + shown(v) + "; expected one of " + String.join(", ", known));
+        }
+        return org.paratrain.train.spec.DataSpec.Format.parse(v.asText());
+    }
+
     /** The feature scaling, or null when the file has none. */
     Standardizer standardizer(int features) {
         JsonNode s = root.get("standardizer");

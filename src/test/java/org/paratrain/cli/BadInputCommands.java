@@ -1,13 +1,15 @@
 package org.paratrain.cli;
 
+import static org.paratrain.cli.BadInputTest.MODEL;
 import static org.paratrain.cli.BadInputTest.bad;
 
 import java.util.List;
 import org.paratrain.cli.BadInputTest.Case;
 
 /**
- * {@link BadInputTest}'s cases for the commands around training: generate, plan, scale, paper
- * and the benchmarks. Each is one line naming the option, exit 2, and nothing written.
+ * {@link BadInputTest}'s cases for the commands around training: generate, plan, scale, paper,
+ * the benchmarks and export. Each is one line naming the option (exit 2) or the file (exit 1),
+ * and nothing written.
  */
 final class BadInputCommands {
     private BadInputCommands() { }
@@ -66,5 +68,29 @@ final class BadInputCommands {
         c.add(bad("bench kernels repeats 0", 2, "--repeats", "bench", "kernels", "--repeats", "0"));
         c.add(bad("bench paper rounds 0", 2, "--rounds|[1, 20]", "bench", "paper", "--rounds", "0"));
         c.add(bad("paper out under a file", 2, "--out|not a directory", "paper", "--out", "@X.in/paper"));
+    }
+
+    static String[] export(String... extra) {
+        return BadInputTest.with(new String[] {"export", "--model-file", "@model.json", "--format", "onnx", "--out",
+            "@model.onnx"}, extra);
+    }
+
+    /** export: formats it does not write, outputs it must not write, model files it cannot read. */
+    static void exports(List<Case> c) {
+        c.add(bad("export format not written", 2, "--format safetensors|onnx", export("--format", "safetensors")));
+        c.add(bad("export format missing", 2, "--format", "export", "--model-file", "@model.json", "--out",
+            "@model.onnx"));
+        c.add(bad("export precision unknown", 2, "--precision|float16", export("--precision",
+            "float16")));
+        c.add(bad("export out is the model file", 2, "--out|inputs", export("--out", "@model.json")));
+        c.add(bad("export out is a directory", 2, "--out|directory", export("--out", "@sub")));
+        c.add(bad("export out is standard output", 2, "--out -|file name", export("--out", "-")));
+        c.add(bad("export out under a file", 2, "--out|not a directory", export("--out", "@X.in/model.onnx")));
+        c.add(bad("export out read-only", 2, "--out|permission denied", export("--out", "@READONLY/model.onnx")));
+        c.add(bad("export model missing", 1, "none.json|no such file", export("--model-file", "@none.json")));
+        c.add(bad("export model damaged", 1, "model.json|params", export()).file("model.json",
+            MODEL.replace("[1.0, 2.0]", "[\"NaN\", 2.0]")));
+        c.add(bad("export model data format unknown", 1, "model.json|data_format|idx", export()).file("model.json",
+            MODEL.replace("\"classes\": 0,", "\"classes\": 0, \"data_format\": \"jpeg\",")));
     }
 }

@@ -89,6 +89,7 @@ class BadInputTest {
         List<Case> c = new ArrayList<>();
         options(c);
         BadInputCommands.sweepsAndBenchmarks(c);
+        BadInputCommands.exports(c);
         BadInputFiles.paperFiles(c);
         BadInputFiles.tableFiles(c);
         BadInputFiles.idxFiles(c);
