@@ -10,6 +10,7 @@ import org.paratrain.collective.Allreduce;
 import org.paratrain.experiment.Calibration;
 import org.paratrain.experiment.MachineFile;
 import org.paratrain.experiment.Plan;
+import org.paratrain.experiment.PlanPlot;
 import org.paratrain.experiment.Plots;
 import org.paratrain.io.AtomicFiles;
 import org.paratrain.train.EpochModel;
@@ -126,7 +127,7 @@ final class PlanCommand implements Runnable {
                         .toString());
                 }
             });
-            Plots.save(Plots.plan(rows, labels, samples, features, PlanReport.unit(rows).name(),
+            Plots.save(PlanPlot.plan(rows, labels, samples, features, PlanReport.unit(rows).name(),
                 PlanReport.unit(rows).perSecond()), stage, "plan");
             staged.publish(List.of("plan.md", "plan.csv", "plan.png", "plan.svg"));
         }

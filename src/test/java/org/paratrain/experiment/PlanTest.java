@@ -120,7 +120,7 @@ class PlanTest {
     void exchangesThatCostTheSameShareOneLineOfThePlot() {
         List<ExchangeSpec> exchanges = Plan.candidates(false, Sum.BLOCKS, false);
         List<Plan.Row> rows = Plan.rows(latencyOnly(), SAMPLES, 0, 1, exchanges, 64);
-        List<List<Integer>> groups = Plots.coinciding(rows, exchanges.size());
+        List<List<Integer>> groups = PlanPlot.coinciding(rows, exchanges.size());
         assertEquals(exchanges.size(), groups.stream().mapToInt(List::size).sum(), "every exchange drawn once");
         for (List<Integer> g : groups) {
             for (Plan.Row r : rows) {
