@@ -315,7 +315,7 @@ final class TrainCommand implements Runnable {
         boolean classesKnown = !spec.model().classifier() || spec.model().classes() > 0;
         DataSpec.Format format = dataFormat.format();
         return batchSize == 0 && input.testFraction == 0 && input.testX == null
-            && !input.standardize(spec.model(), format) && !dataSpec().hasValidation()
+            && !input.standardize(spec.model(), format) && input.valX == null && input.valFraction == 0
             && (format == DataSpec.Format.PAPER || format == DataSpec.Format.IDX) && classesKnown
             && injectFailure == null && exchange.rebalance() == 0 && !"false".equals(System.getenv("PARATRAIN_SHARD_READ"));
     }

@@ -20,20 +20,8 @@ public record TrainTestSplit(Dataset train, Dataset test) {
      * @throws IllegalArgumentException if the fraction is out of range or leaves a part empty
      */
     public static TrainTestSplit of(Dataset d, double fraction, long seed) {
-        if (!(fraction > 0 && fraction < 1)) {
-            throw new IllegalArgumentException("--test-fraction must be in (0, 1), got " + fraction);
-        }
-        int n = d.samples();
-        int nTest = (int) Math.ceil(fraction * n);
-        if (nTest >= n) {
-            throw new IllegalArgumentException("--test-fraction " + fraction + " leaves no training samples of " + n);
-        }
-        int[] order = new int[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
-        new NumpyRandomState(seed).shuffle(order);
-        return new TrainTestSplit(take(d, order, nTest, n), take(d, order, 0, nTest));
+        // Without classes the stratified split takes the permutation's first ceil(f n) as they come.
+        return stratified(d, fraction, seed, false, "--test-fraction");
     }
 
     /**
