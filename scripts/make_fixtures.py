@@ -2,7 +2,7 @@
 """Writes the scikit-learn / numpy reference fixtures that paratrain's tests compare against.
 
 Run with Debian's python3 after `apt-get install python3-sklearn`:
-    /usr/bin/python3 scripts/make_fixtures.py src/test/resources/fixtures
+    /usr/bin/python3 scripts/make_fixtures.py core/src/test/resources/fixtures
 Numbers are written with repr(), the shortest text that reads back to the same bits.
 """
 import json
@@ -154,7 +154,7 @@ def write(out, name, obj):
 
 
 if __name__ == "__main__":
-    target = sys.argv[1] if len(sys.argv) > 1 else "src/test/resources/fixtures"
+    target = sys.argv[1] if len(sys.argv) > 1 else "core/src/test/resources/fixtures"
     regression(target)
     classification(target)
     iris_csv(target)

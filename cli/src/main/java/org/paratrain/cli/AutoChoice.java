@@ -1,0 +1,64 @@
+package org.paratrain.cli;
+
+import org.paratrain.train.spec.TrainSpec;
+import org.paratrain.train.spec.ExchangeSpec;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.paratrain.data.BlockSharding;
+import org.paratrain.data.Dataset;
+import org.paratrain.cli.experiment.Calibration;
+import org.paratrain.cli.experiment.Plan;
+import org.paratrain.train.EpochModel;
+
+/**
+ * {@code --nodes auto} and {@code --allreduce auto}: the node count (up to the cores) and the
+ * exchange with the lowest time per epoch predicted by the cost model, calibrated now.
+ */
+final class AutoChoice {
+    private AutoChoice() { }
+
+    static TrainSpec resolve(TrainSpec spec, boolean autoNodes, Dataset data, boolean mpi, PrintWriter out) {
+        int params = org.paratrain.cli.experiment.Calibration.exchanged(data, spec);
+        BlockSharding sharding = Plan.sharding(data.samples(), spec.run().blockSize());
+        TrainSpec config = autoNodes ? spec.withNodes(1) : spec;
+        EpochModel model = Calibration.forWorkload(data, config);
+        // Each candidate carries its sum: auto with --sum float is costed as float, not as the default.
+        List<ExchangeSpec> exchanges = spec.exchange().isAuto()
+            ? Plan.candidatesOn(mpi, spec.exchange().sum(), false) : List.of(spec.exchange());
+        Plan.Row chosen = autoNodes
+            ? Plan.fastest(Plan.rows(model, data.samples(), spec.run().blockSize(), params, exchanges,
+                Integer.highestOneBit(model.cores())))
+            : Plan.row(model, sharding, params, exchanges, config.nodes());
+        out.printf(Locale.ROOT, "auto: %s, %s (predicted %s per epoch)%n", Formats.count(chosen.nodes(), "node"),
+            Plan.label(chosen.best()), Formats.duration(chosen.bestSeconds()));
+        TrainSpec resolved = spec.withNodes(chosen.nodes()).withExchange(chosen.best());
+        if (resolved.run().rebalancing() && chosen.best().scheme() == ExchangeSpec.Scheme.SHARED) {
+            // The shared step hands blocks out as ranks are ready: there are no boundaries to move.
+            out.println("auto: --rebalance does not apply to shared, which balances by itself");
+            return resolved.withRebalance(0);
+        }
+        return resolved;
+    }
+
+    /** The command line with the chosen values in place of auto, for the ranks of an MPI job. */
+    static List<String> replace(List<String> args, TrainSpec config) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if ((a.equals("--nodes") || a.equals("--allreduce")) && i + 1 < args.size()) {
+                out.add(a);
+                out.add(a.equals("--nodes") ? Integer.toString(config.nodes()) : config.exchange().label());
+                i++;
+            } else if (a.startsWith("--nodes=")) {
+                out.add("--nodes=" + config.nodes());
+            } else if (a.startsWith("--allreduce=")) {
+                out.add("--allreduce=" + config.exchange().label());
+            } else {
+                out.add(a);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,92 @@
+package org.paratrain.experiment;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.paratrain.train.TrainingResult;
+
+/**
+ * A {@link TrainingResult} to JSON and back, whole (history included), so that results
+ * made by MPI ranks in other processes reach the process that writes the report. Doubles
+ * are written as the shortest decimal that reads back to the same bits.
+ */
+public final class ResultCodec {
+    private ResultCodec() { }
+
+    /**
+     * A result as JSON.
+     *
+     * @param r the result
+     * @return its JSON, history included
+     */
+    public static ObjectNode toJson(TrainingResult r) {
+        ObjectNode o = RunWriter.json().createObjectNode();
+        array(o.putArray("params"), r.params());
+        o.put("final_loss", r.finalLoss());
+        o.put("epochs", r.epochs());
+        o.put("nodes", r.nodes());
+        o.put("backend", r.backend());
+        o.put("algorithm", r.algorithm());
+        o.put("block_size", r.blockSize());
+        o.put("train_seconds", r.trainSeconds());
+        o.put("compute_seconds", r.computeSeconds());
+        o.put("comm_seconds", r.commSeconds());
+        ObjectNode h = o.putObject("history");
+        array(h.putArray("loss"), r.history().loss());
+        array(h.putArray("seconds"), r.history().seconds());
+        array(h.putArray("compute"), r.history().compute());
+        array(h.putArray("comm"), r.history().comm());
+        if (r.split() != null) {
+            ArrayNode b = o.putArray("blocks_per_rank");
+            for (int n : r.split().blocksPerRank()) {
+                b.add(n);
+            }
+            o.put("split_moves", r.split().moves());
+        }
+        return o;
+    }
+
+    /**
+     * A result from the JSON {@link #toJson} made.
+     *
+     * @param o the JSON
+     * @return the result, the same bits as the one written
+     */
+    public static TrainingResult fromJson(JsonNode o) {
+        JsonNode h = o.get("history");
+        return new TrainingResult(doubles(o.get("params")), o.get("final_loss").asDouble(), o.get("epochs").asInt(),
+            o.get("nodes").asInt(), o.get("backend").asText(), o.get("algorithm").asText(),
+            o.get("block_size").asInt(), o.get("train_seconds").asDouble(), o.get("compute_seconds").asDouble(),
+            o.get("comm_seconds").asDouble(), new TrainingResult.History(doubles(h.get("loss")),
+                doubles(h.get("seconds")), doubles(h.get("compute")), doubles(h.get("comm"))), Double.NaN,
+            o.has("blocks_per_rank") ? new TrainingResult.Split(ints(o.get("blocks_per_rank")),
+                o.path("split_moves").asInt()) : null);
+    }
+
+    /** Appends every value of {@code v} to {@code a}. */
+    static void array(ArrayNode a, double[] v) {
+        for (double d : v) {
+            a.add(d);
+        }
+    }
+
+    private static int[] ints(JsonNode a) {
+        int[] v = new int[a.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = a.get(i).asInt();
+        }
+        return v;
+    }
+
+    /** The numbers of a JSON array; an empty array when {@code a} is missing or not an array. */
+    static double[] doubles(JsonNode a) {
+        if (a == null || !a.isArray()) {
+            return new double[0];
+        }
+        double[] v = new double[a.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = a.get(i).asDouble();
+        }
+        return v;
+    }
+}
