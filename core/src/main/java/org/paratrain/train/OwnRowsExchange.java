@@ -85,6 +85,39 @@ abstract class OwnRowsExchange implements GradientExchange {
         }
     }
 
+    /**
+     * The fixed-point sum of every rank's rows into {@link #fixed}, read with its {@code get}: on
+     * the grid the last step agreed when it still fits every rank's values (one allreduce, the
+     * words and their check words), else agreed first (the guess's allreduce wasted, then two).
+     * The same bits either way: a guess is kept only when it is the grid the agreement gives.
+     */
+    void sumRows(Allreduce algorithm) {
+        int w = params + 1;
+        fixed.begin(blocks);
+        for (int k = 0; k < owned; k++) {
+            fixed.observe(0, rows, k * w, w);
+        }
+        if (fixed.guessGrid()) {
+            depositRows();
+            fixed.reduce(comm, algorithm);
+            if (fixed.guessHeld()) {
+                return;
+            }
+            fixed.retry();
+        }
+        fixed.agree(comm, algorithm);
+        depositRows();
+        fixed.reduce(comm, algorithm);
+    }
+
+    private void depositRows() {
+        int w = params + 1;
+        for (int k = 0; k < owned; k++) {
+            fixed.deposit(0, rows, k * w, w);
+            fixed.endBlock();
+        }
+    }
+
     /** Adds the own rows in block order into {@code total} (loss first). */
     void addRows(double[] total) {
         int w = params + 1;

@@ -13,9 +13,10 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
  * whatever the number of blocks: the traffic of a plain allreduce.
  *
  * <p>With a fixed-point sum ({@link Sum#FIXED_1}, {@link Sum#FIXED_2}) each rank keeps its own
- * blocks' partials until the grid is agreed (one allreduce of two words), deposits them into
- * integer words, and the words are summed by the allreduce: exact, so the same bits at any node
- * count and with any algorithm. With {@link Sum#FLOAT} each rank adds its blocks' partials in
+ * blocks' partials until the grid is known, deposits them into integer words, and the words are
+ * summed by the allreduce: exact, so the same bits at any node count and with any algorithm. The
+ * grid is the last step's where it still fits (checked inside the same allreduce), else agreed
+ * by one allreduce of two words first ({@link OwnRowsExchange#sumRows}). With {@link Sum#FLOAT} each rank adds its blocks' partials in
  * order and the doubles are summed: the bits then depend on the node count (the baseline that
  * shows what reproducibility costs).
  */
@@ -48,8 +49,7 @@ final class SumExchange extends OwnRowsExchange {
     }
 
     private double fixedSum() {
-        deposit(allreduce);
-        fixed.reduce(comm, allreduce);
+        sumRows(allreduce);
         fixed.get(1, gradient, 0, params);
         return fixed.get(0);
     }

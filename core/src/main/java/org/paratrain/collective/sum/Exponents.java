@@ -68,6 +68,16 @@ final class Exponents {
     }
 
     /**
+     * {@return the grid last fixed for segment {@code s}, or null when none was, or it was fixed for
+     * another number of blocks}
+     * @param s      the segment
+     * @param blocks this step's blocks
+     */
+    Grid last(int s, int blocks) {
+        return madeBlocks == blocks ? made[s] : null;
+    }
+
+    /**
      * Sets {@code grids} from the codes (this rank's own if {@link #codes()} was not called since
      * {@link #clear()}).
      *

@@ -39,12 +39,33 @@ import org.paratrain.comm.Communicator;
  * </ol>
  * An exception ends the step (a deposit of many values may have added some): {@link #begin}
  * starts afresh.
+ *
+ * <p><b>A guessed grid, one round fewer.</b> In training the largest magnitude of each segment
+ * seldom changes its power of two from one step to the next, so the agreement of step 3 can
+ * be skipped: {@link #guessGrid()} takes the grids agreed at the last step, and puts beside the
+ * words one check word per segment saying whether this rank's largest magnitude is above that
+ * grid's bound or at it. Deposit and reduce as usual; then {@link #guessHeld()} reads the summed
+ * check words: when no rank was above and some rank was at the bound, the guessed grid is
+ * exactly the one the agreement would have fixed, and the sum is the same bits. Otherwise
+ * {@link #retry()} and go on from step 3: the step then costs one round more than without the
+ * guess. Every rank decides alike, from the same summed words.
  */
 public final class FixedSum {
+    /** A check word's count of ranks above the guessed bound, in its high half (at most 2^31 ranks). */
+    private static final long ABOVE = 1L << 32;
     private final FixedFormat format;
     private final Segments segments;
-    /** Per value 1 or 2 words (high, low), then the number of blocks deposited. */
+    /**
+     * Per value 1 or 2 words (high, low), then a check word per segment (a guessed grid's: see
+     * {@link #guessGrid()}), then the number of blocks deposited.
+     */
     private final long[] words;
+    /** Index in {@link #words} of the first check word. */
+    private final int checks;
+    /** Whether this step's grids are the last step's, not agreed. */
+    private boolean guessed;
+    /** A guessed grid too small for a value of this rank: its deposits are skipped (the guess fails anyway). */
+    private boolean skipDeposits;
     private final Exponents exponents;
     private final Grid[] grids;
     private int blocks;
@@ -62,7 +83,8 @@ public final class FixedSum {
     public FixedSum(FixedFormat format, int... segmentLengths) {
         this.format = Objects.requireNonNull(format, "format");
         this.segments = new Segments(segmentLengths);
-        this.words = new long[segments.size() * format.words() + 1];
+        this.checks = segments.size() * format.words();
+        this.words = new long[checks + segments.count() + 1];
         this.exponents = new Exponents(segments.count());
         this.grids = new Grid[segments.count()];
         Arrays.fill(grids, Grid.NONE);
@@ -93,6 +115,67 @@ public final class FixedSum {
         Arrays.fill(words, 0L);
         Arrays.fill(grids, Grid.NONE);
         exponents.clear();
+        guessed = false;
+        skipDeposits = false;
+    }
+
+    /**
+     * Instead of {@link #agree}, takes the grids the last step agreed (or fixed), once every value
+     * this rank will deposit was observed; fills this rank's check words. After the
+     * {@link #reduce}, {@link #guessHeld()} says whether the guess was right. Every rank gets the
+     * same answer here, since all went through the same agreements.
+     *
+     * @return false, with nothing changed, when there is no grid to guess from: the first step,
+     *         or a step of another number of blocks than the last; then agree as usual
+     */
+    public boolean guessGrid() {
+        if (blocks == 0) {
+            throw new IllegalStateException("guessGrid before begin(blocks)");
+        }
+        for (int s = 0; s < grids.length; s++) {
+            if (exponents.last(s, blocks) == null) {
+                return false;
+            }
+        }
+        long[] codes = exponents.codes();
+        for (int s = 0; s < grids.length; s++) {
+            Grid g = exponents.last(s, blocks);
+            long bound = g.exponent();
+            words[checks + s] = codes[s] > bound ? ABOVE : codes[s] == bound ? 1L : 0L;
+            skipDeposits |= codes[s] > bound;
+            grids[s] = g;
+        }
+        guessed = true;
+        return true;
+    }
+
+    /**
+     * {@return whether the guessed grids were the ones an agreement would have fixed, read from
+     * the check words once reduced: no rank above any segment's bound, and some rank at each}
+     * True when the grids were agreed, not guessed.
+     */
+    public boolean guessHeld() {
+        if (!guessed) {
+            return true;
+        }
+        for (int s = 0; s < grids.length; s++) {
+            long w = words[checks + s];
+            if ((w >>> 32) != 0 || (w & 0xffffffffL) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * After a guess that did not hold: clears the words and grids and keeps what was observed, so
+     * that {@link #agree} and the deposits can follow again.
+     */
+    public void retry() {
+        Arrays.fill(words, 0L);
+        Arrays.fill(grids, Grid.NONE);
+        guessed = false;
+        skipDeposits = false;
     }
 
     /**
@@ -170,6 +253,9 @@ public final class FixedSum {
      * @throws NonFiniteValueException if {@code x} is NaN or infinite
      */
     public void deposit(int index, double x) {
+        if (skipDeposits) {
+            return;
+        }
         Grid g = grids[segments.of(index)];
         double y = x * g.scaleA() * g.scaleB();
         if (!(Math.abs(y) < limit)) {
@@ -195,6 +281,9 @@ public final class FixedSum {
      */
     public void deposit(int index, double[] values, int offset, int length) {
         checkRange(index, values.length, offset, length);
+        if (skipDeposits) {
+            return;
+        }
         for (int i = index; i < index + length; ) {
             int s = segments.of(i);
             int stop = Math.min(index + length, segments.end(s));
@@ -238,6 +327,9 @@ public final class FixedSum {
      */
     public void depositColumn(int index, double[] values, int offset, int stride, int count) {
         checkColumn(index, values.length, offset, stride, count);
+        if (skipDeposits) {
+            return;
+        }
         int k = Deposit.column(words, format.words(), grids[segments.of(index)], limit, lowScale, index, values,
             offset, stride, count);
         if (k >= 0) {
@@ -269,8 +361,8 @@ public final class FixedSum {
     }
 
     /**
-     * {@return the words: per value its word (or high and low word), then the number of blocks
-     * deposited} Summing them element-wise with other ranks' (modulo 2^64) in any order, by any
+     * {@return the words: per value its word (or high and low word), then a check word per
+     * segment, then the number of blocks deposited} Summing them element-wise with other ranks' (modulo 2^64) in any order, by any
      * means, is what {@link #reduce} does. The array is this instance's own.
      */
     public long[] words() {

@@ -15,9 +15,11 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
  *       {@code n} doubles are reduced.</li>
  *   <li>{@link Sum#FIXED_1}, {@link Sum#FIXED_2} ({@code k} words a value): each rank observes
  *       and deposits its {@code r} rows ({@code r n} deposits at the measured rate), the grid
- *       is agreed by one extra allreduce of 2 words (the maximum exponent of the loss and of
- *       the gradient: latency, nearly all), {@code k n + 1} words are reduced (the last counts
- *       the blocks), and the values read are converted back at the measured rate.</li>
+ *       is the last step's, checked by 2 words beside the values (an allreduce exchange), or
+ *       agreed by one extra allreduce of 2 words (the maximum exponent of the loss and of the
+ *       gradient: latency, nearly all; a sharded exchange), {@code k n + 3} words are reduced
+ *       (the checks, and the last counts the blocks), and the values read are converted back at
+ *       the measured rate.</li>
  * </ul>
  *
  * @param sum        which sum
@@ -46,7 +48,8 @@ public record SumCost(Sum sum, ConversionRates.Conversion conversion) {
 
     /**
      * {@return the 8-byte elements the collective reduces: {@code B n} for the block table,
-     * {@code n} for the float sum, {@code k n + 1} for a fixed sum of {@code k} words}
+     * {@code n} for the float sum, {@code k n + 3} for a fixed sum of {@code k} words (a check
+     * word for each of the loss and the gradient, and the count of blocks)}
      * @param values {@code n}, the loss and the gradient
      * @param blocks {@code B}, the step's blocks over all ranks
      */
@@ -54,7 +57,7 @@ public record SumCost(Sum sum, ConversionRates.Conversion conversion) {
         return switch (sum) {
             case BLOCKS -> values * blocks;
             case FLOAT -> values;
-            case FIXED_1, FIXED_2 -> sum.wordsPerValue() * values + 1;
+            case FIXED_1, FIXED_2 -> sum.wordsPerValue() * values + AGREEMENT_WORDS + 1;
         };
     }
 

@@ -52,29 +52,31 @@ class ExchangeCostTest {
         assertEquals(6 * A + 960 * B + (480 + 640) * G, cost("ring", Sum.BLOCKS, 4, 9, 8), 1e-18);
         // float: 2 own rows of 10 added (160 bytes), 10 doubles reduced.
         assertEquals(6 * A + 120 * B + (160 + 60) * G, cost("ring", Sum.FLOAT, 4, 9, 8), 1e-18);
-        // fixed:1: 20 deposits at 2 ns, 2 words agreed (16 bytes), 11 words reduced (88 bytes), 10 read at 1 ns.
-        assertEquals(12 * A + (24 + 132) * B + (12 + 66) * G + 40e-9 + 10e-9, cost("ring", Sum.FIXED_1, 4, 9, 8),
-            1e-18);
-        // fixed:2: 20 deposits at 5 ns, 21 words reduced (168 bytes), 10 read at 4 ns.
-        assertEquals(12 * A + (24 + 252) * B + (12 + 126) * G + 100e-9 + 40e-9, cost("ring", Sum.FIXED_2, 4, 9, 8),
-            1e-18);
+        // fixed:1: 20 deposits at 2 ns, the last step's grid (no agreement), 13 words reduced (10 values, 2
+        // checks, the count: 104 bytes), 10 read at 1 ns.
+        assertEquals(6 * A + 156 * B + 78 * G + 40e-9 + 10e-9, cost("ring", Sum.FIXED_1, 4, 9, 8), 1e-18);
+        // fixed:2: 20 deposits at 5 ns, 23 words reduced (184 bytes), 10 read at 4 ns.
+        assertEquals(6 * A + 276 * B + 138 * G + 100e-9 + 40e-9, cost("ring", Sum.FIXED_2, 4, 9, 8), 1e-18);
         // p 3, 7 blocks: the busiest rank deposits 3 rows; ring factors 2(p-1) = 4 and (p-1)/p = 2/3.
-        double fixed3 = 8 * A + 2 * (2.0 / 3) * (16 + 88) * B + (2.0 / 3) * (16 + 88) * G + 60e-9 + 10e-9;
+        double fixed3 = 4 * A + 2 * (2.0 / 3) * 104 * B + (2.0 / 3) * 104 * G + 60e-9 + 10e-9;
         assertEquals(fixed3, cost("ring", Sum.FIXED_1, 3, 9, 7), 1e-18);
     }
 
     /** Sharded: reduce-scatter (p-1) alpha + 3/4 bytes (beta + gamma), allgather (p-1) alpha + 3/4 bytes beta. */
     @Test
     void shardedRingByHand() {
-        // fixed:1: agreement as above, RS of 11 words, 3 values read (the largest chunk of 10 over 4), AG of 10.
-        assertEquals((6 + 3 + 3) * A + (24 + 66 + 60) * B + (12 + 66) * G + 40e-9 + 3e-9,
+        // fixed:1: the grid agreed (2 words, 16 bytes: the sharded exchange does not guess), RS of 13 words,
+        // 3 values read (the largest chunk of 10 over 4), AG of 10.
+        assertEquals((6 + 3 + 3) * A + (24 + 78 + 60) * B + (12 + 78) * G + 40e-9 + 3e-9,
             sharded(Sum.FIXED_1, 4, 9, 8), 1e-18);
-        assertEquals((6 + 3 + 3) * A + (24 + 126 + 60) * B + (12 + 126) * G + 100e-9 + 12e-9,
+        assertEquals((6 + 3 + 3) * A + (24 + 138 + 60) * B + (12 + 138) * G + 100e-9 + 12e-9,
             sharded(Sum.FIXED_2, 4, 9, 8), 1e-18);
         // float: a ring allreduce is its reduce-scatter and allgather, so the two schemes cost the same.
         assertEquals(cost("ring", Sum.FLOAT, 4, 9, 8), sharded(Sum.FLOAT, 4, 9, 8), 1e-18);
-        // Two words travel only one way, and each rank reads back a quarter: cheaper than the allreduce.
-        assertTrue(sharded(Sum.FIXED_2, 4, 9, 8) < cost("ring", Sum.FIXED_2, 4, 9, 8));
+        // Two words travel only one way, and each rank reads back a quarter: cheaper than the allreduce once
+        // the bytes count more than the agreement's latency, which the allreduce saves by its guessed grid.
+        assertTrue(sharded(Sum.FIXED_2, 4, 99_999, 8) < cost("ring", Sum.FIXED_2, 4, 99_999, 8));
+        assertTrue(sharded(Sum.FIXED_1, 4, 9, 8) > cost("ring", Sum.FIXED_1, 4, 9, 8));
     }
 
     /** Another reduce-scatter and allgather plug in as formulas, without their classes. */
@@ -85,15 +87,15 @@ class ExchangeCostTest {
         assertEquals(10e-3 + 10e-6, c.stepSeconds(4, 9, 8, new Allreduce.Machine(0, 0, 0)), 1e-15);
         ShardedCost fixed = new ShardedCost((p, n, m) -> n * 1e-3, (p, n, m) -> n * 1e-6, (p, n, m) -> 7.0,
             new SumCost(Sum.FIXED_2, ConversionRates.Conversion.FREE));
-        assertEquals(7.0 + 21e-3 + 10e-6, fixed.stepSeconds(4, 9, 8, new Allreduce.Machine(0, 0, 0)), 1e-12);
+        assertEquals(7.0 + 23e-3 + 10e-6, fixed.stepSeconds(4, 9, 8, new Allreduce.Machine(0, 0, 0)), 1e-12);
     }
 
     @Test
     void wordsOfEachSum() {
         assertEquals(8 * 10, SumCost.of(Sum.BLOCKS, RATES).words(10, 8));
         assertEquals(10, SumCost.of(Sum.FLOAT, RATES).words(10, 8));
-        assertEquals(11, SumCost.of(Sum.FIXED_1, RATES).words(10, 8));
-        assertEquals(21, SumCost.of(Sum.FIXED_2, RATES).words(10, 8));
+        assertEquals(13, SumCost.of(Sum.FIXED_1, RATES).words(10, 8));
+        assertEquals(23, SumCost.of(Sum.FIXED_2, RATES).words(10, 8));
         assertEquals(RATES.twoWords(), SumCost.of(Sum.FIXED_2, RATES).conversion());
         assertEquals(ConversionRates.Conversion.FREE, SumCost.of(Sum.FLOAT, RATES).conversion());
     }

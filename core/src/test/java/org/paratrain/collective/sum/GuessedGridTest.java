@@ -1,0 +1,174 @@
+package org.paratrain.collective.sum;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.Allreduces;
+import org.paratrain.comm.Communicator;
+import org.paratrain.comm.RankFailedException;
+import org.paratrain.comm.local.LocalCluster;
+
+/**
+ * The guessed grid (the last step's, checked inside the words' allreduce) against the agreed
+ * one, over steps whose largest magnitudes stay, grow on one rank, shrink everywhere and jump:
+ * every step the same bits as the agreement gives, at any rank count, with both outcomes of the
+ * guess seen; and each sum within the format's bound of the exact one (BigDecimal).
+ */
+class GuessedGridTest {
+    static final int BLOCKS = 24;
+    static final int PARAMS = 9;
+    static final int STEPS = 40;
+
+    /** Block b's partials at step t: the magnitude's power of two moves at some steps, on some blocks only. */
+    static double[] block(int t, int b) {
+        SplittableRandom rnd = new SplittableRandom(31L * t + b);
+        int shift = switch (t % 10) {
+            case 3 -> b == 17 ? 5 : 0;     // one block (one rank) grows: the guess fails, and the step after
+            case 6, 7 -> -3;               // all shrink: no rank at the old bound; then the same: holds
+            default -> 0;
+        };
+        double[] v = new double[1 + PARAMS];
+        v[0] = 100 + rnd.nextDouble();
+        for (int j = 1; j <= PARAMS; j++) {
+            v[j] = Math.scalb(rnd.nextDouble() - 0.5, shift + (j % 3));
+        }
+        return v;
+    }
+
+    /** Every step's sums on this rank, the guess tried (or not); and how many guesses held and failed. */
+    record Steps(double[][] sums, int held, int failed) { }
+
+    static Steps run(Communicator comm, FixedFormat format, Allreduce algorithm, boolean guess) {
+        int p = comm.size();
+        int first = BLOCKS * comm.rank() / p;
+        int end = BLOCKS * (comm.rank() + 1) / p;
+        FixedSum sum = new FixedSum(format, 1, PARAMS);
+        double[][] out = new double[STEPS][1 + PARAMS];
+        int held = 0;
+        int failed = 0;
+        for (int t = 0; t < STEPS; t++) {
+            sum.begin(BLOCKS);
+            for (int b = first; b < end; b++) {
+                sum.observe(0, block(t, b), 0, 1 + PARAMS);
+            }
+            boolean done = false;
+            if (guess && sum.guessGrid()) {
+                deposit(sum, t, first, end);
+                sum.reduce(comm, algorithm);
+                done = sum.guessHeld();
+                if (done) {
+                    held++;
+                } else {
+                    failed++;
+                    sum.retry();
+                }
+            }
+            if (!done) {
+                sum.agree(comm, algorithm);
+                deposit(sum, t, first, end);
+                sum.reduce(comm, algorithm);
+            }
+            assertEquals(BLOCKS, sum.blocksDeposited());
+            sum.get(0, out[t], 0, 1 + PARAMS);
+        }
+        return new Steps(out, held, failed);
+    }
+
+    private static void deposit(FixedSum sum, int t, int first, int end) {
+        for (int b = first; b < end; b++) {
+            sum.deposit(0, block(t, b), 0, 1 + PARAMS);
+            sum.endBlock();
+        }
+    }
+
+    /** The steps whose largest magnitude of the loss or of the gradient is in another binade than the step before. */
+    static int changes() {
+        int n = 0;
+        for (int t = 1; t < STEPS; t++) {
+            if (binade(t, 0, 1) != binade(t - 1, 0, 1) || binade(t, 1, 1 + PARAMS) != binade(t - 1, 1, 1 + PARAMS)) {
+                n++;
+            }
+        }
+        assertTrue(n >= 4 * STEPS / 10 - 1, "the data moves as planned: " + n);
+        return n;
+    }
+
+    private static int binade(int t, int from, int to) {
+        double m = 0;
+        for (int b = 0; b < BLOCKS; b++) {
+            for (int j = from; j < to; j++) {
+                m = Math.max(m, Math.abs(block(t, b)[j]));
+            }
+        }
+        return Math.getExponent(m);
+    }
+
+    @ParameterizedTest
+    @EnumSource(FixedFormat.class)
+    void aGuessGivesTheAgreementsBitsAtEveryStepAndRankCount(FixedFormat format) {
+        double[][] agreed = LocalCluster.run(1, c -> run(c, format, Allreduces.create("star"), false)).get(0).sums();
+        for (int p : new int[] {1, 2, 3, 5, 8}) {
+            for (String name : List.of("ring", "tree", "recursive-doubling")) {
+                List<Steps> ranks = LocalCluster.run(p, c -> run(c, format, Allreduces.create(name), true));
+                for (int r = 0; r < p; r++) {
+                    Steps s = ranks.get(r);
+                    for (int t = 0; t < STEPS; t++) {
+                        assertArrayEquals(agreed[t], s.sums()[t], 0.0, name + " p=" + p + " rank " + r + " step " + t);
+                    }
+                    assertEquals(STEPS - 1, s.held() + s.failed(), "every step after the first guesses");
+                    assertEquals(changes(), s.failed(), name + " p=" + p + ": fails exactly where a largest magnitude's binade moved");
+                    assertTrue(s.held() > s.failed(), "most guesses hold");
+                }
+            }
+        }
+        for (int t = 0; t < STEPS; t++) {
+            for (int j = 0; j <= PARAMS; j++) {
+                BigDecimal exact = BigDecimal.ZERO;
+                double largest = 0;
+                for (int b = 0; b < BLOCKS; b++) {
+                    exact = exact.add(new BigDecimal(block(t, b)[j]));
+                    largest = Math.max(largest, Math.abs(block(t, b)[j]));
+                }
+                double error = Math.abs(exact.subtract(new BigDecimal(agreed[t][j]), MathContext.DECIMAL128).doubleValue());
+                double bound = format == FixedFormat.ONE_WORD ? Math.ulp(largest) * BLOCKS : Math.ulp(exact.doubleValue());
+                assertTrue(error <= bound, "step " + t + " value " + j + ": error " + error + " > " + bound);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(FixedFormat.class)
+    void aNanAfterAGuessStopsEveryRankAtTheRetry(FixedFormat format) {
+        RankFailedException e = assertThrows(RankFailedException.class, () -> LocalCluster.run(3, comm -> {
+            FixedSum sum = new FixedSum(format, 1, 2);
+            for (int t = 0; t < 2; t++) {
+                sum.begin(3);
+                double[] v = {1.0, 0.5, t == 1 && comm.rank() == 2 ? Double.NaN : 0.25};
+                sum.observe(0, v, 0, 3);
+                if (sum.guessGrid()) {
+                    sum.deposit(0, v, 0, 3);
+                    sum.endBlock();
+                    sum.reduce(comm, Allreduces.create("ring"));
+                    assertFalse(sum.guessHeld(), "a NaN is above every bound");
+                    sum.retry();
+                }
+                sum.agree(comm, Allreduces.create("ring"));
+                sum.deposit(0, v, 0, 3);
+                sum.endBlock();
+                sum.reduce(comm, Allreduces.create("ring"));
+            }
+            return null;
+        }));
+        assertTrue(e.getCause() instanceof NonFiniteValueException, String.valueOf(e.getCause()));
+    }
+}
