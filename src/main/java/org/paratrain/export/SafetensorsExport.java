@@ -43,7 +43,7 @@ import org.paratrain.train.spec.ModelSpec;
  *
  * <p>{@code __metadata__} (strings, JSON arrays as text): {@code format}
  * ({@value #FORMAT}) and {@code format_version}, {@code paratrain_model}, {@code features},
- * {@code classes}, {@code precision}, the network's {@code layers}, {@code activation} and
+ * {@code classes}, {@code intercept}, {@code precision}, the network's {@code layers}, {@code activation} and
  * {@code image_shape}, {@code feature_names} and {@code class_names}, {@code trained_on_format},
  * the input scaling ({@code input_scaling} in words, {@code pixel_scale},
  * {@code standardizer_mean} and {@code standardizer_scale}), {@code torch_input},
@@ -202,6 +202,7 @@ public final class SafetensorsExport {
         if (model.spec().classifier()) {
             m.put("classes", Integer.toString(model.classes()));
         }
+        m.put("intercept", Boolean.toString(model.spec().intercept()));
         m.put("precision", precision.name().toLowerCase(Locale.ROOT));
         switch (model.spec()) {
             case ModelSpec.Mlp mlp -> {
