@@ -54,7 +54,8 @@ public record InitialParameters(Path file, String format, String sha256, double[
      * @param file     a safetensors file, or a model.json
      * @param spec     the model being trained
      * @param features its inputs
-     * @param classes  its classes (as {@link ModelSpec#classes(org.paratrain.data.Dataset)} counts them; 0 for a regression)
+     * @param classes  its classes (as {@link ModelSpec#classes(org.paratrain.data.Dataset)} counts them; 0 for a
+     *                 regression)
      * @throws DataFormatException naming the file and the tensor, if a tensor is missing, extra,
      *     of another dtype or shape, or holds a value that is not finite, or the file is damaged
      * @throws UncheckedIOException naming the file, if it cannot be read

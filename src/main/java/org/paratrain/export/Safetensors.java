@@ -200,7 +200,8 @@ public final class Safetensors {
         String where = file + ": tensor " + name;
         if (!t.isObject() || !t.path("dtype").isTextual() || !t.path("shape").isArray()
             || !t.path("data_offsets").isArray() || t.size() != 3) {
-            throw new DataFormatException(where + ": expected exactly dtype, shape and data_offsets, got " + abbreviated(t));
+            throw new DataFormatException(where + ": expected exactly dtype, shape and data_offsets, got "
+                + abbreviated(t));
         }
         String dtype = t.get("dtype").asText();
         Integer bytes = SIZES.get(dtype);
@@ -251,7 +252,7 @@ public final class Safetensors {
         }
     }
 
-    /** Reads one tensor's bytes (in chunks: a large tensor is not held twice), converting them to {@code values} if asked. */
+    /** Reads one tensor's bytes (in chunks: a large tensor is not held twice), into {@code values} if not null. */
     private static void readData(FileChannel ch, Path file, Slot s, double[] values, ByteBuffer chunk,
                                  MessageDigest digest) throws IOException {
         int width = values == null ? 1 : s.dtype().equals("F64") ? 8 : 4;

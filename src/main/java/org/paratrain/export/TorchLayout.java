@@ -216,7 +216,7 @@ final class TorchLayout {
         return pixel * image.channels() + channel;
     }
 
-    /** A convolution: filter matrix {@code (k k c) x f} from {@code at}, then f biases, as {@code Conv2d}'s {@code [f, c, k, k]}. */
+    /** A convolution: filter matrix {@code (k k c) x f} from {@code at}, then f biases, as {@code [f, c, k, k]}. */
     private int conv(int at, int c, ConvNet.Conv conv) {
         int k = conv.kernel();
         int f = conv.filters();

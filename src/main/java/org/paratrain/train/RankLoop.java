@@ -10,9 +10,9 @@ import org.paratrain.train.spec.TrainSpec;
 /**
  * The state of {@link RankTrainer}'s loop on one rank: weights, history, where it starts, when
  * it saves and validates. A run starts from the model's seeded initialiser or from the
- * control's initial parameters (the same on every rank). A resumed run takes the weights, optimiser state, history and best
- * parameters of its checkpoint, and rebuilds the divergence check's and early stopping's
- * counters by replaying the saved losses.
+ * control's initial parameters (the same on every rank). A resumed run takes the weights,
+ * optimiser state, history and best parameters of its checkpoint, and rebuilds the divergence
+ * check's and early stopping's counters by replaying the saved losses.
  */
 final class RankLoop {
     private final Communicator comm;

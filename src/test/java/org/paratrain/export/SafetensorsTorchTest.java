@@ -1,5 +1,6 @@
 package org.paratrain.export;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.paratrain.export.OnnxExportTest.cli;
@@ -16,10 +17,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 import org.paratrain.PythonReference;
 import org.paratrain.data.Columns;
 import org.paratrain.data.Dataset;
@@ -53,85 +54,118 @@ class SafetensorsTorchTest {
         return OnnxExportTest.cases().filter(a -> !a.get()[1].equals("fashion-mnist"));
     }
 
-    @ParameterizedTest(name = "{0} on {1}")
-    @MethodSource("cases")
-    void torchPredictsWhatPredictPredicts(String name, String data, List<String> options) throws Exception {
+    /**
+     * Every case trained and exported in both precisions, then one Python process for all of
+     * them (importing torch takes seconds), then each compared, every failure reported.
+     */
+    @Test
+    void torchPredictsWhatPredictPredicts() throws Exception {
         PythonReference.needTorch();
-        boolean network = options.contains("mlp") || options.contains("mlp-regression") || options.contains("cnn");
-        List<String> precisions = List.of("float64", "float32");
         List<TorchRun.Job> jobs = new ArrayList<>();
-        List<ModelFile> models = new ArrayList<>();
-        List<ExportData.Data> inputs = new ArrayList<>();
-        for (String precision : precisions) {
-            Path run = Files.createDirectories(dir.resolve(precision));
-            ExportData.Data files = files(data);
-            cli(join(List.of("train"), files.train(), options, network ? List.of("--precision", precision) : List.of(),
-                List.of("--nodes", "2", "--out", run.toString())));
-            Path model = run.resolve("model.json");
-            Path out = run.resolve("model.safetensors");
-            cli(join(List.of("export", "--model-file", model.toString(), "--format", "safetensors", "--out",
-                out.toString()), network ? List.of() : List.of("--precision", precision)));
-            ModelFile m = ModelFile.read(model);
-            ExportData.Data rows = ExportData.csv(Path.of(files.train().get(3)), files.train().get(5),
-                m.columns().features());
-            jobs.add(new TorchRun.Job(precision, Files.readAllBytes(out), rows.rows()));
-            models.add(m);
-            inputs.add(files);
+        List<Runnable> checks = new ArrayList<>();
+        List<double[][]> outputs = new ArrayList<>();     // filled once Python has run
+        for (Arguments a : cases().toList()) {
+            String name = (String) a.get()[0];
+            String data = (String) a.get()[1];
+            @SuppressWarnings("unchecked")
+            List<String> options = (List<String>) a.get()[2];
+            boolean network = options.contains("mlp") || options.contains("mlp-regression") || options.contains("cnn");
+            for (String precision : List.of("float64", "float32")) {
+                String stem = (name + " " + precision).replaceAll("\\W", "_");
+                Path run = Files.createDirectories(dir.resolve(stem));
+                ExportData.Data files = files(data);
+                cli(join(List.of("train"), files.train(), options, network ? List.of("--precision", precision)
+                    : List.of(), List.of("--nodes", "2", "--out", run.toString())));
+                Path model = run.resolve("model.json");
+                Path out = run.resolve("model.safetensors");
+                cli(join(List.of("export", "--model-file", model.toString(), "--format", "safetensors", "--out",
+                    out.toString()), network ? List.of() : List.of("--precision", precision)));
+                ModelFile m = ModelFile.read(model);
+                ExportData.Data rows = ExportData.csv(Path.of(files.train().get(3)), files.train().get(5),
+                    m.columns().features());
+                int job = jobs.size();
+                jobs.add(new TorchRun.Job(stem, Files.readAllBytes(out), rows.rows()));
+                boolean logistic = m.spec() instanceof ModelSpec.Logistic;
+                Comparison.Reference ref = TorchRun.comparable(OnnxExportTest.predicted(m, files, run), logistic);
+                checks.add(() -> {
+                    double[] torch = outputs.getFirst()[job];
+                    Comparison c = Comparison.of(torch, TorchRun.labels(torch, rows.samples(), logistic), ref);
+                    String what = name + " on " + data + ", " + precision + ": " + c;
+                    TABLE.merge(name + " on " + data, String.format(Locale.ROOT, "%s %.2e (row %.2e, %d rows, %d "
+                        + "bytes)", precision, c.relative(), c.row(), c.rows(), jobs.get(job).bytes().length),
+                        (x, y) -> x + " | " + y);
+                    assertTrue(precision.equals("float64") ? c.relative() <= 1e-9 : c.row() <= 1e-5, what);
+                    assertEquals(0, c.labels(), what);
+                });
+            }
         }
-        List<double[]> torch = TorchRun.run(dir, jobs);     // one Python process for both: torch takes seconds to import
-        for (int j = 0; j < jobs.size(); j++) {
-            ModelFile m = models.get(j);
-            String precision = precisions.get(j);
-            boolean logistic = m.spec() instanceof ModelSpec.Logistic;
-            int n = jobs.get(j).rows().length / m.features();
-            Comparison c = Comparison.of(torch.get(j), TorchRun.labels(torch.get(j), n, logistic),
-                TorchRun.comparable(OnnxExportTest.predicted(m, inputs.get(j), dir.resolve(precision)), logistic));
-            String what = name + " on " + data + ", " + precision + ": " + c;
-            assertTrue(precision.equals("float64") ? c.relative() <= 1e-9 : c.row() <= 1e-5, what);
-            assertEquals(0, c.labels(), what);
-            TABLE.merge(name + " on " + data, String.format(Locale.ROOT, "%s %.2e (row %.2e, %d rows, %d bytes)",
-                precision, c.relative(), c.row(), c.rows(), jobs.get(j).bytes().length), (a, b) -> a + " | " + b);
-        }
+        outputs.add(TorchRun.run(dir, jobs).toArray(double[][]::new));
+        assertAll(checks.stream().map(c -> (Executable) c::run));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("org.paratrain.export.OnnxLayoutTest#models")
-    void torchComputesWhatParatrainComputesInEveryShape(String name, ModelSpec spec, int features, int classes,
-                                                        String scaling) throws IOException {
+    /** The shapes of {@link OnnxLayoutTest} on random parameters, in both precisions, in one Python process. */
+    @Test
+    void torchComputesWhatParatrainComputesInEveryShape() throws IOException {
         PythonReference.needTorch();
-        SplittableRandom r = new SplittableRandom(name.hashCode());
-        boolean idx = scaling != null && scaling.contains("idx");
-        int rows = 29;
-        double[] params = new double[spec.newModel(features, classes).parameterCount()];
-        for (int i = 0; i < params.length; i++) {
-            params[i] = r.nextDouble(-1, 1);
-        }
-        double[] raw = new double[rows * features];
-        double[] seen = new double[raw.length];
-        for (int i = 0; i < raw.length; i++) {
-            raw[i] = idx ? r.nextInt(256) : r.nextDouble(-3, 5);
-            seen[i] = idx ? raw[i] / 255.0 : raw[i];     // what IdxFormat makes of a pixel byte
-        }
-        Standardizer st = null;
-        if (scaling != null && scaling.contains("standardize")) {
-            st = new Standardizer(r.doubles(features, -1, 1).toArray(), r.doubles(features, 0.2, 3).toArray());
-        }
-        ModelFile file = new ModelFile(spec, features, classes, params, st, null, Columns.generated(features),
-            idx ? DataSpec.Format.IDX : DataSpec.Format.CSV);
-        boolean logistic = spec instanceof ModelSpec.Logistic;
-        Comparison.Reference ref = TorchRun.comparable(Comparison.Reference.of(file, file.prepare(new Dataset(seen,
-            new double[rows], rows, features))), logistic);
         List<TorchRun.Job> jobs = new ArrayList<>();
-        for (Precision p : Precision.values()) {
-            jobs.add(new TorchRun.Job(p.name(), SafetensorsExport.of(file).precision(p).bytes(), raw));
+        List<Comparison.Reference> refs = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        List<Boolean> logistics = new ArrayList<>();
+        for (Arguments a : OnnxLayoutTest.models().toList()) {
+            Object[] g = a.get();
+            String name = (String) g[0];
+            ModelSpec spec = (ModelSpec) g[1];
+            ModelFile file = randomModel(name, spec, (Integer) g[2], (Integer) g[3], (String) g[4]);
+            boolean logistic = spec instanceof ModelSpec.Logistic;
+            Comparison.Reference ref = TorchRun.comparable(Comparison.Reference.of(file, file.prepare(new Dataset(
+                seen(file), new double[ROWS], ROWS, file.features()))), logistic);
+            for (Precision p : Precision.values()) {
+                jobs.add(new TorchRun.Job(name.replaceAll("\\W", "_") + "_" + p, SafetensorsExport.of(file).precision(p)
+                    .bytes(), raw(file)));
+                refs.add(ref);
+                names.add(name + " " + p);
+                logistics.add(logistic);
+            }
         }
         List<double[]> out = TorchRun.run(dir, jobs);
-        for (int j = 0; j < jobs.size(); j++) {
-            Comparison c = Comparison.of(out.get(j), TorchRun.labels(out.get(j), rows, logistic), ref);
-            String what = name + " " + Precision.values()[j] + ": " + c;
-            assertTrue(j == 0 ? c.relative() <= 1e-9 : c.row() <= 1e-5, what);
-            assertEquals(0, c.labels(), what);
+        assertAll(java.util.stream.IntStream.range(0, jobs.size()).mapToObj(j -> (Executable) () -> {
+            Comparison c = Comparison.of(out.get(j), TorchRun.labels(out.get(j), ROWS, logistics.get(j)), refs.get(j));
+            assertTrue(names.get(j).endsWith("FLOAT64") ? c.relative() <= 1e-9 : c.row() <= 1e-5, names.get(j) + ": "
+                + c);
+            assertEquals(0, c.labels(), names.get(j) + ": " + c);
+        }));
+    }
+
+    private static final int ROWS = 29;
+
+    /** A model of random parameters, scaled as {@code scaling} says (idx, standardize or both). */
+    private static ModelFile randomModel(String name, ModelSpec spec, int features, int classes, String scaling) {
+        SplittableRandom r = new SplittableRandom(name.hashCode());
+        double[] params = r.doubles(spec.newModel(features, classes).parameterCount(), -1, 1).toArray();
+        Standardizer st = scaling != null && scaling.contains("standardize")
+            ? new Standardizer(r.doubles(features, -1, 1).toArray(), r.doubles(features, 0.2, 3).toArray()) : null;
+        boolean idx = scaling != null && scaling.contains("idx");
+        return new ModelFile(spec, features, classes, params, st, null, Columns.generated(features),
+            idx ? DataSpec.Format.IDX : DataSpec.Format.CSV);
+    }
+
+    /** Raw rows for the model: pixel bytes for IDX, else numbers in [-3, 5). */
+    private static double[] raw(ModelFile file) {
+        SplittableRandom r = new SplittableRandom(file.features() * 31L + file.params().length);
+        double[] raw = new double[ROWS * file.features()];
+        for (int i = 0; i < raw.length; i++) {
+            raw[i] = file.dataFormat() == DataSpec.Format.IDX ? r.nextInt(256) : r.nextDouble(-3, 5);
         }
+        return raw;
+    }
+
+    /** The rows as reading makes them: IDX pixel bytes divided by 255. */
+    private static double[] seen(ModelFile file) {
+        double[] v = raw(file);
+        for (int i = 0; file.dataFormat() == DataSpec.Format.IDX && i < v.length; i++) {
+            v[i] = v[i] / 255.0;
+        }
+        return v;
     }
 
     @AfterAll

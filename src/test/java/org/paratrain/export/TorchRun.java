@@ -40,7 +40,8 @@ final class TorchRun {
             return tensors, meta
 
         def build(m):
-            kind, f, bias, k = m["paratrain_model"], int(m["features"]), m["intercept"] == "true", int(m.get("classes", 0))
+            kind, f, k = m["paratrain_model"], int(m["features"]), int(m.get("classes", 0))
+            bias = m["intercept"] == "true"
             act = {"relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid}
             if kind == "linear":
                 return nn.Sequential(nn.Linear(f, 1, bias=bias))
@@ -78,7 +79,7 @@ final class TorchRun {
             dtype = torch.float64 if m["precision"] == "float64" else torch.float32
             model = build(m).to(dtype)
             coded = eval(m["torch_sequential"], {"torch": torch})
-            assert repr(model) == repr(coded), "%s: torch_sequential is\\n%r\\nthe architecture is\\n%r" % (stem, coded, model)
+            assert repr(model) == repr(coded), "%s: torch_sequential %r, the architecture %r" % (stem, coded, model)
             assert all(p.dtype == dtype for p in coded.parameters()), stem + ": torch_sequential's dtype"
             assert all(t.dtype == dtype for t in tensors.values()), stem + ": the tensors' dtype"
             model.load_state_dict(tensors, strict=True)
