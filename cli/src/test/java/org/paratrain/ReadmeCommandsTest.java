@@ -258,6 +258,9 @@ class ReadmeCommandsTest {
         }
         if (expanded.startsWith("/usr/bin/python3 ")) {
             PythonReference.needNumpy();   // Debian's numpy; skips, or fails under PARATRAIN_REQUIRE_NUMPY
+            if (expanded.contains("torch")) {
+                PythonReference.needTorch();   // examples/predict_torch.py; PARATRAIN_REQUIRE_TORCH as above
+            }
         }
         Matcher launcher = MPI_LAUNCHER.matcher(expanded);
         boolean ownMpirun = launcher.find();

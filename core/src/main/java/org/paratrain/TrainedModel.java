@@ -90,6 +90,19 @@ public final class TrainedModel {
         org.paratrain.export.OnnxExport.write(file, path);
     }
 
+    /**
+     * Writes the model's parameters as a safetensors file (docs/export.md: the state_dict of the
+     * equivalent PyTorch {@code torch.nn.Sequential}, in the precision it was trained in, with the
+     * input scaling and names in its metadata), atomically. {@link Trainer#initFrom} starts a
+     * run from it.
+     *
+     * @param path where
+     * @throws java.io.UncheckedIOException if it cannot be written
+     */
+    public void exportSafetensors(Path path) {
+        org.paratrain.export.SafetensorsExport.write(file, path);
+    }
+
     /** {@return the model's kind: linear, logistic, softmax, mlp, mlp-regression or cnn} */
     public String kind() {
         return file.spec().kind();

@@ -301,6 +301,37 @@ public final class Trainer {
     }
 
     /**
+     * {@return this trainer, starting from the parameters of a file instead of the model's initialiser}
+     * The file is checked against the model when {@link #run} starts, as PyTorch's
+     * {@code load_state_dict(strict=True)} would: every tensor's name and shape, F64 or F32,
+     * finite values (see {@link org.paratrain.export.InitialParameters}). Every rank starts from
+     * the same parameters, so the result is the same bits at any node count. A checkpoint given
+     * to {@link #resumeFrom} wins: a resumed run continues where it stopped.
+     * @param file a safetensors file ({@link TrainedModel#exportSafetensors}, {@code export --format
+     *     safetensors}) or a paratrain model.json (a name ending in {@code .json})
+     */
+    public Trainer initFrom(Path file) {
+        return set(t -> {
+            t.initFrom = file;
+            t.initial = null;
+        });
+    }
+
+    /**
+     * {@return this trainer, starting from these parameters instead of the model's initialiser}
+     * A checkpoint given to {@link #resumeFrom} wins over them.
+     * @param params the parameters in paratrain's layout ({@code docs/model-file.md}), as many as the
+     *     model has and each finite; copied
+     */
+    public Trainer initialParameters(double[] params) {
+        double[] copy = params.clone();
+        return set(t -> {
+            t.initial = copy;
+            t.initFrom = null;
+        });
+    }
+
+    /**
      * {@return this trainer, with the deadline for a hung rank set}
      * @param d how long a rank may wait for another before the run ends, naming the silent rank
      */

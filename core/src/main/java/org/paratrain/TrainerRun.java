@@ -17,26 +17,51 @@ import org.paratrain.train.checkpoint.CheckpointWriter;
 import org.paratrain.train.spec.TrainSpec;
 
 /**
- * How a {@link Trainer} runs what it was told: the checkpoint record, a checked resume, the
- * validation and the checkpoint writer around {@link Training#local}. Kept apart from the
- * chained settings, which only collect values.
+ * How a {@link Trainer} runs what it was told: the checkpoint record, a checked resume, checked
+ * initial parameters, the validation and the checkpoint writer around {@link Training#local}.
+ * Kept apart from the chained settings, which only collect values.
  */
 record TrainerRun(Dataset data, TrainingControl.EpochListener listener, Duration commTimeout, Dataset validation,
-                  int validateEvery, int patience, Path checkpointDir, int checkpointEvery, Path resume) {
+                  int validateEvery, int patience, Path checkpointDir, int checkpointEvery, Path resume, Path initFrom,
+                  double[] initial) {
 
     TrainingResult run(TrainSpec spec) {
         int k = spec.check(data);
+        double[] start = initial(spec, k);
         JsonNode meta = checkpointDir == null && resume == null ? null : meta(spec);
         TrainingState state = resume == null ? null
             : CheckpointRecords.load(resume, meta, w -> System.err.println("paratrain: warning: " + w));
         TrainingControl.Validation v = validation(spec, k);
         if (checkpointDir == null) {
-            return Training.local(data, spec, new TrainingControl(state, null, listener, commTimeout, v));
+            return Training.local(data, spec, new TrainingControl(state, null, listener, commTimeout, v, start));
         }
         try (CheckpointWriter w = new CheckpointWriter(new CheckpointStore(checkpointDir, 2), meta, f -> { })) {
             return Training.local(data, spec, new TrainingControl(state,
-                new TrainingControl.Checkpoints(checkpointEvery, 0, w), listener, commTimeout, v));
+                new TrainingControl.Checkpoints(checkpointEvery, 0, w), listener, commTimeout, v, start));
         }
+    }
+
+    /** The parameters to start from, checked against the model: from {@code initFrom}, or {@code initial}, or null. */
+    private double[] initial(TrainSpec spec, int classes) {
+        if (initFrom != null) {
+            return org.paratrain.export.InitialParameters.read(initFrom, spec.model(), data.features(), classes)
+                .params();
+        }
+        if (initial == null) {
+            return null;
+        }
+        int n = spec.model().newModel(data.features(), classes).parameterCount();
+        if (initial.length != n) {
+            throw new IllegalArgumentException("initialParameters: " + initial.length + " numbers, the "
+                + spec.model().kind() + " has " + n + " parameters");
+        }
+        for (int i = 0; i < n; i++) {
+            if (!Double.isFinite(initial[i])) {
+                throw new IllegalArgumentException("initialParameters: parameter " + i + " is " + initial[i]
+                    + "; every parameter must be a finite number");
+            }
+        }
+        return initial;
     }
 
     private JsonNode meta(TrainSpec spec) {

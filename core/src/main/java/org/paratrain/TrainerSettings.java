@@ -59,6 +59,10 @@ final class TrainerSettings {
     Path checkpointDir;
     int checkpointEvery;
     Path resume;
+    /** A file of initial parameters (safetensors or model.json), or null. */
+    Path initFrom;
+    /** Initial parameters given as numbers, or null. */
+    double[] initial;
     Duration commTimeout = TrainingControl.DEFAULT_TIMEOUT;
 
     TrainerSettings(Dataset data) {
@@ -137,6 +141,6 @@ final class TrainerSettings {
     /** {@return rank 0's result of training on the data with these settings} */
     TrainingResult run() {
         return new TrainerRun(data, listener, commTimeout, validation, validateEvery, patience, checkpointDir,
-            checkpointEvery, resume).run(spec());
+            checkpointEvery, resume, initFrom, initial).run(spec());
     }
 }

@@ -13,11 +13,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Debian's Python with numpy or scikit-learn, as the independent reference that tests of the
- * NumPy and LibSVM readers compare against: a test has Python write files in its temporary
+ * Debian's Python with numpy, scikit-learn or PyTorch, as the independent reference that tests of the
+ * NumPy and LibSVM readers and of the safetensors export compare against: a test has Python write files in its temporary
  * directory with numpy's or scikit-learn's own writers, and what they read back. Skipped where
  * {@code /usr/bin/python3} or the module is missing, except where {@code PARATRAIN_REQUIRE_NUMPY}
- * (or {@code PARATRAIN_REQUIRE_SKLEARN}) is set, as CI sets them after installing both: there
+ * (or {@code PARATRAIN_REQUIRE_SKLEARN}, {@code PARATRAIN_REQUIRE_TORCH}) is set, as CI sets them after installing both: there
  * a skip would hide a failure.
  */
 public final class PythonReference {
@@ -34,6 +34,11 @@ public final class PythonReference {
     /** Skips the test (or fails it, under {@code PARATRAIN_REQUIRE_SKLEARN}) where scikit-learn cannot be imported. */
     public static void needSklearn() {
         need("sklearn", "PARATRAIN_REQUIRE_SKLEARN", "python3-sklearn");
+    }
+
+    /** Skips the test (or fails it, under {@code PARATRAIN_REQUIRE_TORCH}) where PyTorch cannot be imported. */
+    public static void needTorch() {
+        need("torch", "PARATRAIN_REQUIRE_TORCH", "python3-torch");
     }
 
     private static void need(String module, String requiredBy, String apt) {

@@ -13,8 +13,11 @@ import org.paratrain.train.checkpoint.CheckpointWriter;
 import picocli.CommandLine.Option;
 
 /**
- * The options that keep a long run safe: checkpoints, resuming, restarts after a failure,
- * and how long a rank may wait for another.
+ * The options that keep a long run safe, and say where it starts: checkpoints, resuming,
+ * initial parameters, restarts after a failure, and how long a rank may wait for another.
+ * A checkpoint to resume wins over {@code --init-from}: with {@code --resume DIR
+ * --resume-if-present}, a run resumes when DIR holds a checkpoint and starts from the
+ * {@code --init-from} file otherwise (a restart after a failure resumes from its checkpoint too).
  */
 public final class CheckpointOptions {
     /** Options as picocli fills them in; train takes this class as a mixin. */
@@ -50,6 +53,14 @@ public final class CheckpointOptions {
     @Option(names = "--resume-if-present", description = "With --resume DIR: start from the beginning when DIR holds "
         + "no checkpoint yet (the first run of a job that is restarted with the same command), saying so.")
     boolean resumeIfPresent;
+
+    @Option(names = "--init-from", description = "Start from the parameters of this file instead of the model's "
+        + "initialiser: a safetensors file (export --format safetensors, or any with the same tensors: names, shapes, "
+        + "F64 or F32) or a paratrain model.json (a name ending in .json). A checkpoint to --resume wins over it.")
+    Path initFrom;
+
+    /** What {@code --init-from} holds for the model being trained, once {@link #readInit} has read it; else null. */
+    org.paratrain.export.InitialParameters initial;
 
     @Option(names = "--max-restarts", defaultValue = "0",
         description = "When a rank fails or hangs, restart from the newest checkpoint up to N times (default 0).")
@@ -180,6 +191,29 @@ public final class CheckpointOptions {
         TrainingControl.Checkpoints c = sink == null ? null : new TrainingControl.Checkpoints(
             none && sharded ? 1 : everyEpochs == null ? 0 : everyEpochs, everySteps == null ? 0 : everySteps,
             none && !sharded ? DEFAULT_SECONDS : everySeconds == null ? 0 : everySeconds, sink);
-        return new TrainingControl(state, c, listener, commTimeout());
+        return new TrainingControl(state, c, listener, commTimeout()).withInitial(initial == null ? null
+            : initial.params());
+    }
+
+    /** Reads {@code --init-from}, if given, for the model of {@code features} inputs and {@code classes} classes. */
+    void readInit(org.paratrain.train.spec.ModelSpec model, int features, int classes) {
+        if (initFrom != null) {
+            initial = org.paratrain.export.InitialParameters.read(initFrom, model, features, classes);
+        }
+    }
+
+    /**
+     * Says on {@code out} where the run starts, when {@code --init-from} was given, and returns
+     * the record for the training section of result.json and model.json (null without
+     * {@code --init-from}): the file, its format and SHA-256, and whether its parameters were
+     * applied (not when {@code resumed} from a checkpoint, whose parameters win).
+     */
+    ObjectNode initRecord(boolean resumed, java.io.PrintWriter out) {
+        if (initial == null) {
+            return null;
+        }
+        out.println(resumed ? "--init-from " + initFrom + " not applied: the checkpoint resumed from wins"
+            : "starting from the parameters of " + initFrom + " (" + initial.format() + ")");
+        return initial.record().put("applied", !resumed);
     }
 }

@@ -48,11 +48,11 @@ public final class OptionChecks {
         if (child && Backend.mpiRankFromEnvironment() != 0) {
             return;   // rank 0 checks the files; only it writes
         }
-        InputFiles.require(c.input.xFile, c.input.yFile, c.input.testX, c.input.testY);
+        InputFiles.require(c.input.xFile, c.input.yFile, c.input.testX, c.input.testY, c.checkpoints.initFrom);
         if (c.out != null) {
             OutputPaths.directoryFor("--out", c.out, TrainReport.FILES);
             OutputPaths.notIntoInputs("--out", c.out, TrainReport.FILES, c.input.xFile, c.input.yFile, c.input.testX,
-                c.input.testY, c.checkpoints.resume);
+                c.input.testY, c.checkpoints.resume, c.checkpoints.initFrom);
         }
         if (c.checkpoints.dir != null) {
             OutputPaths.directory("--checkpoint-dir", c.checkpoints.dir);   // found now, not when the first is due

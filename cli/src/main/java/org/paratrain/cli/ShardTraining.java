@@ -49,6 +49,9 @@ final class ShardTraining {
         JsonNode meta = c.checkpoints.active() && rank == 0 ? c.meta(spec, TrainingData.fingerprint(data), provenance) : null;
         TrainingState resumed = c.checkpoints.resume == null ? null
             : CheckpointOptions.load(c.checkpoints.resume, null, w -> { });
+        c.checkpoints.readInit(spec.model(), shard.features(), classes);
+        ObjectNode init = c.checkpoints.initRecord(resumed != null, rank == 0 ? c.out()
+            : new java.io.PrintWriter(java.io.Writer.nullWriter()));
         TrainingResult r;
         // Rank 0 shows progress (--log-every) as on every other path; the others stay silent.
         try (MonitorOptions.Display display = c.monitor.display(spec.epochs(), c.out(), (epoch, h) -> { })) {
@@ -67,7 +70,11 @@ final class ShardTraining {
             d.put("read", k == 1 ? "each rank its own blocks" : "each process its ranks' blocks");
             ModelFile model = new ModelFile(spec.model(), shard.features(), classes, r.params(), null, null,
                 org.paratrain.data.Columns.generated(shard.features()), data.format());
-            TrainReport.write(c.out(), c.out, r, spec, model, d, RunWriter.json().createObjectNode(), provenance);
+            ObjectNode extra = RunWriter.json().createObjectNode();
+            if (init != null) {
+                extra.set("init_from", init);
+            }
+            TrainReport.write(c.out(), c.out, r, spec, model, d, extra, provenance);
         }
     }
 }

@@ -99,6 +99,9 @@ final class TrainCommand implements Runnable {
     @Option(names = "--out", description = "Directory for result.json and history.csv.")
     Path out;
 
+    /** Where {@code --init-from} started the run, for result.json and model.json; null without it. */
+    private ObjectNode initRecord;
+
     @Override
     public void run() {
         boolean paper = learning.paperDefaults();
@@ -135,15 +138,18 @@ final class TrainCommand implements Runnable {
         spec = sizedDefaults(spec, data.samples());
         int classes = spec.check(data);
         OptionChecks.trainData(this, data, classes, spec);
+        checkpoints.readInit(spec.model(), data.features(), classes);
         if (autoNodes || spec.exchange().isAuto()) {
             spec = AutoChoice.resolve(spec, autoNodes, data, mpi, out());
             args = AutoChoice.replace(args, spec);
         }
         JsonNode meta = checkpoints.active() && Backend.mpiRankFromEnvironment() == 0
             ? meta(spec, TrainingData.fingerprint(dataSpec), provenance) : null;
+        java.io.PrintWriter says = Backend.mpiRankFromEnvironment() == 0 && (child || !mpi) ? out()
+            : new java.io.PrintWriter(java.io.Writer.nullWriter());
         TrainingState resumed = checkpoints.resume == null ? null : checkpoints.load(child ? null : meta,
-            w -> err().println("paratrain: warning: " + w), Backend.mpiRankFromEnvironment() == 0 && (child || !mpi) ? out()
-                : new java.io.PrintWriter(java.io.Writer.nullWriter()));
+            w -> err().println("paratrain: warning: " + w), says);
+        initRecord = checkpoints.initRecord(resumed != null, says);
         Attempts attempts = new Attempts(checkpoints, meta, err());
         if (mpi && !child) {
             launchMpi(attempts, spec.nodes(), args);
@@ -254,6 +260,9 @@ final class TrainCommand implements Runnable {
         }
         if (!attempts.log().isEmpty()) {
             extra.set("restarts", attempts.log());
+        }
+        if (initRecord != null) {
+            extra.set("init_from", initRecord);
         }
         TrainReport.write(out(), out, r, spec, file, d, extra, provenance);
     }

@@ -67,14 +67,18 @@ final class TrainReport {
      * Writes result.json, history.csv and model.json into {@code dir}, all three or none (an
      * older run's files there stay as they were if any of them cannot be written), and says so
      * on {@code out}; {@code data} describes the input, {@code extra} adds fields (test metrics,
-     * restarts) to result.json.
+     * restarts, init_from) to result.json; its {@code init_from} goes into model.json's training record too.
      */
     static void write(PrintWriter out, Path dir, TrainingResult r, TrainSpec spec, ModelFile model,
                       ObjectNode data, ObjectNode extra, Provenance provenance) {
         try (StagedFiles staged = StagedFiles.into(dir)) {
             RunWriter.write(staged.dir(), r, spec, data, provenance, extra);
-            model.write(staged.dir().resolve("model.json"), RunWriter.resultJson(r, spec).retain("config", "epochs",
-                "nodes", "backend", "algorithm", "final_loss"), provenance);
+            ObjectNode training = RunWriter.resultJson(r, spec).retain("config", "epochs", "nodes", "backend",
+                "algorithm", "final_loss");
+            if (extra.has("init_from")) {
+                training.set("init_from", extra.get("init_from"));     // where the parameters started
+            }
+            model.write(staged.dir().resolve("model.json"), training, provenance);
             staged.publish(FILES);
         }
         out.println("wrote " + dir.resolve("result.json") + ", history.csv and model.json");

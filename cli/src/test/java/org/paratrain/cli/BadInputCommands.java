@@ -77,7 +77,7 @@ final class BadInputCommands {
 
     /** export: formats it does not write, outputs it must not write, model files it cannot read. */
     static void exports(List<Case> c) {
-        c.add(bad("export format not written", 2, "--format safetensors|onnx", export("--format", "safetensors")));
+        c.add(bad("export format not written", 2, "--format pickle|onnx or safetensors", export("--format", "pickle")));
         c.add(bad("export format missing", 2, "--format", "export", "--model-file", "@model.json", "--out",
             "@model.onnx"));
         c.add(bad("export precision unknown", 2, "--precision|float16", export("--precision",

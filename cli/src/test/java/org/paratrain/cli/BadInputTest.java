@@ -90,6 +90,8 @@ class BadInputTest {
         options(c);
         BadInputCommands.sweepsAndBenchmarks(c);
         BadInputCommands.exports(c);
+        BadInputSafetensors.exports(c);
+        BadInputSafetensors.initFiles(c);
         BadInputFiles.paperFiles(c);
         BadInputFiles.tableFiles(c);
         BadInputFiles.idxFiles(c);

@@ -111,7 +111,7 @@ class OnnxExportTest {
     }
 
     /** What paratrain's predict writes for the data: the classes and probabilities, or the values. */
-    private static Comparison.Reference predicted(ModelFile m, ExportData.Data files, Path run) throws IOException {
+    static Comparison.Reference predicted(ModelFile m, ExportData.Data files, Path run) throws IOException {
         Path out = run.resolve("predicted.txt");
         cli(join(List.of("predict", "--model-file", run.resolve("model.json").toString()), files.predict(),
             List.of("--out", out.toString())));
@@ -149,7 +149,7 @@ class OnnxExportTest {
             100 * evaluate);
     }
 
-    private static void cli(List<String> args) {
+    static void cli(List<String> args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int status = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args.toArray(String[]::new));
@@ -157,7 +157,7 @@ class OnnxExportTest {
     }
 
     @SafeVarargs
-    private static List<String> join(List<String>... parts) {
+    static List<String> join(List<String>... parts) {
         return Stream.of(parts).flatMap(List::stream).toList();
     }
 }

@@ -9,9 +9,10 @@ import org.paratrain.train.spec.TrainSpec;
 
 /**
  * The state of {@link RankTrainer}'s loop on one rank: weights, history, where it starts, when
- * it saves and validates. A resumed run takes the weights, optimiser state, history and best
- * parameters of its checkpoint, and rebuilds the divergence check's and early stopping's
- * counters by replaying the saved losses.
+ * it saves and validates. A run starts from the model's seeded initialiser or from the
+ * control's initial parameters (the same on every rank). A resumed run takes the weights,
+ * optimiser state, history and best parameters of its checkpoint, and rebuilds the divergence
+ * check's and early stopping's counters by replaying the saved losses.
  */
 final class RankLoop {
     private final Communicator comm;
@@ -59,8 +60,15 @@ final class RankLoop {
         this.stopping = control.validation() == null ? null
             : new EarlyStopping(control.validation(), comm, spec.epochs());
         TrainingState r = control.resume();
-        if (r == null) {
+        double[] initial = control.initial();
+        if (r == null && initial == null) {
             model.initialize(weights, seed);
+        } else if (r == null) {
+            if (initial.length != weights.length) {
+                throw new IllegalArgumentException("the initial parameters are " + initial.length + " numbers, the "
+                    + "model has " + weights.length);
+            }
+            System.arraycopy(initial, 0, weights, 0, weights.length);
         } else {
             resume(r);
         }

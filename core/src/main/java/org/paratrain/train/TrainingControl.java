@@ -4,8 +4,10 @@ import java.time.Duration;
 
 /**
  * How a run is watched and kept safe, apart from what it trains: where it starts (a state to
- * resume, or the beginning), when it saves its state, whom it tells after each epoch, and
- * how long a rank may wait for another before the run is ended as hung.
+ * resume, the parameters to start from, or the model's initialiser), when it saves its state,
+ * whom it tells after each epoch, and how long a rank may wait for another before the run is
+ * ended as hung. A state to resume wins over initial parameters: a run restarted from its
+ * checkpoint continues where it was, wherever it first started from.
  *
  * @param resume      the state to continue from, or null to start afresh
  * @param checkpoints when and where to save the state, or null for never
@@ -13,9 +15,26 @@ import java.time.Duration;
  * @param commTimeout how long any rank may wait in one communication call
  * @param validation  when to measure the model on held-out data and whether to stop early,
  *                    or null for never
+ * @param initial     the parameters to start from when there is no state to resume, the same on
+ *                    every rank (so the bits do not depend on the node count), or null for the
+ *                    model's seeded initialiser
  */
 public record TrainingControl(TrainingState resume, Checkpoints checkpoints, EpochListener listener,
-                              Duration commTimeout, Validation validation) {
+                              Duration commTimeout, Validation validation, double[] initial) {
+
+    /**
+     * A control that starts from the model's initialiser (or {@code resume}).
+     *
+     * @param resume      the state to continue from, or null to start afresh
+     * @param checkpoints when and where to save the state, or null for never
+     * @param listener    told on rank 0 after every epoch, or null
+     * @param commTimeout how long any rank may wait in one communication call; null for the default
+     * @param validation  when to validate and whether to stop early, or null for never
+     */
+    public TrainingControl(TrainingState resume, Checkpoints checkpoints, EpochListener listener,
+                           Duration commTimeout, Validation validation) {
+        this(resume, checkpoints, listener, commTimeout, validation, null);
+    }
 
     /**
      * A control without validation.
@@ -33,8 +52,9 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
     /** The default wait before a run is called hung: 300 s, long enough for any epoch's straggler. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(300);
 
-    /** Checks the timeout. */
+    /** Checks the timeout, and keeps a copy of the initial parameters. */
     public TrainingControl {
+        initial = initial == null ? null : initial.clone();
         if (commTimeout == null) {
             commTimeout = DEFAULT_TIMEOUT;
         }
@@ -50,12 +70,27 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
 
     /** This control resuming from {@code state}. */
     TrainingControl resumingFrom(TrainingState state) {
-        return new TrainingControl(state, checkpoints, listener, commTimeout, validation);
+        return new TrainingControl(state, checkpoints, listener, commTimeout, validation, initial);
     }
 
     /** This control telling {@code l} after every epoch. */
     TrainingControl withListener(EpochListener l) {
-        return new TrainingControl(resume, checkpoints, l, commTimeout, validation);
+        return new TrainingControl(resume, checkpoints, l, commTimeout, validation, initial);
+    }
+
+    /** {@return the initial parameters, a copy, or null for the model's initialiser} */
+    @Override
+    public double[] initial() {
+        return initial == null ? null : initial.clone();
+    }
+
+    /**
+     * {@return this control, starting from {@code params} when it has no state to resume}
+     * @param params the parameters to start from, in the model's layout (copied); null for the
+     *               model's seeded initialiser
+     */
+    public TrainingControl withInitial(double[] params) {
+        return new TrainingControl(resume, checkpoints, listener, commTimeout, validation, params);
     }
 
     /**
@@ -63,7 +98,7 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
      * @param v when to validate and whether to stop early; null not to validate
      */
     public TrainingControl withValidation(Validation v) {
-        return new TrainingControl(resume, checkpoints, listener, commTimeout, v);
+        return new TrainingControl(resume, checkpoints, listener, commTimeout, v, initial);
     }
 
     /**

@@ -55,11 +55,24 @@ record Comparison(double relative, double row, double absolute, int labels, int 
         assertArrayEquals(classifier ? new long[] {n, classes} : new long[] {n, 1},
             run.shapes().get(classifier ? Layers.PROBABILITIES : Layers.PREDICTION));
         assertEquals(run.inputType(), run.types().get(classifier ? Layers.PROBABILITIES : Layers.PREDICTION));
-        int wrong = 0;
         if (classifier) {
             assertArrayEquals(new long[] {n}, run.shapes().get(Layers.LABEL));
+        }
+        return of(values, run.labels(), ref);
+    }
+
+    /**
+     * Compares another runtime's outputs with paratrain's: {@code values} as many a row as
+     * {@code ref}'s, and for a classifier the label of each row.
+     */
+    static Comparison of(double[] values, long[] labels, Reference ref) {
+        boolean classifier = ref.classes() != null;
+        int n = classifier ? ref.classes().length : ref.values().length;
+        assertEquals(ref.values().length, values.length, "values");
+        int wrong = 0;
+        if (classifier) {
             for (int i = 0; i < n; i++) {
-                wrong += run.labels()[i] == ref.classes()[i] ? 0 : 1;
+                wrong += labels[i] == ref.classes()[i] ? 0 : 1;
             }
         }
         double rel = 0;
