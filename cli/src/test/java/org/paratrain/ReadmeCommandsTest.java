@@ -55,10 +55,10 @@ class ReadmeCommandsTest {
      * The pages whose commands run, in this order: the README, then the docs as a reader follows
      * them (the README's "Documentation" list, in its order), so that a page's commands may read
      * what an earlier page's made: training.md's evaluate lines read the iris model of the README's
-     * quick start, model-file.md shows it.
+     * quick start, model-format.md shows it.
      */
     static final List<String> FILES = List.of("README.md", "docs/paper.md", "docs/training.md",
-        "docs/data-formats.md", "docs/model-file.md", "docs/export.md", "docs/plan.md", "docs/mpi.md", "docs/long-runs.md",
+        "docs/data-formats.md", "docs/model-format.md", "docs/export.md", "docs/plan.md", "docs/mpi.md", "docs/long-runs.md",
         "docs/benchmarks.md", "docs/java-api.md", "docs/design.md");
 
     /** Commands (by prefix) that are not run, and why. */

@@ -39,9 +39,9 @@ class ReadmeExampleTest {
 
     @Test
     void docsShowTheNumpyLoaderVerbatim() throws Exception {
-        assertTrue(Files.readString(Path.of("docs/model-file.md")).contains(
+        assertTrue(Files.readString(Path.of("docs/model-format.md")).contains(
             Files.readString(Path.of("examples/predict_numpy.py")).strip()),
-            "docs/model-file.md must show examples/predict_numpy.py verbatim");
+            "docs/model-format.md must show examples/predict_numpy.py verbatim");
     }
 
     @Test

@@ -15,7 +15,7 @@ import org.paratrain.train.spec.TrainSpec;
 /**
  * A trained model, for programs: predict a row or many, class probabilities, save and load as
  * model.json (the file {@code train --out} writes and {@code predict} reads; its format is in
- * {@code docs/model-file.md}).
+ * {@code docs/model-format.md}).
  *
  * <p>Immutable and safe to share between threads: the parameters are copied in and never
  * handed out, and each thread predicts with a model instance of its own (models keep scratch

@@ -320,7 +320,7 @@ public final class Trainer {
     /**
      * {@return this trainer, starting from these parameters instead of the model's initialiser}
      * A checkpoint given to {@link #resumeFrom} wins over them.
-     * @param params the parameters in paratrain's layout ({@code docs/model-file.md}), as many as the
+     * @param params the parameters in paratrain's layout ({@code docs/model-format.md}), as many as the
      *     model has and each finite; copied
      */
     public Trainer initialParameters(double[] params) {

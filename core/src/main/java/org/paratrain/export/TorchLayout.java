@@ -16,7 +16,7 @@ import org.paratrain.train.spec.ModelSpec;
  * that map and import scatters through it, so the two are each other's inverse by construction;
  * the constructor checks that the map visits every parameter exactly once.
  *
- * <p>The layouts (paratrain's in {@code docs/model-file.md}):
+ * <p>The layouts (paratrain's in {@code docs/model-format.md}):
  * <ul>
  *   <li>linear and logistic: {@code Linear(d, 1)}, weight {@code [1, d]}, bias {@code [1]} only
  *       with an intercept ({@code bias=False} without); logistic then {@code Sigmoid};
