@@ -162,6 +162,81 @@ class InitFromTest {
         assertArrayEquals(first, resumed);
     }
 
+    /** A CSV of iris with its columns in {@code order} (indices into the original's, the label last). */
+    private Path irisColumns(String name, int... order) throws IOException {
+        List<String> out = new ArrayList<>();
+        for (String line : Files.readAllLines(Path.of(IRIS))) {
+            String[] f = line.split(",");
+            List<String> row = new ArrayList<>();
+            for (int i : order) {
+                row.add(f[i]);
+            }
+            out.add(String.join(",", row));
+        }
+        return Files.write(dir.resolve(name), out);
+    }
+
+    /** The first layer's weights {@code [out, in]} of a run's model, through its safetensors export. */
+    private double[] firstLayer(Path run) {
+        Path st = run.resolve("model.safetensors");
+        cli("export", "--model-file", run.resolve("model.json").toString(), "--format", "safetensors", "--out",
+            st.toString());
+        return org.paratrain.export.Safetensors.read(st).tensors().get("0.weight").values();
+    }
+
+    @Test
+    void columnsInAnotherOrderAreMatchedByName() throws IOException {
+        Path st = trainedAndExported("named", 3);
+        Path reversed = irisColumns("reversed.csv", 3, 2, 1, 0, 4);
+        List<String> still = List.of("--init-from", st.toString(), "--optimizer", "gd", "--lr", "4.9E-324",
+            "--epochs", "1", "--no-standardize");
+        Path same = dir.resolve("same");
+        cli(iris(concat(still, "--out", same.toString())));
+        Path other = dir.resolve("other");
+        List<String> args = new ArrayList<>(List.of("train", "--format", "csv", "--data", reversed.toString(), "--label",
+            "species", "--model", "mlp", "--layers", "8", "--activation", "tanh"));
+        args.addAll(still);
+        args.addAll(List.of("--out", other.toString()));
+        cli(args.toArray(String[]::new));
+        double[] a = firstLayer(same);
+        double[] b = firstLayer(other);
+        assertEquals(32, a.length);
+        for (int o = 0; o < 8; o++) {
+            for (int j = 0; j < 4; j++) {
+                assertEquals(a[o * 4 + (3 - j)], b[o * 4 + j], 0.0, "unit " + o + ", column " + j + " by name");
+            }
+        }
+    }
+
+    @Test
+    void otherFeatureNamesOrAnotherKindAreRefusedInOneLine() throws IOException {
+        Path st = trainedAndExported("k", 4);
+        Path renamed = Files.writeString(dir.resolve("renamed.csv"), Files.readString(Path.of(IRIS))
+            .replace("\"petal width (cm)\"", "\"petal area\""));
+        String err = cliFails("train", "--format", "csv", "--data", renamed.toString(), "--label", "species", "--model",
+            "mlp", "--layers", "8", "--activation", "tanh", "--init-from", st.toString(), "--out",
+            dir.resolve("x").toString());
+        assertTrue(err.contains(st + ": was trained on the features") && err.contains("new: petal area")
+            && err.contains("gone: petal width (cm)"), err);
+        for (Path file : List.of(st, dir.resolve("k/model.json"))) {
+            err = cliFails("train", "--format", "csv", "--data", IRIS, "--label", "species", "--model", "softmax",
+                "--init-from", file.toString(), "--out", dir.resolve("y").toString());
+            assertTrue(err.contains(file + ": holds the parameters of a model of kind mlp; this run trains kind softmax"), err);
+        }
+        assertFalse(Files.exists(dir.resolve("x")) || Files.exists(dir.resolve("y")), "nothing written");
+    }
+
+    private static String cliFails(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int status = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        assertEquals(1, status, String.join(" ", args) + "\n" + out + err);
+        String e = err.toString().strip();
+        assertEquals(1, e.lines().count(), e);
+        assertFalse(e.contains("Exception") || e.contains("\tat "), e);
+        return e;
+    }
+
     private static String[] iris(String... extra) {
         return concat(List.of("train", "--format", "csv", "--data", IRIS, "--label", "species", "--model", "mlp",
             "--layers", "8", "--activation", "tanh"), extra).toArray(String[]::new);

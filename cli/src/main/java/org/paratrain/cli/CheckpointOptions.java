@@ -195,10 +195,14 @@ public final class CheckpointOptions {
             : initial.params());
     }
 
-    /** Reads {@code --init-from}, if given, for the model of {@code features} inputs and {@code classes} classes. */
-    void readInit(org.paratrain.train.spec.ModelSpec model, int features, int classes) {
+    /**
+     * Reads {@code --init-from}, if given, for the model of {@code features} inputs and {@code classes}
+     * classes, its first layer matched to the data's {@code columns} by name (null: no names).
+     */
+    void readInit(org.paratrain.train.spec.ModelSpec model, int features, int classes,
+                  org.paratrain.data.Columns columns) {
         if (initFrom != null) {
-            initial = org.paratrain.export.InitialParameters.read(initFrom, model, features, classes);
+            initial = org.paratrain.export.InitialParameters.read(initFrom, model, features, classes, columns);
         }
     }
 

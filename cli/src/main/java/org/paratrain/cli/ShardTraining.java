@@ -49,7 +49,7 @@ final class ShardTraining {
         JsonNode meta = c.checkpoints.active() && rank == 0 ? c.meta(spec, TrainingData.fingerprint(data), provenance) : null;
         TrainingState resumed = c.checkpoints.resume == null ? null
             : CheckpointOptions.load(c.checkpoints.resume, null, w -> { });
-        c.checkpoints.readInit(spec.model(), shard.features(), classes);
+        c.checkpoints.readInit(spec.model(), shard.features(), classes, null);   // paper and IDX files: no names
         ObjectNode init = c.checkpoints.initRecord(resumed != null, rank == 0 ? c.out()
             : new java.io.PrintWriter(java.io.Writer.nullWriter()));
         TrainingResult r;

@@ -138,7 +138,7 @@ final class TrainCommand implements Runnable {
         spec = sizedDefaults(spec, data.samples());
         int classes = spec.check(data);
         OptionChecks.trainData(this, data, classes, spec);
-        checkpoints.readInit(spec.model(), data.features(), classes);
+        checkpoints.readInit(spec.model(), data.features(), classes, prepared.columns());
         if (autoNodes || spec.exchange().isAuto()) {
             spec = AutoChoice.resolve(spec, autoNodes, data, mpi, out());
             args = AutoChoice.replace(args, spec);

@@ -54,6 +54,13 @@ public final class JsonFiles {
     private static String firstLine(String message) {
         String m = message == null ? "malformed" : message.strip();
         int nl = m.indexOf('\n');
-        return Clip.message(nl < 0 ? m : m.substring(0, nl).strip());
+        m = nl < 0 ? m : m.substring(0, nl).strip();
+        // Jackson's own pointer into its input ("(start marker at [Source: REDACTED ...; line: 18, column: 16])"):
+        // the file, line and column are already in front of the message.
+        int source = m.indexOf(" (start marker at [Source:");
+        if (source < 0) {
+            source = m.indexOf(" at [Source:");
+        }
+        return Clip.message(source < 0 ? m : m.substring(0, source).strip());
     }
 }

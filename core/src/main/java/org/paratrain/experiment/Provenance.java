@@ -52,19 +52,67 @@ public record Provenance(String version, String java, String os, String host, in
             return fromEnv.strip();
         }
         try {
-            Path head = Path.of(".git", "HEAD");
-            if (!Files.isRegularFile(head)) {
+            Path[] dirs = gitDirs();
+            if (dirs == null) {
                 return null;
             }
-            String ref = Files.readString(head).strip();
+            String ref = Files.readString(dirs[0].resolve("HEAD")).strip();
+            Path git = dirs[1];
             if (!ref.startsWith("ref: ")) {
                 return ref.substring(0, Math.min(12, ref.length()));
             }
-            Path refFile = Path.of(".git").resolve(ref.substring(5));
-            return Files.isRegularFile(refFile) ? Files.readString(refFile).strip().substring(0, 12) : null;
+            String name = ref.substring(5);
+            Path loose = git.resolve(name);
+            if (Files.isRegularFile(loose)) {
+                return Files.readString(loose).strip().substring(0, 12);
+            }
+            Path packed = git.resolve("packed-refs");      // a fresh clone or a gc keeps refs here
+            if (Files.isRegularFile(packed)) {
+                for (String line : Files.readAllLines(packed)) {
+                    if (line.endsWith(" " + name) && line.length() > 12) {
+                        return line.substring(0, 12);
+                    }
+                }
+            }
+            return null;
         } catch (IOException | RuntimeException e) {
             return null;
         }
+    }
+
+    /**
+     * The git directory of the checkout this code was built in: found from where the classes are
+     * (core/target/classes, cli/target/paratrain.jar, up to the checkout's root), never from the
+     * working directory, which may be another repository: the directory of its HEAD and that of its
+     * refs (the same but in a worktree, whose {@code .git} file is followed).
+     */
+    private static Path[] gitDirs() throws IOException {
+        java.security.CodeSource source = Provenance.class.getProtectionDomain().getCodeSource();
+        if (source == null || source.getLocation() == null) {
+            return null;
+        }
+        Path at;
+        try {
+            at = Path.of(source.getLocation().toURI()).toAbsolutePath();
+        } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+            return null;
+        }
+        for (int up = 0; up < 5 && at != null; up++, at = at.getParent()) {
+            Path git = at.resolve(".git");
+            if (Files.isDirectory(git) && Files.isRegularFile(git.resolve("HEAD"))) {
+                return new Path[] {git, git};
+            }
+            if (Files.isRegularFile(git)) {
+                String line = Files.readString(git).strip();
+                if (line.startsWith("gitdir: ")) {
+                    Path dir = at.resolve(line.substring(8).strip());
+                    Path common = dir.resolve("commondir");
+                    return new Path[] {dir, Files.isRegularFile(common)
+                        ? dir.resolve(Files.readString(common).strip()).normalize() : dir};
+                }
+            }
+        }
+        return null;
     }
 
     private static String hostName() {

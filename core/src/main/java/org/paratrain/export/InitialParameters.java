@@ -7,11 +7,14 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.paratrain.data.Columns;
 import org.paratrain.data.DataFormatException;
 import org.paratrain.experiment.ModelFile;
 import org.paratrain.experiment.RunWriter;
@@ -61,21 +64,56 @@ public record InitialParameters(Path file, String format, String sha256, double[
      * @throws UncheckedIOException naming the file, if it cannot be read
      */
     public static InitialParameters read(Path file, ModelSpec spec, int features, int classes) {
+        return read(file, spec, features, classes, null);
+    }
+
+    /**
+     * {@return the parameters {@code file} holds for the model {@code spec} of {@code features}
+     * inputs and {@code classes} classes, whose data has the named {@code columns}}
+     * Beyond the checks of {@link #read(Path, ModelSpec, int, int)}: a file that says which kind
+     * of model it holds (a model.json; a safetensors file's {@code paratrain_model}) must hold
+     * this kind, and where both the file and the data name their features, the first layer's
+     * weights are matched to the data's columns by name, as {@code evaluate} and {@code predict}
+     * match them: the same names in another order are put in the data's order, other names
+     * are refused.
+     *
+     * @param file     a safetensors file, or a model.json
+     * @param spec     the model being trained
+     * @param features its inputs
+     * @param classes  its classes (0 for a regression)
+     * @param columns  the data's columns, or null when they have no names
+     * @throws DataFormatException naming the file, as above, or if its kind or feature names differ
+     * @throws UncheckedIOException naming the file, if it cannot be read
+     */
+    public static InitialParameters read(Path file, ModelSpec spec, int features, int classes, Columns columns) {
         TorchLayout want = TorchLayout.of(spec, features, classes);
         boolean json = file.getFileName() != null
             && file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json");
         Map<String, Safetensors.Tensor> found;
         String sha;
+        String kind;
+        List<String> names;
         if (json) {
             ModelFile m = ModelFile.read(file);
             found = tensors(m);
             sha = sha256(file);
+            kind = m.spec().kind();
+            names = m.columns() == null || !m.columns().named() ? null : m.columns().features();
         } else {
             Safetensors s = Safetensors.read(file);
             found = s.tensors();
             sha = s.sha256();
+            kind = s.metadata().get("paratrain_model");
+            names = featureNames(file, s.metadata().get("feature_names"), features);
+        }
+        if (kind != null && !kind.equals(spec.kind())) {
+            throw new DataFormatException(file + ": holds the parameters of a model of kind " + kind + "; this run "
+                + "trains kind " + spec.kind() + " (start it from a file of that kind)");
         }
         String what = "this run's " + spec.kind();
+        if (names != null && columns != null && columns.named() && !names.equals(columns.features())) {
+            found = byName(file, found, names, columns.features());
+        }
         double[] params = new double[want.parameters()];
         for (TorchLayout.Entry e : want.tensors()) {
             Safetensors.Tensor t = found.get(e.name());
@@ -116,6 +154,51 @@ public record InitialParameters(Path file, String format, String sha256, double[
         o.put("format", format);
         o.put("sha256", sha256);
         return o;
+    }
+
+    /** The names a safetensors file gives its features, or null where it gives none or generated ones. */
+    private static List<String> featureNames(Path file, String json, int features) {
+        if (json == null) {
+            return null;
+        }
+        List<String> names = new ArrayList<>();
+        try {
+            RunWriter.json().readTree(json).forEach(n -> names.add(n.asText()));
+        } catch (IOException e) {
+            throw new DataFormatException(file + ": its metadata's feature_names is not a JSON array of names");
+        }
+        return names.equals(Columns.generated(names.size()).features()) ? null : names;
+    }
+
+    /**
+     * The tensors with the first layer's columns ({@code 0.weight}, {@code [out, in]}) moved from the
+     * file's feature order to the data's; refused when the names are not the same set.
+     */
+    private static Map<String, Safetensors.Tensor> byName(Path file, Map<String, Safetensors.Tensor> found,
+                                                          List<String> trained, List<String> data) {
+        if (trained.size() != data.size() || !new HashSet<>(trained).equals(new HashSet<>(data))) {
+            List<String> missing = data.stream().filter(n -> !trained.contains(n)).toList();
+            List<String> extra = trained.stream().filter(n -> !data.contains(n)).toList();
+            throw new DataFormatException(file + ": was trained on the features " + names(trained) + ", the data has "
+                + names(data) + (missing.isEmpty() ? "" : "; new: " + names(missing))
+                + (extra.isEmpty() ? "" : "; gone: " + names(extra)) + " (--features chooses and orders the columns)");
+        }
+        Safetensors.Tensor w = found.get("0.weight");
+        if (w == null || w.values() == null || w.shape().length != 2 || w.shape()[1] != data.size()) {
+            return found;   // the shape check names what is wrong
+        }
+        int in = data.size();
+        int out = (int) w.shape()[0];
+        double[] moved = new double[w.values().length];
+        for (int j = 0; j < in; j++) {
+            int from = trained.indexOf(data.get(j));
+            for (int o = 0; o < out; o++) {
+                moved[o * in + j] = w.values()[o * in + from];
+            }
+        }
+        Map<String, Safetensors.Tensor> t = new LinkedHashMap<>(found);
+        t.put("0.weight", new Safetensors.Tensor(w.name(), w.dtype(), w.shape(), moved));
+        return t;
     }
 
     /** A model file's parameters as the tensors of its own layout, F64. */
