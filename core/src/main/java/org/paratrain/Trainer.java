@@ -73,7 +73,19 @@ public final class Trainer {
      * @return this
      */
     public Trainer mlp(int... hidden) {
-        return set(t -> t.mlp(hidden));
+        return set(t -> t.mlp("mlp", hidden));
+    }
+
+    /**
+     * A multilayer perceptron regressor: hidden layers of the given widths (ReLU unless
+     * {@link #activation} says otherwise) and one linear output trained on the squared error;
+     * the command line's {@code --model mlp-regression}.
+     *
+     * @param hidden widths of the hidden layers, e.g. 64, 32
+     * @return this
+     */
+    public Trainer mlpRegression(int... hidden) {
+        return set(t -> t.mlp("mlp-regression", hidden));
     }
 
     /**

@@ -80,8 +80,9 @@ final class TrainerSettings {
         intercept = bias;
     }
 
-    void mlp(int... hidden) {
-        model("mlp", 0, false);
+    /** A network of {@code kind} {@code mlp} (classifier) or {@code mlp-regression}, with these hidden widths. */
+    void mlp(String kind, int... hidden) {
+        model(kind, 0, false);
         layers = Arrays.stream(hidden).mapToObj(Integer::toString).collect(Collectors.joining(","));
     }
 

@@ -46,6 +46,36 @@ class TrainerTest {
     }
 
     @Test
+    void anMlpRegressorFromArraysIsTheCommandLinesMlpRegressionAtAnyNodeCount() {
+        double[][] x = new double[120][2];
+        double[] y = new double[120];
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(3);
+        for (int i = 0; i < x.length; i++) {
+            x[i][0] = rnd.nextDouble(-1, 1);
+            x[i][1] = rnd.nextDouble(-1, 1);
+            y[i] = Math.sin(2 * x[i][0]) + x[i][1] * x[i][1];
+        }
+        Dataset d = Datasets.of(x, y);
+        Trainer t = Trainer.on(d).mlpRegression(16).activation("tanh").adam(0.01).epochs(200).batchSize(40);
+        assertEquals("mlp-regression", t.spec().model().kind());
+        TrainingResult one = t.run();
+        TrainingResult three = Trainer.on(d).mlpRegression(16).activation("tanh").adam(0.01).epochs(200).batchSize(40)
+            .nodes(3).run();
+        assertArrayEquals(one.params(), three.params(), "the same bits at 3 ranks");
+        double variance = 0;
+        double mean = java.util.Arrays.stream(y).average().orElseThrow();
+        for (double v : y) {
+            variance += (v - mean) * (v - mean) / y.length;
+        }
+        TrainedModel m = Trainer.on(d).mlpRegression(16).activation("tanh").adam(0.01).epochs(200).batchSize(40).fit();
+        double mse = 0;
+        for (int i = 0; i < x.length; i++) {
+            mse += (m.predict(x[i]) - y[i]) * (m.predict(x[i]) - y[i]) / x.length;
+        }
+        assertTrue(mse < 0.2 * variance, "fits the curve: mse " + mse + " against a variance of " + variance);
+    }
+
+    @Test
     void resumesFromItsOwnCheckpointsWithTheSameBits() {
         TrainingResult whole = Trainer.on(DATA).linear(true).momentum(0.01, 0.9).epochs(30).meanLoss().run();
         Trainer.on(DATA).linear(true).momentum(0.01, 0.9).epochs(30).meanLoss().checkpoints(dir, 7).run();

@@ -31,7 +31,7 @@ final class InputFiles {
                 throw new DataFormatException(f + ": permission denied");
             }
             if (!Files.isRegularFile(f)) {
-                throw new DataFormatException(f + ": " + kind(f) + ", expected a regular file (data files are read "
+                throw new DataFormatException(f + ": " + kind(f) + ", expected a regular file (input files are read "
                     + "more than once, and a device or pipe may never end)");
             }
         }
