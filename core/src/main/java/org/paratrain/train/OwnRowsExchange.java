@@ -73,16 +73,9 @@ abstract class OwnRowsExchange implements GradientExchange {
 
     /** Agrees the grid (one maximum allreduce by {@code algorithm}) and deposits every own row. */
     void deposit(Allreduce algorithm) {
-        int w = params + 1;
-        fixed.begin(blocks);
-        for (int k = 0; k < owned; k++) {
-            fixed.observe(0, rows, k * w, w);
-        }
+        observeRows();
         fixed.agree(comm, algorithm);
-        for (int k = 0; k < owned; k++) {
-            fixed.deposit(0, rows, k * w, w);
-            fixed.endBlock();
-        }
+        depositRows();
     }
 
     /**
@@ -92,11 +85,7 @@ abstract class OwnRowsExchange implements GradientExchange {
      * The same bits either way: a guess is kept only when it is the grid the agreement gives.
      */
     void sumRows(Allreduce algorithm) {
-        int w = params + 1;
-        fixed.begin(blocks);
-        for (int k = 0; k < owned; k++) {
-            fixed.observe(0, rows, k * w, w);
-        }
+        observeRows();
         if (fixed.guessGrid()) {
             depositRows();
             fixed.reduce(comm, algorithm);
@@ -108,6 +97,15 @@ abstract class OwnRowsExchange implements GradientExchange {
         fixed.agree(comm, algorithm);
         depositRows();
         fixed.reduce(comm, algorithm);
+    }
+
+    /** Begins the step's sum and observes every own row. */
+    private void observeRows() {
+        int w = params + 1;
+        fixed.begin(blocks);
+        for (int k = 0; k < owned; k++) {
+            fixed.observe(0, rows, k * w, w);
+        }
     }
 
     private void depositRows() {

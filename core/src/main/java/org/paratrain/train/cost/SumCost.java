@@ -29,6 +29,8 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
 public record SumCost(Sum sum, ConversionRates.Conversion conversion) {
     /** Words of the grid's agreement: one exponent for the loss, one for the gradient. */
     static final int AGREEMENT_WORDS = 2;
+    /** Check words beside a fixed sum's values, one a segment (loss, gradient), for the guessed grid. */
+    static final int CHECK_WORDS = 2;
 
     /** Checks that both are given. */
     public SumCost {
@@ -57,7 +59,7 @@ public record SumCost(Sum sum, ConversionRates.Conversion conversion) {
         return switch (sum) {
             case BLOCKS -> values * blocks;
             case FLOAT -> values;
-            case FIXED_1, FIXED_2 -> sum.wordsPerValue() * values + AGREEMENT_WORDS + 1;
+            case FIXED_1, FIXED_2 -> sum.wordsPerValue() * values + CHECK_WORDS + 1;
         };
     }
 
