@@ -64,6 +64,7 @@ public record JobKey(byte[] secret, String attempt) {
         return new JobKey(HexFormat.of().parseHex(hex), attempt);
     }
 
+    /** {@return a copy of the secret} */
     @Override
     public byte[] secret() {
         return secret.clone();
