@@ -3,7 +3,6 @@ package org.paratrain.comm.tcp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.util.function.Consumer;
 import org.paratrain.comm.CommTimeoutException;
 import org.paratrain.comm.Communicator;
@@ -36,7 +35,7 @@ public final class TcpCommunicator implements Communicator, AutoCloseable {
 
     private final int rank;
     private final PeerLink[] links;
-    private final Selector selector;
+    private final Mesh mesh;
     private final long timeoutNanos;
     private final EarlyMessages toSelf = new EarlyMessages();
     private final Consumer<SelectionKey> onReady = this::ready;
@@ -49,12 +48,7 @@ public final class TcpCommunicator implements Communicator, AutoCloseable {
         this.rank = rank;
         this.links = links;
         this.timeoutNanos = timeoutNanos;
-        this.selector = Selector.open();
-        for (PeerLink l : links) {
-            if (l != null) {
-                l.channel.register(selector, SelectionKey.OP_READ, l);
-            }
-        }
+        this.mesh = new Mesh(links);
     }
 
     @Override
@@ -116,7 +110,7 @@ public final class TcpCommunicator implements Communicator, AutoCloseable {
         boolean posted = from != null && from.firstEarly(recvTag) == null;
         if (posted) {
             from.post(recvBuf, recvOffset, recvLength, recvTag);
-            interest(from);
+            mesh.interest(from);
         }
         rawSend(sendBuf, sendOffset, sendLength, dest, sendTag);
         return rawRecv(recvBuf, recvOffset, recvLength, source, recvTag, posted);
@@ -175,7 +169,7 @@ public final class TcpCommunicator implements Communicator, AutoCloseable {
                 return n;
             }
             l.post(buf, offset, length, tag);
-            interest(l);
+            mesh.interest(l);
         }
         try {
             while (l.matched() < 0) {
@@ -222,13 +216,8 @@ public final class TcpCommunicator implements Communicator, AutoCloseable {
      */
     private int progress(long start, int peer, String operation, int tag, int spins) {
         try {
-            for (PeerLink l : links) {
-                if (l != null && !l.flushed()) {
-                    l.flush();
-                    interest(l);
-                }
-            }
-            int ready = spins < SPINS ? selector.selectNow(onReady) : selector.select(onReady, 10);
+            mesh.flushAll();
+            int ready = mesh.select(onReady, spins < SPINS ? 0 : 10);
             check();
             if (ready == 0) {
                 long waited = System.nanoTime() - start;
@@ -251,7 +240,7 @@ public final class TcpCommunicator implements Communicator, AutoCloseable {
         try {
             if (key.isValid() && key.isWritable()) {
                 l.flush();
-                interest(l);
+                mesh.interest(l);
             }
             if (key.isValid() && key.isReadable() && !l.readAvailable()) {
                 key.cancel();
@@ -259,7 +248,7 @@ public final class TcpCommunicator implements Communicator, AutoCloseable {
                     fail(l, null);
                 }
             } else if (l.paused) {
-                interest(l);
+                mesh.interest(l);
             }
         } catch (IOException e) {
             key.cancel();
@@ -329,7 +318,10 @@ public final class TcpCommunicator implements Communicator, AutoCloseable {
      * @param reason what went wrong, one line
      */
     public void abort(String reason) {
-        farewell(PeerLink.KIND_ABORT, reason, 1_000_000_000L);
+        if (!closed) {
+            closed = true;
+            mesh.farewell(PeerLink.KIND_ABORT, reason, 1_000_000_000L, onReady);
+        }
     }
 
     /**
@@ -338,71 +330,9 @@ public final class TcpCommunicator implements Communicator, AutoCloseable {
      */
     @Override
     public void close() {
-        farewell(PeerLink.KIND_BYE, "bye", timeoutNanos);
-    }
-
-    private void farewell(int kind, String reason, long waitNanos) {
-        if (closed) {
-            return;
-        }
-        long end = System.nanoTime() + waitNanos;
-        try {
-            for (PeerLink l : links) {
-                if (l != null && l.channel.isOpen()) {
-                    while (!l.putFarewell(kind, reason) && System.nanoTime() < end) {
-                        l.flush();
-                        selector.select(onReady, 1);
-                    }
-                    l.flush();
-                    interest(l);
-                }
-            }
-            while (System.nanoTime() < end && !allQuiet(kind)) {
-                selector.select(onReady, 5);
-            }
-        } catch (IOException | RuntimeException e) {
-            // Closing anyway: the peers see the end of the stream.
-        } finally {
+        if (!closed) {
             closed = true;
-            for (PeerLink l : links) {
-                if (l != null) {
-                    try {
-                        l.channel.close();
-                    } catch (IOException e) {
-                        // Nothing more to do for a socket that will not close.
-                    }
-                }
-            }
-            try {
-                selector.close();
-            } catch (IOException e) {
-                // As above.
-            }
+            mesh.farewell(PeerLink.KIND_BYE, "bye", timeoutNanos, onReady);
         }
-    }
-
-    /** Asks the selector to say when {@code l} can take more output, while it has some queued. */
-    private void interest(PeerLink l) {
-        SelectionKey k = l.channel.keyFor(selector);
-        if (k != null && k.isValid()) {
-            k.interestOps((l.paused ? 0 : SelectionKey.OP_READ) | (l.flushed() ? 0 : SelectionKey.OP_WRITE));
-        }
-    }
-
-    /** Everything written, and (after a goodbye) every peer has said its own or gone. */
-    private boolean allQuiet(int kind) throws IOException {
-        for (PeerLink l : links) {
-            if (l == null || !l.channel.isOpen() || l.paused) {
-                continue;    // a paused link holds a message nobody received: its goodbye is behind it
-            }
-            if (!l.flushed() && !l.flush()) {
-                return false;
-            }
-            SelectionKey k = l.channel.keyFor(selector);
-            if (kind == PeerLink.KIND_BYE && !l.said && k != null && k.isValid()) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -245,13 +245,7 @@ public final class TcpEndpoint implements AutoCloseable {
 
     private static void closeAll(PeerLink[] links) {
         for (PeerLink l : links) {
-            if (l != null) {
-                try {
-                    l.channel.close();
-                } catch (IOException ignored) {
-                    // Failing anyway.
-                }
-            }
+            Mesh.close(l);
         }
     }
 
