@@ -41,8 +41,49 @@ public final class TrainedModel {
     }
 
     static TrainedModel of(TrainSpec spec, Dataset data, TrainingResult result) {
-        int classes = spec.model().classes(data);
-        return new TrainedModel(new ModelFile(spec.model(), data.features(), classes, result.params(), null, null));
+        return of(spec, data.features(), spec.model().classes(data), result);
+    }
+
+    /**
+     * {@return the model a run produced where the data never sat in one place (ranks that held
+     * only their own rows, as {@link org.paratrain.train.RankTraining} trains)}
+     * @param spec     the run's spec
+     * @param features features of a row
+     * @param classes  classes of a classifier, 0 for a regression
+     * @param result   rank 0's result
+     */
+    public static TrainedModel of(TrainSpec spec, int features, int classes, TrainingResult result) {
+        return new TrainedModel(new ModelFile(spec.model(), features, classes, result.params(), null, null));
+    }
+
+    /**
+     * {@return the model as the bytes of a model.json (UTF-8), for stores that are not a local
+     * file system; {@link #fromJson} reads them}
+     * @param what how it was made, for the file's provenance (e.g. the caller's name)
+     */
+    public byte[] toJson(String what) {
+        try {
+            return org.paratrain.experiment.RunWriter.json().writeValueAsBytes(file.toJson(
+                org.paratrain.experiment.RunWriter.json().createObjectNode(), Provenance.capture(List.of(what))));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * {@return the model in the bytes of a model.json}
+     * @param json   the bytes, as {@link #toJson} or {@link #save} wrote them
+     * @param source where they came from, for error messages
+     * @throws org.paratrain.data.DataFormatException naming {@code source} and what is wrong
+     */
+    public static TrainedModel fromJson(byte[] json, String source) {
+        com.fasterxml.jackson.databind.JsonNode tree;
+        try {
+            tree = org.paratrain.experiment.RunWriter.json().readTree(json);
+        } catch (java.io.IOException e) {
+            throw new org.paratrain.data.DataFormatException(source + ": not JSON (" + String.valueOf(e.getMessage()).lines().findFirst().orElse("") + ")");
+        }
+        return new TrainedModel(ModelFile.parse(tree, Path.of(source)));
     }
 
     /**

@@ -99,6 +99,25 @@ class TrainedModelTest {
     }
 
     @Test
+    void theJsonBytesAreTheModelFileAndReadBackToTheSamePredictions(@TempDir Path dir) {
+        int n = 300;
+        double[][] x = rows(n);
+        TrainedModel m = Trainer.on(Datasets.ofClasses(x, classes(n))).softmax(3).epochs(20).fit();
+        byte[] json = m.toJson("test");
+        TrainedModel back = TrainedModel.fromJson(json, "memory");
+        Path saved = dir.resolve("model.json");
+        m.save(saved);
+        TrainedModel fromFile = TrainedModel.load(saved);
+        for (double[] row : x) {
+            assertArrayEquals(m.probabilities(row), back.probabilities(row));
+            assertArrayEquals(fromFile.probabilities(row), back.probabilities(row));
+        }
+        org.paratrain.data.DataFormatException bad = assertThrows(org.paratrain.data.DataFormatException.class,
+            () -> TrainedModel.fromJson("{\"format\": 3".getBytes(), "hdfs://x/model.json"));
+        assertTrue(bad.getMessage().contains("model.json: not JSON"), bad.getMessage());
+    }
+
+    @Test
     void arraysAreCheckedAsTheyComeIn() {
         IllegalArgumentException ragged = assertThrows(IllegalArgumentException.class,
             () -> Datasets.of(new double[][] {{1, 2}, {3}}, new double[2]));

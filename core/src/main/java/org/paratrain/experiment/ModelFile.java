@@ -106,6 +106,16 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
      * @param provenance how and where the model was made
      */
     public void write(Path file, ObjectNode training, Provenance provenance) {
+        ObjectNode o = toJson(training, provenance);
+        AtomicFiles.writeBytes(file, out -> RunWriter.json().writeValue(out, o));
+    }
+
+    /**
+     * {@return the file's contents as a JSON tree, as {@link #write} writes it}
+     * @param training   the training settings and results
+     * @param provenance how and where the model was made
+     */
+    public ObjectNode toJson(ObjectNode training, Provenance provenance) {
         ObjectNode o = RunWriter.json().createObjectNode();
         o.put("format", FORMAT);
         o.put("version", VERSION);
@@ -144,7 +154,7 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
         }
         o.set("training", training);
         o.set("provenance", provenance.toJson());
-        AtomicFiles.writeBytes(file, out -> RunWriter.json().writeValue(out, o));
+        return o;
     }
 
     /**
@@ -154,7 +164,16 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
      *     version, a missing or bad field, parameters that do not fit the model
      */
     public static ModelFile read(Path file) {
-        JsonNode o = JsonFiles.read(file, "a paratrain model file");
+        return parse(JsonFiles.read(file, "a paratrain model file"), file);
+    }
+
+    /**
+     * {@return the model file in a JSON tree, checked as {@link #read} checks a file}
+     * @param o    the tree
+     * @param file the name errors give it (a file, or where the tree came from)
+     * @throws DataFormatException naming {@code file} and what is wrong
+     */
+    public static ModelFile parse(JsonNode o, Path file) {
         if (!FORMAT.equals(o.path("format").asText())) {
             throw new DataFormatException(file + ": not a paratrain model file (no \"format\": \"" + FORMAT + "\")");
         }

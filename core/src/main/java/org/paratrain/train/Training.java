@@ -131,7 +131,7 @@ public final class Training {
     }
 
     /** Rank 0's values to every rank: MPI's broadcast, or (ranks as threads) a sum with zeros elsewhere. */
-    private static void fromRankZero(Communicator comm, double[] v) {
+    static void fromRankZero(Communicator comm, double[] v) {
         if (comm.nativeCollectives().isPresent()) {
             comm.nativeCollectives().get().broadcast(v, 0, v.length, 0);
             return;
@@ -143,7 +143,7 @@ public final class Training {
     }
 
     /** MPI's own allreduce where a rank is a process; in two levels (star between processes) otherwise. */
-    private static void sumOverRanks(Communicator comm, double[] v) {
+    static void sumOverRanks(Communicator comm, double[] v) {
         String algorithm = comm.nativeCollectives().isPresent() ? "native" : "star";
         org.paratrain.collective.Allreduces.create(algorithm, comm).allreduce(comm, v, 0, v.length);
     }
