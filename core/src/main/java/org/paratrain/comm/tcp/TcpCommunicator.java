@@ -224,6 +224,10 @@ public final class TcpCommunicator implements Communicator, AutoCloseable {
                 if (waited > timeoutNanos) {
                     throw new CommTimeoutException(peer, operation, tag, waited * 1e-9);
                 }
+                if (Thread.currentThread().isInterrupted()) {
+                    // An interrupted selector returns at once, every time: without this the rank would spin to the deadline.
+                    throw new org.paratrain.comm.CommInterruptedException(rank, operation, peer);
+                }
                 if (spins < SPINS) {
                     Thread.onSpinWait();
                 }

@@ -9,9 +9,41 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.paratrain.comm.CommTimeoutException;
+import org.paratrain.comm.RankFailedException;
 
 /** Joining a job: a rank of another attempt (a retried stage's stale task) is refused both ways. */
 class TcpEndpointTest {
+
+    @Test
+    void anInterruptedRankEndsAtOnceAndItsPeerLearnsWhy() throws Exception {
+        // A cancelled Spark task is interrupted: the wait must end now, not at the deadline (60 s here).
+        RankFailedException e = assertThrows(RankFailedException.class, () -> TcpCluster.run(2, Duration.ofSeconds(60),
+            comm -> {
+                if (comm.rank() == 1) {
+                    Thread me = Thread.currentThread();
+                    new Thread(() -> {
+                        sleep(300);
+                        me.interrupt();
+                    }).start();
+                }
+                long t0 = System.nanoTime();
+                try {
+                    comm.recv(new double[1], 0, 1, 1 - comm.rank(), 5);      // nobody sends
+                } finally {
+                    assertTrue(System.nanoTime() - t0 < 10_000_000_000L, "the wait lasted past 10 s");
+                }
+                return null;
+            }));
+        assertTrue(e.getMessage().contains("rank 1") && e.getMessage().contains("interrupted"), e.getMessage());
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 
     @Test
     void aRankOfAnotherAttemptIsRefusedAndTheWaitingRankSaysSo() throws Exception {
