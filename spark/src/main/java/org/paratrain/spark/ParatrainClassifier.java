@@ -1,0 +1,94 @@
+package org.paratrain.spark;
+
+import java.util.List;
+import org.apache.spark.ml.param.Param;
+import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.ml.param.ParamValidators;
+import org.apache.spark.ml.util.DefaultParamsReader;
+import org.apache.spark.ml.util.DefaultParamsWritable;
+import org.apache.spark.ml.util.Identifiable;
+import org.apache.spark.ml.util.MLReader;
+
+/**
+ * A paratrain classifier as a Spark ML estimator: logistic regression (labels 0 and 1), softmax
+ * regression or an MLP, trained data-parallel as one barrier stage, the same model at any
+ * number of tasks. Labels are class indices 0..K-1 (as {@code StringIndexer} makes); the fitted
+ * {@link ParatrainClassificationModel} adds prediction, probability and raw prediction columns
+ * as MLlib's classifiers do.
+ *
+ * <pre>{@code
+ * ParatrainClassificationModel m = new ParatrainClassifier().setModel("mlp").setLayers("32")
+ *     .setEpochs(20).setBatchSize(64).setNumRanks(2).fit(train);
+ * m.transform(test).select("prediction", "probability").show();
+ * }</pre>
+ *
+ * <p>model: {@code auto} (the default: logistic for two classes, softmax for more),
+ * {@code logistic}, {@code softmax} or {@code mlp}.
+ */
+public final class ParatrainClassifier extends ParatrainPredictor<ParatrainClassifier, ParatrainClassificationModel>
+    implements DefaultParamsWritable {
+    private static final long serialVersionUID = 1L;
+
+    private final Param<String> probabilityCol = new Param<>(this, "probabilityCol", "column of class probabilities");
+    private final Param<String> rawPredictionCol = new Param<>(this, "rawPredictionCol",
+        "column of raw predictions (here the class probabilities too)");
+
+    /** A classifier of the defaults, with a fresh uid. */
+    public ParatrainClassifier() {
+        this(Identifiable.randomUID("paratrainClassifier"));
+    }
+
+    /** @param uid this stage's identifier */
+    public ParatrainClassifier(String uid) {
+        super(Uids.pending(uid), List.of("auto", "logistic", "softmax", "mlp"), "auto");
+        setDefault(probabilityCol, "probability");
+        setDefault(rawPredictionCol, "rawPrediction");
+    }
+
+    /** {@return the probability column param} */
+    public Param<String> probabilityCol() {
+        return probabilityCol;
+    }
+
+    /** {@return the raw prediction column param} */
+    public Param<String> rawPredictionCol() {
+        return rawPredictionCol;
+    }
+
+    /** @param v the probability column's name @return this */
+    public ParatrainClassifier setProbabilityCol(String v) {
+        set(probabilityCol, v);
+        return this;
+    }
+
+    /** @param v the raw prediction column's name @return this */
+    public ParatrainClassifier setRawPredictionCol(String v) {
+        set(rawPredictionCol, v);
+        return this;
+    }
+
+    @Override
+    boolean isClassifier() {
+        return true;
+    }
+
+    @Override
+    ParatrainClassificationModel fitted(SparkTraining.Fitted f) {
+        return new ParatrainClassificationModel(uid(), f.model(), f.outcome().result());
+    }
+
+    @Override
+    public ParatrainClassifier copy(ParamMap extra) {
+        return defaultCopy(extra);
+    }
+
+    /** {@return a reader of saved (unfitted) classifiers} */
+    public static MLReader<ParatrainClassifier> read() {
+        return new DefaultParamsReader<>();
+    }
+
+    /** @param path where a classifier was saved @return it */
+    public static ParatrainClassifier load(String path) {
+        return read().load(path);
+    }
+}

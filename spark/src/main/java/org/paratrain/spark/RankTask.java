@@ -1,0 +1,190 @@
+package org.paratrain.spark;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.Serializable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.spark.BarrierTaskContext;
+import org.paratrain.collective.Allreduces;
+import org.paratrain.collective.Reduction;
+import org.paratrain.comm.PeerFailedException;
+import org.paratrain.comm.tcp.JobKey;
+import org.paratrain.comm.tcp.TcpCommunicator;
+import org.paratrain.comm.tcp.TcpEndpoint;
+import org.paratrain.data.Dataset;
+import org.paratrain.experiment.CheckpointRecords;
+import org.paratrain.experiment.Provenance;
+import org.paratrain.experiment.RunWriter;
+import org.paratrain.experiment.SpecCodec;
+import org.paratrain.train.RankTraining;
+import org.paratrain.train.TrainingControl;
+import org.paratrain.train.TrainingResult;
+import org.paratrain.train.TrainingState;
+import org.paratrain.train.checkpoint.CheckpointStore;
+import org.paratrain.train.checkpoint.CheckpointWriter;
+import org.paratrain.train.spec.TrainSpec;
+import scala.Tuple2;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * One rank, run by one task of the barrier stage: it takes its rows (numbered, sorted, all of its
+ * blocks), opens a port on its executor's host, learns every task's port through
+ * {@code BarrierTaskContext.allGather}, joins the mesh with a key tied to this stage attempt,
+ * resumes from the newest checkpoint if there is one, and trains. Rank 0's task returns the
+ * outcome; the others return nothing.
+ */
+final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.Iterator<Tuple2<Long, double[]>>,
+    scala.collection.Iterator<RankTask.Outcome>> implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final String spec;
+    private final String secret;
+    private final int[] starts;
+    private final int features;
+    private final int classes;
+    private final int timeoutSeconds;
+    private final String checkpointDir;
+    private final int checkpointInterval;
+
+    RankTask(String spec, String secret, int[] starts, int features, int classes, int timeoutSeconds,
+             String checkpointDir, int checkpointInterval) {
+        this.spec = spec;
+        this.secret = secret;
+        this.starts = starts.clone();
+        this.features = features;
+        this.classes = classes;
+        this.timeoutSeconds = timeoutSeconds;
+        this.checkpointDir = checkpointDir;
+        this.checkpointInterval = checkpointInterval;
+    }
+
+    /** Rank 0's result, as it crosses back to the driver; {@link #result} rebuilds the library's. */
+    record Outcome(double[] params, double finalLoss, int epochs, int nodes, String algorithm, int blockSize,
+                   double trainSeconds, double computeSeconds, double commSeconds, double[] loss, double[] seconds,
+                   double[] compute, double[] comm, double trainAccuracy, int stageAttempt, int resumedAtEpoch)
+        implements Serializable {
+
+        static Outcome of(TrainingResult r, int stageAttempt, int resumedAtEpoch) {
+            TrainingResult.History h = r.history();
+            return new Outcome(r.params(), r.finalLoss(), r.epochs(), r.nodes(), r.algorithm(), r.blockSize(),
+                r.trainSeconds(), r.computeSeconds(), r.commSeconds(), h.loss(), h.seconds(), h.compute(), h.comm(),
+                r.trainAccuracy(), stageAttempt, resumedAtEpoch);
+        }
+
+        TrainingResult result() {
+            return new TrainingResult(params, finalLoss, epochs, nodes, "spark", algorithm, blockSize, trainSeconds,
+                computeSeconds, commSeconds, new TrainingResult.History(loss, seconds, compute, comm), trainAccuracy,
+                null);
+        }
+    }
+
+    @Override
+    public scala.collection.Iterator<Outcome> apply(scala.collection.Iterator<Tuple2<Long, double[]>> rows) {
+        Outcome o = run(CollectionConverters.asJava(rows));
+        return CollectionConverters.asScala(o == null ? List.<Outcome>of().iterator() : List.of(o).iterator());
+    }
+
+    private Outcome run(java.util.Iterator<Tuple2<Long, double[]>> rows) {
+        BarrierTaskContext ctx = BarrierTaskContext.get();
+        int rank = ctx.partitionId();
+        TrainSpec s = decode(spec);
+        Dataset data = rows(rank, rows);
+        String attempt = "stage " + ctx.stageId() + " attempt " + ctx.stageAttemptNumber();
+        TcpCommunicator comm;
+        try (TcpEndpoint endpoint = TcpEndpoint.listen(host(ctx.getTaskInfos()[rank].address()))) {
+            List<String> addresses = List.of(ctx.allGather(endpoint.address()));
+            comm = endpoint.connect(rank, addresses, JobKey.fromHex(secret, attempt), Duration.ofSeconds(timeoutSeconds));
+        }
+        try {
+            ObjectNode meta = CheckpointRecords.meta(SpecCodec.encode(s), fingerprint(),
+                Provenance.capture(List.of("paratrain-spark")).toJson());
+            TrainingState resume = checkpointDir.isEmpty() ? null : resume(comm, meta);
+            TrainingResult r;
+            if (checkpointDir.isEmpty()) {
+                r = RankTraining.train(comm, data, starts[starts.length - 1], classes, s, control(resume, null));
+            } else {
+                try (CheckpointWriter w = new CheckpointWriter(new CheckpointStore(Path.of(checkpointDir), 2), meta,
+                    f -> { })) {
+                    r = RankTraining.train(comm, data, starts[starts.length - 1], classes, s,
+                        control(resume, new TrainingControl.Checkpoints(checkpointInterval, 0, w)));
+                }
+            }
+            comm.close();
+            return r == null ? null : Outcome.of(r, ctx.stageAttemptNumber(), resume == null ? 0 : resume.epoch());
+        } catch (RuntimeException | Error e) {
+            comm.abort(e instanceof PeerFailedException ? "ended by another rank's failure"
+                : String.valueOf(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            throw e;
+        }
+    }
+
+    private static TrainSpec decode(String json) {
+        try {
+            return SpecCodec.decode(RunWriter.json().readTree(json));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private TrainingControl control(TrainingState resume, TrainingControl.Checkpoints checkpoints) {
+        return new TrainingControl(resume, checkpoints, null, Duration.ofSeconds(timeoutSeconds));
+    }
+
+    /** This rank's rows in sample order, checked to be exactly its blocks. */
+    private Dataset rows(int rank, java.util.Iterator<Tuple2<Long, double[]>> rows) {
+        int n = starts[rank + 1] - starts[rank];
+        double[] x = new double[Math.multiplyExact(n, features)];
+        double[] y = new double[n];
+        int i = 0;
+        while (rows.hasNext()) {
+            Tuple2<Long, double[]> t = rows.next();
+            if (i >= n || t._1() != starts[rank] + i) {
+                throw new IllegalStateException("rank " + rank + " expected sample " + (starts[rank] + i) + ", got "
+                    + t._1() + ": the rows were not placed by block");
+            }
+            System.arraycopy(t._2(), 0, x, i * features, features);
+            y[i] = t._2()[features];
+            i++;
+        }
+        if (i != n) {
+            throw new IllegalStateException("rank " + rank + " got " + i + " of its " + n + " rows");
+        }
+        return new Dataset(x, y, n, features);
+    }
+
+    /**
+     * The state to resume from: rank 0 picks the newest intact checkpoint (checked against this
+     * run), every other rank reads that same file, named by its epoch and step.
+     */
+    private TrainingState resume(TcpCommunicator comm, ObjectNode meta) {
+        Path dir = Path.of(checkpointDir);
+        TrainingState state = null;
+        long[] at = new long[2];
+        if (comm.rank() == 0 && Files.isDirectory(dir) && !CheckpointStore.files(dir).isEmpty()) {
+            state = CheckpointRecords.load(dir, meta, w -> System.err.println("paratrain: warning: " + w));
+            at[0] = state.epoch() + 1L;
+            at[1] = state.step();
+        }
+        Allreduces.create("star").allreduce(comm, at, 0, 2, Reduction.WORD_SUM);    // zeros elsewhere: rank 0's words
+        if (at[0] == 0 || comm.rank() == 0) {
+            return state;
+        }
+        Path file = dir.resolve(String.format("checkpoint-e%09d-s%09d.ckpt", at[0] - 1, at[1]));
+        return CheckpointRecords.load(file, null, w -> System.err.println("paratrain: warning: " + w));
+    }
+
+    private ObjectNode fingerprint() {
+        ObjectNode f = RunWriter.json().createObjectNode();
+        f.put("source", "spark");
+        f.put("samples", starts[starts.length - 1]);
+        f.put("features", features);
+        return f;
+    }
+
+    private static String host(String address) {
+        int colon = address.lastIndexOf(':');
+        return colon < 0 ? address : address.substring(0, colon);
+    }
+}

@@ -1,0 +1,201 @@
+package org.paratrain.spark;
+
+import java.io.Serializable;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaPairRDD;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.ml.linalg.Vector;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
+import org.paratrain.TrainedModel;
+import org.paratrain.comm.tcp.JobKey;
+import org.paratrain.experiment.SpecCodec;
+import org.paratrain.model.MultilayerPerceptron;
+import org.paratrain.train.LossReduction;
+import org.paratrain.train.RankTraining;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.TrainSpec;
+import scala.Tuple2;
+
+/**
+ * The driver's half of a fit: the rows numbered in one order, counted and checked, the spec
+ * resolved, the rows moved to the task of the rank whose blocks hold them, and one barrier
+ * stage run (arranged as a shuffle-map stage, so that Spark retries it, resumed from the
+ * newest checkpoint).
+ */
+final class SparkTraining {
+    private SparkTraining() { }
+
+    /** The estimator's params, read once on the driver. */
+    record Settings(String featuresCol, String labelCol, String indexCol, String model, String layers,
+                    String activation, String optimizer, double learningRate, int epochs, int batchSize, long seed,
+                    int numRanks, boolean float32, String checkpointDir, int checkpointInterval, int timeoutSeconds)
+        implements Serializable { }
+
+    /** What a fit produced: the spec it ran, the data's shape and rank 0's outcome. */
+    record Fitted(TrainSpec spec, int features, int classes, long rows, RankTask.Outcome outcome) {
+        /** {@return the trained model, for predictions and the model file} */
+        TrainedModel model() {
+            return TrainedModel.of(spec, features, classes, outcome.result());
+        }
+    }
+
+    /** Per-column facts of the rows, gathered in one pass. */
+    record Stats(long rows, int minFeatures, int maxFeatures, double minLabel, double maxLabel, boolean wholeLabels,
+                 boolean finite) implements Serializable {
+        static Stats of(double[] row) {
+            double y = row[row.length - 1];
+            boolean finite = true;
+            for (double v : row) {
+                finite &= Double.isFinite(v);
+            }
+            return new Stats(1, row.length - 1, row.length - 1, y, y, y == Math.rint(y), finite);
+        }
+
+        Stats and(Stats o) {
+            return new Stats(rows + o.rows, Math.min(minFeatures, o.minFeatures), Math.max(maxFeatures, o.maxFeatures),
+                Math.min(minLabel, o.minLabel), Math.max(maxLabel, o.maxLabel), wholeLabels && o.wholeLabels,
+                finite && o.finite);
+        }
+    }
+
+    static Fitted fit(Dataset<?> dataset, Settings s, boolean classifier) {
+        SparkContext sc = dataset.sparkSession().sparkContext();
+        Dataset<?> ordered = s.indexCol().isEmpty() ? dataset : dataset.orderBy(functions.col(s.indexCol()));
+        JavaRDD<double[]> rows = ordered.select(functions.col(s.featuresCol()),
+            functions.col(s.labelCol()).cast("double")).toJavaRDD().map(SparkTraining::row);
+        // The sample order: the Dataset's own (or the index column's), numbered once.
+        JavaPairRDD<double[], Long> numbered = rows.zipWithIndex();
+        Stats st = numbered.map(t -> Stats.of(t._1())).reduce(Stats::and);
+        int features = check(st, s, classifier);
+        int classes = classifier ? (int) st.maxLabel() + 1 : 0;
+        int ranks = ranks(sc, s.numRanks());
+        if (st.rows() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("paratrain trains on at most " + Integer.MAX_VALUE + " rows, the data has "
+                + st.rows());
+        }
+        int total = (int) st.rows();
+        TrainSpec spec = spec(s, classifier, classes).withNodes(ranks);
+        if (s.batchSize() > total) {
+            throw new IllegalArgumentException("batchSize " + s.batchSize() + " is larger than the " + total + " rows");
+        }
+        int[] starts = new int[ranks + 1];
+        for (int r = 0; r < ranks; r++) {
+            starts[r] = RankTraining.ownedRows(spec, total, r, ranks)[0];
+        }
+        starts[ranks] = total;
+        JavaPairRDD<Long, double[]> placed = numbered.mapToPair(t -> new Tuple2<>(t._2(), t._1()))
+            .repartitionAndSortWithinPartitions(new RankPartitioner(starts));
+        RankTask task = new RankTask(SpecCodec.encode(spec).toString(), JobKey.random("driver").secretHex(), starts,
+            features, classes, s.timeoutSeconds(), s.checkpointDir(), s.checkpointInterval());
+        RDD<RankTask.Outcome> trained = placed.rdd().barrier().mapPartitions(task, false,
+            scala.reflect.ClassTag$.MODULE$.apply(RankTask.Outcome.class));
+        // A barrier result stage is not retried; a barrier shuffle-map stage is: hence the shuffle after it.
+        List<RankTask.Outcome> out = JavaRDD.fromRDD(trained, scala.reflect.ClassTag$.MODULE$.apply(RankTask.Outcome.class))
+            .repartition(1).collect();
+        if (out.size() != 1) {
+            throw new IllegalStateException("expected rank 0's result alone, got " + out.size());
+        }
+        return new Fitted(spec, features, classes, st.rows(), out.get(0));
+    }
+
+    private static double[] row(Row r) {
+        Object v = r.get(0);
+        if (!(v instanceof Vector vec)) {
+            throw new IllegalArgumentException("features column: expected a vector (as VectorAssembler makes), got "
+                + (v == null ? "null" : v.getClass().getSimpleName()));
+        }
+        if (r.isNullAt(1)) {
+            throw new IllegalArgumentException("label column: a row has no label (null)");
+        }
+        double[] out = Arrays.copyOf(vec.toArray(), vec.size() + 1);
+        out[vec.size()] = r.getDouble(1);
+        return out;
+    }
+
+    private static int check(Stats st, Settings s, boolean classifier) {
+        if (st.minFeatures() != st.maxFeatures()) {
+            throw new IllegalArgumentException("column " + s.featuresCol() + ": vectors of " + st.minFeatures() + " and "
+                + st.maxFeatures() + " values; every row needs the same number");
+        }
+        if (st.minFeatures() < 1) {
+            throw new IllegalArgumentException("column " + s.featuresCol() + ": empty vectors");
+        }
+        if (!st.finite()) {
+            throw new IllegalArgumentException("columns " + s.featuresCol() + " and " + s.labelCol()
+                + ": a value is NaN or infinite; every feature and label must be a finite number");
+        }
+        if (classifier && (!st.wholeLabels() || st.minLabel() < 0)) {
+            throw new IllegalArgumentException("column " + s.labelCol() + ": labels must be class indices 0, 1, ..., "
+                + "K-1 (as StringIndexer makes), got values from " + st.minLabel() + " to " + st.maxLabel());
+        }
+        if (classifier && st.maxLabel() < 1) {
+            throw new IllegalArgumentException("column " + s.labelCol() + ": every label is " + st.maxLabel()
+                + "; a classifier needs at least two classes");
+        }
+        return st.minFeatures();
+    }
+
+    /** The ranks asked for, checked against the slots a barrier stage can have at once. */
+    static int ranks(SparkContext sc, int asked) {
+        int slots;
+        try {
+            slots = sc.maxNumConcurrentTasks(sc.resourceProfileManager().defaultResourceProfile());
+        } catch (RuntimeException | LinkageError e) {
+            slots = sc.defaultParallelism();
+        }
+        int ranks = asked == 0 ? Math.max(1, Math.min(slots, sc.defaultParallelism())) : asked;
+        if (ranks > slots) {
+            // Spark itself would recheck every 15 s for about ten minutes before giving up.
+            throw new IllegalArgumentException("numRanks " + ranks + " needs " + ranks + " task slots at once (a barrier "
+                + "stage starts every task together); the cluster has " + slots + " free now (executor cores / "
+                + "spark.task.cpus)");
+        }
+        return ranks;
+    }
+
+    static TrainSpec spec(Settings s, boolean classifier, int classes) {
+        ModelSpec m = switch (s.model()) {
+            case "linear" -> new ModelSpec.Linear(true);
+            case "logistic" -> {
+                if (classes != 2) {
+                    throw new IllegalArgumentException("model logistic needs labels 0 and 1, the data has " + classes
+                        + " classes (use softmax or mlp)");
+                }
+                yield new ModelSpec.Logistic(true);
+            }
+            case "softmax" -> new ModelSpec.Softmax(classes, true);
+            case "auto" -> classes == 2 ? new ModelSpec.Logistic(true) : new ModelSpec.Softmax(classes, true);
+            case "mlp" -> new ModelSpec.Mlp(widths(s.layers()), activation(s.activation()),
+                classifier ? MultilayerPerceptron.Head.SOFTMAX : MultilayerPerceptron.Head.SQUARED,
+                classifier ? classes : 0, s.float32() ? MultilayerPerceptron.Precision.FLOAT32
+                    : MultilayerPerceptron.Precision.FLOAT64);
+            default -> throw new IllegalArgumentException("model: unknown " + s.model());
+        };
+        if (s.float32() && !(m instanceof ModelSpec.Mlp)) {
+            throw new IllegalArgumentException("float32 applies to the mlp model, not " + s.model());
+        }
+        return TrainSpec.paper().withModel(m).withLearningRate(s.learningRate())
+            .withMethod(s.optimizer().equals("gd") ? OptimizerSpec.Method.GD : OptimizerSpec.Method.ADAM)
+            .withRun(new RunSpec(new RunSpec.Nodes.Count(1), s.epochs(), s.batchSize(), s.seed(), LossReduction.MEAN, 0));
+    }
+
+    private static List<Integer> widths(String layers) {
+        try {
+            return Arrays.stream(layers.split(",")).map(String::trim).map(Integer::valueOf).toList();
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("layers: expected widths separated by commas, such as 64,32; got \""
+                + layers + "\"");
+        }
+    }
+
+    private static MultilayerPerceptron.Activation activation(String name) {
+        return MultilayerPerceptron.Activation.valueOf(name.toUpperCase(java.util.Locale.ROOT));
+    }
+}

@@ -1,0 +1,120 @@
+package org.paratrain.spark;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.apache.spark.ml.classification.LogisticRegression;
+import org.apache.spark.ml.classification.LogisticRegressionModel;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.paratrain.model.MultilayerPerceptron;
+import org.paratrain.train.LossReduction;
+import org.paratrain.train.Training;
+import org.paratrain.train.TrainingResult;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.OptimizerSpec;
+import org.paratrain.train.spec.RunSpec;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * Fitting on Spark ({@code local[3]}: tasks as threads) gives the bits of {@link Training#local}
+ * on the same rows in the same order, at 1, 2 and 3 tasks, for a logistic regression and an
+ * MLP, full batch and mini-batch; and as accurate a model as MLlib's own LogisticRegression.
+ */
+class SparkFitTest {
+
+    /** 437 rows of 3 features, two classes, from a fixed seed. */
+    static org.paratrain.data.Dataset data() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(11);
+        int n = 437;
+        double[] x = new double[3 * n];
+        double[] y = new double[n];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = rnd.nextGaussian();
+        }
+        for (int i = 0; i < n; i++) {
+            double z = 1.5 * x[3 * i] - x[3 * i + 1] + 0.5 * x[3 * i + 2] + 0.3 * rnd.nextGaussian();
+            y[i] = z > 0.2 ? 1 : 0;
+        }
+        return new org.paratrain.data.Dataset(x, y, n, 3);
+    }
+
+    /** The library's spec for what the estimator below is set to: written out independently. */
+    static TrainSpec reference(String model, int batch) {
+        ModelSpec m = model.equals("mlp")
+            ? new ModelSpec.Mlp(List.of(8), MultilayerPerceptron.Activation.TANH, MultilayerPerceptron.Head.SOFTMAX, 2)
+            : new ModelSpec.Logistic(true);
+        return TrainSpec.paper().withModel(m).withLearningRate(0.02).withMethod(OptimizerSpec.Method.ADAM)
+            .withRun(new RunSpec(new RunSpec.Nodes.Count(1), 12, batch, 9, LossReduction.MEAN, 0));
+    }
+
+    static ParatrainClassifier estimator(String model, int batch, int ranks) {
+        return new ParatrainClassifier().setModel(model).setLayers("8").setActivation("tanh").setLearningRate(0.02)
+            .setEpochs(12).setBatchSize(batch).setSeed(9).setNumRanks(ranks);
+    }
+
+    @ParameterizedTest(name = "{0}, batch {1}, {2} tasks")
+    @CsvSource({"logistic,0,1", "logistic,0,2", "logistic,0,3", "logistic,32,3", "mlp,0,2", "mlp,16,1", "mlp,16,2",
+        "mlp,16,3"})
+    void aFitOnSparkIsTheBitsOfOneLocalRank(String model, int batch, int ranks) {
+        org.paratrain.data.Dataset data = data();
+        TrainingResult local = Training.local(data, reference(model, batch));
+        // Five partitions in, three tasks training: the rows move to their blocks' ranks.
+        ParatrainClassificationModel fitted = estimator(model, batch, ranks).fit(SparkSessions.frame(data, 5));
+        TrainingResult spark = fitted.trainingResult();
+        assertEquals(ranks, spark.nodes());
+        assertArrayEquals(local.params(), spark.params(), "parameters differ from one local rank");
+        assertEquals(Double.doubleToLongBits(local.finalLoss()), Double.doubleToLongBits(spark.finalLoss()));
+        assertEquals(local.trainAccuracy(), spark.trainAccuracy());
+        assertArrayEquals(local.history().loss(), spark.history().loss());
+    }
+
+    @Test
+    void anIndexColumnFixesTheOrderOfShuffledRows() {
+        org.paratrain.data.Dataset data = data();
+        TrainingResult local = Training.local(data, reference("logistic", 32));
+        Dataset<Row> shuffled = SparkSessions.frame(data, 4)
+            .withColumn("id", org.apache.spark.sql.functions.monotonically_increasing_id())
+            .orderBy(org.apache.spark.sql.functions.rand(3));
+        ParatrainClassificationModel fitted = estimator("logistic", 32, 2).setIndexCol("id").fit(shuffled);
+        assertArrayEquals(local.params(), fitted.trainingResult().params());
+    }
+
+    @Test
+    void itIsAsAccurateAsMllibsLogisticRegressionOnTheSameRows() {
+        Dataset<Row> frame = SparkSessions.frame(data(), 3);
+        ParatrainClassificationModel ours = new ParatrainClassifier().setEpochs(300).setLearningRate(0.05)
+            .setNumRanks(3).fit(frame);
+        LogisticRegressionModel mllib = new LogisticRegression().setMaxIter(100).setRegParam(0).fit(frame);
+        double a = accuracy(ours.transform(frame));
+        double b = accuracy(mllib.transform(frame));
+        assertTrue(Math.abs(a - b) <= 0.01, "paratrain " + a + ", MLlib " + b);
+        assertTrue(a > 0.9, "accuracy " + a);
+        // The columns MLlib's classifiers add, with probabilities that sum to 1.
+        Row first = ours.transform(frame).select("prediction", "probability", "rawPrediction").first();
+        org.apache.spark.ml.linalg.Vector p = first.getAs(1);
+        assertEquals(2, p.size());
+        assertEquals(1.0, p.apply(0) + p.apply(1), 1e-12);
+        assertEquals(p.argmax(), first.getDouble(0));
+    }
+
+    static double accuracy(Dataset<Row> predicted) {
+        return predicted.filter("prediction = label").count() / (double) predicted.count();
+    }
+
+    @Test
+    void moreRanksThanSlotsIsOneClearErrorAtOnce() {
+        long t0 = System.nanoTime();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> estimator("logistic", 0, 5).fit(SparkSessions.frame(data(), 2)));
+        assertTrue(e.getMessage().contains("numRanks 5 needs 5 task slots") && e.getMessage().contains("has 3"),
+            e.getMessage());
+        assertTrue(System.nanoTime() - t0 < 30e9, "the refusal took " + (System.nanoTime() - t0) / 1e9 + " s");
+    }
+}
