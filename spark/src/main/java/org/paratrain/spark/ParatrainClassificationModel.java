@@ -23,6 +23,7 @@ public final class ParatrainClassificationModel
     private final String uid;
     private final FittedModel fitted;
     private final transient TrainingResult result;
+    private transient RankTask.Outcome outcome;
 
     ParatrainClassificationModel(String uid, TrainedModel model, TrainingResult result) {
         this(Uids.pending(uid), model, result, 0);
@@ -43,6 +44,16 @@ public final class ParatrainClassificationModel
     /** {@return the trained model: predict, save as model.json, export to ONNX or safetensors} */
     public TrainedModel trainedModel() {
         return fitted.model();
+    }
+
+    /** This model with how its fit went (the stage attempt, the epoch resumed at), for the tests. */
+    ParatrainClassificationModel withOutcome(RankTask.Outcome o) {
+        outcome = o;
+        return this;
+    }
+
+    RankTask.Outcome outcome() {
+        return outcome;
     }
 
     /** {@return rank 0's result of the fit (losses, timings, accuracy); null for a loaded model} */

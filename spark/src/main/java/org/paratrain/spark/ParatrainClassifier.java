@@ -74,7 +74,7 @@ public final class ParatrainClassifier extends ParatrainPredictor<ParatrainClass
 
     @Override
     ParatrainClassificationModel fitted(SparkTraining.Fitted f) {
-        return new ParatrainClassificationModel(uid(), f.model(), f.outcome().result());
+        return new ParatrainClassificationModel(uid(), f.model(), f.outcome().result()).withOutcome(f.outcome());
     }
 
     @Override

@@ -21,6 +21,7 @@ public final class ParatrainRegressionModel extends RegressionModel<Vector, Para
     private final String uid;
     private final FittedModel fitted;
     private final transient TrainingResult result;
+    private transient RankTask.Outcome outcome;
 
     ParatrainRegressionModel(String uid, TrainedModel model, TrainingResult result) {
         this(Uids.pending(uid), model, result, 0);
@@ -41,6 +42,16 @@ public final class ParatrainRegressionModel extends RegressionModel<Vector, Para
     /** {@return the trained model: predict, save as model.json, export to ONNX or safetensors} */
     public TrainedModel trainedModel() {
         return fitted.model();
+    }
+
+    /** This model with how its fit went (the stage attempt, the epoch resumed at), for the tests. */
+    ParatrainRegressionModel withOutcome(RankTask.Outcome o) {
+        outcome = o;
+        return this;
+    }
+
+    RankTask.Outcome outcome() {
+        return outcome;
     }
 
     /** {@return rank 0's result of the fit (losses, timings); null for a loaded model} */

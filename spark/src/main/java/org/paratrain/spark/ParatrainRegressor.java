@@ -39,7 +39,7 @@ public final class ParatrainRegressor extends ParatrainPredictor<ParatrainRegres
 
     @Override
     ParatrainRegressionModel fitted(SparkTraining.Fitted f) {
-        return new ParatrainRegressionModel(uid(), f.model(), f.outcome().result());
+        return new ParatrainRegressionModel(uid(), f.model(), f.outcome().result()).withOutcome(f.outcome());
     }
 
     @Override
