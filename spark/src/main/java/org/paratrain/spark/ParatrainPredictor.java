@@ -260,6 +260,17 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
     }
 
     /**
+     * {@return the library's spec these params train with, for {@code Training.local} on the
+     * same rows: the same bits as a fit}
+     * @param classes the classes of the labels (0 for a regressor)
+     * @param ranks   ranks
+     * @throws IllegalArgumentException naming a param that does not fit
+     */
+    public org.paratrain.train.spec.TrainSpec toSpec(int classes, int ranks) {
+        return SparkTraining.spec(settings(), isClassifier(), classes).withNodes(ranks);
+    }
+
+    /**
      * Trains on {@code dataset} as one barrier stage.
      *
      * @param dataset rows with the features (a vector) and label columns

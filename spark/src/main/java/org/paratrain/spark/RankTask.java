@@ -11,6 +11,7 @@ import org.paratrain.collective.Allreduces;
 import org.paratrain.collective.Reduction;
 import org.paratrain.comm.PeerFailedException;
 import org.paratrain.comm.tcp.JobKey;
+import org.paratrain.comm.tcp.TcpRendezvous;
 import org.paratrain.comm.tcp.TcpCommunicator;
 import org.paratrain.comm.tcp.TcpEndpoint;
 import org.paratrain.data.Dataset;
@@ -30,8 +31,8 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * One rank, run by one task of the barrier stage: it takes its rows (numbered, sorted, all of its
- * blocks), opens a port on its executor's host, learns every task's port through
- * {@code BarrierTaskContext.allGather}, joins the mesh with a key tied to this stage attempt,
+ * blocks), opens a port on its executor's host, learns every task's port through the
+ * driver's {@link TcpRendezvous}, joins the mesh with a key tied to this stage attempt,
  * resumes from the newest checkpoint if there is one, and trains. Rank 0's task returns the
  * outcome; the others return nothing.
  */
@@ -41,6 +42,7 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
 
     private final String spec;
     private final String secret;
+    private final String rendezvous;
     private final int[] starts;
     private final int features;
     private final int classes;
@@ -48,10 +50,11 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
     private final String checkpointDir;
     private final int checkpointInterval;
 
-    RankTask(String spec, String secret, int[] starts, int features, int classes, int timeoutSeconds,
+    RankTask(String spec, String secret, String rendezvous, int[] starts, int features, int classes, int timeoutSeconds,
              String checkpointDir, int checkpointInterval) {
         this.spec = spec;
         this.secret = secret;
+        this.rendezvous = rendezvous;
         this.starts = starts.clone();
         this.features = features;
         this.classes = classes;
@@ -94,8 +97,11 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
         String attempt = "stage " + ctx.stageId() + " attempt " + ctx.stageAttemptNumber();
         TcpCommunicator comm;
         try (TcpEndpoint endpoint = TcpEndpoint.listen(host(ctx.getTaskInfos()[rank].address()))) {
-            List<String> addresses = List.of(ctx.allGather(endpoint.address()));
-            comm = endpoint.connect(rank, addresses, JobKey.fromHex(secret, attempt), Duration.ofSeconds(timeoutSeconds));
+            JobKey key = JobKey.fromHex(secret, attempt);
+            Duration timeout = Duration.ofSeconds(timeoutSeconds);
+            List<String> addresses = TcpRendezvous.exchange(rendezvous, rank, starts.length - 1, endpoint.address(), key,
+                timeout);
+            comm = endpoint.connect(rank, addresses, key, timeout);
         }
         try {
             ObjectNode meta = CheckpointRecords.meta(SpecCodec.encode(s), fingerprint(),

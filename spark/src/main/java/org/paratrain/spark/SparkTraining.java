@@ -13,6 +13,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.functions;
 import org.paratrain.TrainedModel;
 import org.paratrain.comm.tcp.JobKey;
+import org.paratrain.comm.tcp.TcpRendezvous;
 import org.paratrain.experiment.SpecCodec;
 import org.paratrain.model.MultilayerPerceptron;
 import org.paratrain.train.LossReduction;
@@ -92,13 +93,19 @@ final class SparkTraining {
         starts[ranks] = total;
         JavaPairRDD<Long, double[]> placed = numbered.mapToPair(t -> new Tuple2<>(t._2(), t._1()))
             .repartitionAndSortWithinPartitions(new RankPartitioner(starts));
-        RankTask task = new RankTask(SpecCodec.encode(spec).toString(), JobKey.random("driver").secretHex(), starts,
-            features, classes, s.timeoutSeconds(), s.checkpointDir(), s.checkpointInterval());
-        RDD<RankTask.Outcome> trained = placed.rdd().barrier().mapPartitions(task, false,
-            scala.reflect.ClassTag$.MODULE$.apply(RankTask.Outcome.class));
-        // A barrier result stage is not retried; a barrier shuffle-map stage is: hence the shuffle after it.
-        List<RankTask.Outcome> out = JavaRDD.fromRDD(trained, scala.reflect.ClassTag$.MODULE$.apply(RankTask.Outcome.class))
-            .repartition(1).collect();
+        JobKey key = JobKey.random("driver");
+        List<RankTask.Outcome> out;
+        // The ranks find each other through the driver (BarrierTaskContext.allGather waits in whole seconds).
+        try (TcpRendezvous rendezvous = TcpRendezvous.open(sc.getConf().get("spark.driver.host", "127.0.0.1"), ranks,
+            key)) {
+            RankTask task = new RankTask(SpecCodec.encode(spec).toString(), key.secretHex(), rendezvous.address(),
+                starts, features, classes, s.timeoutSeconds(), s.checkpointDir(), s.checkpointInterval());
+            RDD<RankTask.Outcome> trained = placed.rdd().barrier().mapPartitions(task, false,
+                scala.reflect.ClassTag$.MODULE$.apply(RankTask.Outcome.class));
+            // A barrier result stage is not retried; a barrier shuffle-map stage is: hence the shuffle after it.
+            out = JavaRDD.fromRDD(trained, scala.reflect.ClassTag$.MODULE$.apply(RankTask.Outcome.class))
+                .repartition(1).collect();
+        }
         if (out.size() != 1) {
             throw new IllegalStateException("expected rank 0's result alone, got " + out.size());
         }
