@@ -59,7 +59,7 @@ class ReadmeCommandsTest {
      */
     static final List<String> FILES = List.of("README.md", "docs/paper.md", "docs/training.md",
         "docs/data-formats.md", "docs/model-format.md", "docs/export.md", "docs/plan.md", "docs/mpi.md", "docs/long-runs.md",
-        "docs/benchmarks.md", "docs/java-api.md", "docs/design.md");
+        "docs/benchmarks.md", "docs/java-api.md", "docs/spark.md", "docs/design.md");
 
     /** Commands (by prefix) that are not run, and why. */
     private static final Map<String, String> SKIPPED = Map.of(
@@ -69,6 +69,7 @@ class ReadmeCommandsTest {
             + "something only on an idle machine, not beside a parallel build",
         "PARATRAIN_JAVA_OPTS=--add-modules=jdk.incubator.vector ./paratrain bench ", "the same benchmark with the "
             + "Vector API: a benchmark, as above (VectorKernelsTest checks the Vector API's bits)",
+        "spark-submit ", "needs a Spark distribution and cluster; the estimators' tests run an embedded Spark",
         "scripts/multihost-netns.sh", "makes network namespaces, which needs root; MultiHostNetnsTest runs "
             + "docs/mpi.md's \"Several hosts\" lines as written, where it can");
 
