@@ -104,7 +104,12 @@ public final class ParatrainClassificationModel
             null));
     }
 
-    /** @param path where a model was saved @return it */
+    /**
+     * Loads one saved with {@code write().save(path)}.
+     *
+     * @param path where a model was saved
+     * @return it
+     */
     public static ParatrainClassificationModel load(String path) {
         return read().load(path);
     }

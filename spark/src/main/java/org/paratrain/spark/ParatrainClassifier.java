@@ -38,7 +38,11 @@ public final class ParatrainClassifier extends ParatrainPredictor<ParatrainClass
         this(Identifiable.randomUID("paratrainClassifier"));
     }
 
-    /** @param uid this stage's identifier */
+    /**
+     * A stage of the defaults with a given uid (as Spark ML persistence makes one).
+     *
+     * @param uid this stage's identifier
+     */
     public ParatrainClassifier(String uid) {
         super(Uids.pending(uid), List.of("auto", "logistic", "softmax", "mlp"), "auto");
         setDefault(probabilityCol, "probability");
@@ -55,13 +59,23 @@ public final class ParatrainClassifier extends ParatrainPredictor<ParatrainClass
         return rawPredictionCol;
     }
 
-    /** @param v the probability column's name @return this */
+    /**
+     * Sets {@code probabilityCol}.
+     *
+     * @param v the probability column's name
+     * @return this
+     */
     public ParatrainClassifier setProbabilityCol(String v) {
         set(probabilityCol, v);
         return this;
     }
 
-    /** @param v the raw prediction column's name @return this */
+    /**
+     * Sets {@code rawPredictionCol}.
+     *
+     * @param v the raw prediction column's name
+     * @return this
+     */
     public ParatrainClassifier setRawPredictionCol(String v) {
         set(rawPredictionCol, v);
         return this;
@@ -87,7 +101,12 @@ public final class ParatrainClassifier extends ParatrainPredictor<ParatrainClass
         return new DefaultParamsReader<>();
     }
 
-    /** @param path where a classifier was saved @return it */
+    /**
+     * Loads one saved with {@code write().save(path)}.
+     *
+     * @param path where a classifier was saved
+     * @return it
+     */
     public static ParatrainClassifier load(String path) {
         return read().load(path);
     }

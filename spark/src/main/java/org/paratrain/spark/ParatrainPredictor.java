@@ -181,72 +181,142 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
         return (L) this;
     }
 
-    /** @param v the model's name @return this */
+    /**
+     * Sets {@code model}.
+     *
+     * @param v the model's name
+     * @return this
+     */
     public L setModel(String v) {
         return with(model, v);
     }
 
-    /** @param v hidden-layer widths, e.g. "64,32" @return this */
+    /**
+     * Sets {@code layers}.
+     *
+     * @param v hidden-layer widths, e.g. "64,32"
+     * @return this
+     */
     public L setLayers(String v) {
         return with(layers, v);
     }
 
-    /** @param v relu, tanh or sigmoid @return this */
+    /**
+     * Sets {@code activation}.
+     *
+     * @param v relu, tanh or sigmoid
+     * @return this
+     */
     public L setActivation(String v) {
         return with(activation, v);
     }
 
-    /** @param v adam or gd @return this */
+    /**
+     * Sets {@code optimizer}.
+     *
+     * @param v adam or gd
+     * @return this
+     */
     public L setOptimizer(String v) {
         return with(optimizer, v);
     }
 
-    /** @param v the step size @return this */
+    /**
+     * Sets {@code learningRate}.
+     *
+     * @param v the step size
+     * @return this
+     */
     public L setLearningRate(double v) {
         return with(learningRate, v);
     }
 
-    /** @param v passes over the data @return this */
+    /**
+     * Sets {@code epochs}.
+     *
+     * @param v passes over the data
+     * @return this
+     */
     public L setEpochs(int v) {
         return with(epochs, v);
     }
 
-    /** @param v samples a step, 0 for full batch @return this */
+    /**
+     * Sets {@code batchSize}.
+     *
+     * @param v samples a step, 0 for full batch
+     * @return this
+     */
     public L setBatchSize(int v) {
         return with(batchSize, v);
     }
 
-    /** @param v the seed @return this */
+    /**
+     * Sets {@code seed}.
+     *
+     * @param v the seed
+     * @return this
+     */
     public L setSeed(long v) {
         return with(seed, v);
     }
 
-    /** @param v ranks (barrier tasks), 0 for the default parallelism @return this */
+    /**
+     * Sets {@code numRanks}.
+     *
+     * @param v ranks (barrier tasks), 0 for the default parallelism
+     * @return this
+     */
     public L setNumRanks(int v) {
         return with(numRanks, v);
     }
 
-    /** @param v an MLP in float32 @return this */
+    /**
+     * Sets {@code float32}.
+     *
+     * @param v an MLP in float32
+     * @return this
+     */
     public L setFloat32(boolean v) {
         return with(float32, v);
     }
 
-    /** @param v the column giving the sample order @return this */
+    /**
+     * Sets {@code indexCol}.
+     *
+     * @param v the column giving the sample order
+     * @return this
+     */
     public L setIndexCol(String v) {
         return with(indexCol, v);
     }
 
-    /** @param v a shared directory for checkpoints @return this */
+    /**
+     * Sets {@code checkpointDir}.
+     *
+     * @param v a shared directory for checkpoints
+     * @return this
+     */
     public L setCheckpointDir(String v) {
         return with(checkpointDir, v);
     }
 
-    /** @param v epochs between checkpoints @return this */
+    /**
+     * Sets {@code checkpointInterval}.
+     *
+     * @param v epochs between checkpoints
+     * @return this
+     */
     public L setCheckpointInterval(int v) {
         return with(checkpointInterval, v);
     }
 
-    /** @param v the longest wait of a rank, in seconds @return this */
+    /**
+     * Sets {@code timeoutSeconds}.
+     *
+     * @param v the longest wait of a rank, in seconds
+     * @return this
+     */
     public L setTimeoutSeconds(int v) {
         return with(timeoutSeconds, v);
     }

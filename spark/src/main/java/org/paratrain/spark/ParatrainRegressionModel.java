@@ -84,7 +84,12 @@ public final class ParatrainRegressionModel extends RegressionModel<Vector, Para
         return ModelIO.reader(ParatrainRegressionModel.class, (uid, m) -> new ParatrainRegressionModel(uid, m, null));
     }
 
-    /** @param path where a model was saved @return it */
+    /**
+     * Loads one saved with {@code write().save(path)}.
+     *
+     * @param path where a model was saved
+     * @return it
+     */
     public static ParatrainRegressionModel load(String path) {
         return read().load(path);
     }

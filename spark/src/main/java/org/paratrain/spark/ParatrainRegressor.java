@@ -27,7 +27,11 @@ public final class ParatrainRegressor extends ParatrainPredictor<ParatrainRegres
         this(Identifiable.randomUID("paratrainRegressor"));
     }
 
-    /** @param uid this stage's identifier */
+    /**
+     * A stage of the defaults with a given uid (as Spark ML persistence makes one).
+     *
+     * @param uid this stage's identifier
+     */
     public ParatrainRegressor(String uid) {
         super(Uids.pending(uid), List.of("linear", "mlp"), "linear");
     }
@@ -52,7 +56,12 @@ public final class ParatrainRegressor extends ParatrainPredictor<ParatrainRegres
         return new DefaultParamsReader<>();
     }
 
-    /** @param path where a regressor was saved @return it */
+    /**
+     * Loads one saved with {@code write().save(path)}.
+     *
+     * @param path where a regressor was saved
+     * @return it
+     */
     public static ParatrainRegressor load(String path) {
         return read().load(path);
     }

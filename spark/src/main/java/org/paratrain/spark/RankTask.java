@@ -138,21 +138,24 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
         return new TrainingControl(resume, checkpoints, null, Duration.ofSeconds(timeoutSeconds));
     }
 
-    /** This rank's rows in sample order, checked to be exactly its blocks. */
-    private Dataset rows(int rank, java.util.Iterator<Tuple2<Long, double[]>> rows) {
+    /** This rank's rows in sample order, from their chunks ({@link RowChunks}), checked to be exactly its blocks. */
+    private Dataset rows(int rank, java.util.Iterator<Tuple2<Long, double[]>> chunks) {
         int n = starts[rank + 1] - starts[rank];
         double[] x = new double[Math.multiplyExact(n, features)];
         double[] y = new double[n];
         int i = 0;
-        while (rows.hasNext()) {
-            Tuple2<Long, double[]> t = rows.next();
-            if (i >= n || t._1() != starts[rank] + i) {
+        int width = features + 1;
+        while (chunks.hasNext()) {
+            Tuple2<Long, double[]> t = chunks.next();
+            int count = t._2().length / width;
+            if (i + count > n || t._1() != starts[rank] + i) {
                 throw new IllegalStateException("rank " + rank + " expected sample " + (starts[rank] + i) + ", got "
                     + t._1() + ": the rows were not placed by block");
             }
-            System.arraycopy(t._2(), 0, x, i * features, features);
-            y[i] = t._2()[features];
-            i++;
+            for (int k = 0; k < count; k++, i++) {
+                System.arraycopy(t._2(), k * width, x, i * features, features);
+                y[i] = t._2()[k * width + features];
+            }
         }
         if (i != n) {
             throw new IllegalStateException("rank " + rank + " got " + i + " of its " + n + " rows");

@@ -50,6 +50,10 @@ final class SparkTraining {
     /** Per-column facts of the rows, gathered in one pass. */
     record Stats(long rows, int minFeatures, int maxFeatures, double minLabel, double maxLabel, boolean wholeLabels,
                  boolean finite) implements Serializable {
+        /** The facts of no rows: what {@link #and} leaves any other unchanged by. */
+        static final Stats NONE = new Stats(0, Integer.MAX_VALUE, Integer.MIN_VALUE, Double.POSITIVE_INFINITY,
+            Double.NEGATIVE_INFINITY, true, true);
+
         static Stats of(double[] row) {
             double y = row[row.length - 1];
             boolean finite = true;
@@ -73,7 +77,7 @@ final class SparkTraining {
             functions.col(s.labelCol()).cast("double")).toJavaRDD().map(SparkTraining::row);
         // The sample order: the Dataset's own (or the index column's), numbered once.
         JavaPairRDD<double[], Long> numbered = rows.zipWithIndex();
-        Stats st = numbered.map(t -> Stats.of(t._1())).reduce(Stats::and);
+        Stats st = numbered.map(t -> Stats.of(t._1())).fold(Stats.NONE, Stats::and);
         int features = check(st, s, classifier);
         int classes = classifier ? (int) st.maxLabel() + 1 : 0;
         int ranks = ranks(sc, s.numRanks());
@@ -91,7 +95,7 @@ final class SparkTraining {
             starts[r] = RankTraining.ownedRows(spec, total, r, ranks)[0];
         }
         starts[ranks] = total;
-        JavaPairRDD<Long, double[]> placed = numbered.mapToPair(t -> new Tuple2<>(t._2(), t._1()))
+        JavaPairRDD<Long, double[]> placed = numbered.mapPartitionsToPair(new RowChunks(starts))
             .repartitionAndSortWithinPartitions(new RankPartitioner(starts));
         JobKey key = JobKey.random("driver");
         List<RankTask.Outcome> out;
@@ -127,6 +131,9 @@ final class SparkTraining {
     }
 
     private static int check(Stats st, Settings s, boolean classifier) {
+        if (st.rows() == 0) {
+            throw new IllegalArgumentException("the Dataset has no rows to train on");
+        }
         if (st.minFeatures() != st.maxFeatures()) {
             throw new IllegalArgumentException("column " + s.featuresCol() + ": vectors of " + st.minFeatures() + " and "
                 + st.maxFeatures() + " values; every row needs the same number");
@@ -161,7 +168,7 @@ final class SparkTraining {
         if (ranks > slots) {
             // Spark itself would recheck every 15 s for about ten minutes before giving up.
             throw new IllegalArgumentException("numRanks " + ranks + " needs " + ranks + " task slots at once (a barrier "
-                + "stage starts every task together); the cluster has " + slots + " free now (executor cores / "
+                + "stage starts every task together); the cluster has " + slots + " (executor cores / "
                 + "spark.task.cpus)");
         }
         return ranks;
