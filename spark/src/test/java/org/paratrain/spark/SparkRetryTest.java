@@ -44,15 +44,24 @@ class SparkRetryTest {
         return new org.paratrain.data.Dataset(x, y, n, 4);
     }
 
+    /** The library's spec of {@link #estimator}: an MLP 4-32-2, Adam, batch 64. */
+    static TrainSpec reference(int epochs) {
+        return TrainSpec.paper().withModel(new ModelSpec.Mlp(List.of(32), MultilayerPerceptron.Activation.RELU,
+                MultilayerPerceptron.Head.SOFTMAX, 2)).withLearningRate(0.003).withMethod(OptimizerSpec.Method.ADAM)
+            .withRun(new RunSpec(new RunSpec.Nodes.Count(1), epochs, 64, 4, LossReduction.MEAN, 0));
+    }
+
+    /** Two ranks of that MLP, checkpointing every epoch. */
+    static ParatrainClassifier estimator(int epochs) {
+        return new ParatrainClassifier().setModel("mlp").setLayers("32").setActivation("relu").setLearningRate(0.003)
+            .setEpochs(epochs).setBatchSize(64).setSeed(4).setNumRanks(2).setCheckpointInterval(1);
+    }
+
     @Test
     void aKilledTaskMakesSparkRetryTheStageWhichResumesToTheSameBits(@TempDir Path dir) throws Exception {
         org.paratrain.data.Dataset data = data(20_000);
         int epochs = 12;
-        TrainSpec reference = TrainSpec.paper().withModel(new ModelSpec.Mlp(List.of(32),
-                MultilayerPerceptron.Activation.RELU, MultilayerPerceptron.Head.SOFTMAX, 2))
-            .withLearningRate(0.003).withMethod(OptimizerSpec.Method.ADAM)
-            .withRun(new RunSpec(new RunSpec.Nodes.Count(1), epochs, 64, 4, LossReduction.MEAN, 0));
-        TrainingResult local = Training.local(data, reference);
+        TrainingResult local = Training.local(data, reference(epochs));
 
         SparkContext sc = SparkSessions.local3().sparkContext();
         Map<Integer, Long> barrierTasks = new ConcurrentHashMap<>();     // partition -> task id, newest stage
@@ -87,9 +96,7 @@ class SparkRetryTest {
         killer.setDaemon(true);
         killer.start();
         try {
-            ParatrainClassificationModel m = new ParatrainClassifier().setModel("mlp").setLayers("32")
-                .setActivation("relu").setLearningRate(0.003).setEpochs(epochs).setBatchSize(64).setSeed(4)
-                .setNumRanks(3).setCheckpointDir(dir.toString()).setCheckpointInterval(1)
+            ParatrainClassificationModel m = estimator(epochs).setNumRanks(3).setCheckpointDir(dir.toString())
                 .fit(SparkSessions.frame(data, 3));
             killer.join(1000);
             assertTrue(killedAt[0] > 0, "the task was never killed");

@@ -31,13 +31,17 @@ final class SparkSessions {
 
     /** A DataFrame of (features, label) rows in the data set's order, cut into {@code partitions}. */
     static Dataset<Row> frame(org.paratrain.data.Dataset d, int partitions) {
+        return frame(local3(), d, partitions);
+    }
+
+    /** As {@link #frame(org.paratrain.data.Dataset, int)}, on the given Spark. */
+    static Dataset<Row> frame(SparkSession s, org.paratrain.data.Dataset d, int partitions) {
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < d.samples(); i++) {
             double[] x = java.util.Arrays.copyOfRange(d.x(), i * d.features(), (i + 1) * d.features());
             rows.add(RowFactory.create(Vectors.dense(x), d.y()[i]));
         }
         StructType schema = new StructType().add("features", new VectorUDT()).add("label", DataTypes.DoubleType);
-        SparkSession s = local3();
         return s.createDataFrame(new org.apache.spark.api.java.JavaSparkContext(s.sparkContext())
             .parallelize(rows, partitions), schema);
     }

@@ -186,7 +186,7 @@ public final class SparkBench {
             return spark.createDataFrame(rdd, schema);
         }
 
-        org.paratrain.data.Dataset arrays() {
+        public org.paratrain.data.Dataset arrays() {
             double[] w = weights();
             double[] x = new double[Math.multiplyExact(rows, features)];
             double[] y = new double[rows];
