@@ -8,6 +8,8 @@ public final class CommInterruptedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * An interrupted wait.
+     *
      * @param rank      the interrupted rank
      * @param operation what it was doing ("send", "receive")
      * @param peer      the rank it waited on

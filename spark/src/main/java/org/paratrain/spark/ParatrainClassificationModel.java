@@ -15,6 +15,8 @@ import org.paratrain.train.TrainingResult;
  * probabilities and a raw prediction (the probabilities again: paratrain's models expose no
  * margins) as MLlib's classifiers do. Saved with {@code write().save(path)}, loaded with
  * {@link #load}; the model file inside is paratrain's model.json ({@link #trainedModel()}).
+ *
+ * @serial exclude
  */
 public final class ParatrainClassificationModel
     extends ProbabilisticClassificationModel<Vector, ParatrainClassificationModel> implements MLWritable {

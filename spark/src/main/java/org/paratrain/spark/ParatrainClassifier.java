@@ -24,6 +24,8 @@ import org.apache.spark.ml.util.MLReader;
  *
  * <p>model: {@code auto} (the default: logistic for two classes, softmax for more),
  * {@code logistic}, {@code softmax} or {@code mlp}.
+ *
+ * @serial exclude
  */
 public final class ParatrainClassifier extends ParatrainPredictor<ParatrainClassifier, ParatrainClassificationModel>
     implements DefaultParamsWritable {

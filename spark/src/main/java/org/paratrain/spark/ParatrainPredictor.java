@@ -22,6 +22,8 @@ import org.apache.spark.sql.Dataset;
  *
  * @param <L> the estimator
  * @param <M> the model it fits
+ *
+ * @serial exclude
  */
 public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M extends PredictionModel<Vector, M>>
     extends Predictor<Vector, L, M> {

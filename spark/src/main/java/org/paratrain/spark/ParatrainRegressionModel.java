@@ -13,6 +13,8 @@ import org.paratrain.train.TrainingResult;
  * A fitted {@link ParatrainRegressor}: {@code transform} adds the prediction column. Saved with
  * {@code write().save(path)}, loaded with {@link #load}; the model file inside is paratrain's
  * model.json ({@link #trainedModel()}).
+ *
+ * @serial exclude
  */
 public final class ParatrainRegressionModel extends RegressionModel<Vector, ParatrainRegressionModel>
     implements MLWritable {

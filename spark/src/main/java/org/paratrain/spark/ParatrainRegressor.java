@@ -17,6 +17,8 @@ import org.apache.spark.ml.util.MLReader;
  * ParatrainRegressionModel m = new ParatrainRegressor().setEpochs(300).setLearningRate(0.05)
  *     .setNumRanks(2).fit(train);
  * }</pre>
+ *
+ * @serial exclude
  */
 public final class ParatrainRegressor extends ParatrainPredictor<ParatrainRegressor, ParatrainRegressionModel>
     implements DefaultParamsWritable {

@@ -63,7 +63,11 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
         this.checkpointInterval = checkpointInterval;
     }
 
-    /** Rank 0's result, as it crosses back to the driver; {@link #result} rebuilds the library's. */
+    /**
+     * Rank 0's result, as it crosses back to the driver; {@link #result} rebuilds the library's.
+     *
+     * @serial exclude
+     */
     record Outcome(double[] params, double finalLoss, int epochs, int nodes, String algorithm, int blockSize,
                    double trainSeconds, double computeSeconds, double commSeconds, double[] loss, double[] seconds,
                    double[] compute, double[] comm, double trainAccuracy, int stageAttempt, int resumedAtEpoch)

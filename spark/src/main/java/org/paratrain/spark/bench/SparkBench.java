@@ -34,6 +34,8 @@ public final class SparkBench {
     private SparkBench() { }
 
     /**
+     * Runs the benchmark.
+     *
      * @param args the JSON file to write, ranks, epochs, the small and the large workload
      * @throws Exception if Spark fails
      */
@@ -152,6 +154,10 @@ public final class SparkBench {
     /**
      * Rows made from their index alone, so that Spark's executors and this JVM make the same
      * ones: Gaussian features, a label from a fixed hyperplane with noise.
+     *
+     * @param rows     rows
+     * @param features features a row
+     * @param seed     the hyperplane's and the rows' seed
      */
     public record Workload(int rows, int features, long seed) {
         double[] weights() {
@@ -175,6 +181,11 @@ public final class SparkBench {
             return x;
         }
 
+        /**
+         * {@return the rows as a DataFrame of features and label, made on the executors}
+         * @param spark      the session
+         * @param partitions its partitions, in row order
+         */
         public Dataset<Row> frame(SparkSession spark, int partitions) {
             double[] w = weights();
             long s = seed;
@@ -186,6 +197,7 @@ public final class SparkBench {
             return spark.createDataFrame(rdd, schema);
         }
 
+        /** {@return the same rows in this JVM, for the local backend} */
         public org.paratrain.data.Dataset arrays() {
             double[] w = weights();
             double[] x = new double[Math.multiplyExact(rows, features)];
