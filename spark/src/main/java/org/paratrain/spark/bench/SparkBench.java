@@ -63,7 +63,7 @@ public final class SparkBench {
             frame.count();
             for (String model : List.of("logistic", "mlp")) {
                 System.err.printf(Locale.ROOT, "  %s on %d x %d: paratrain on Spark, paratrain local, MLlib...%n", model, n, f);
-                rows.add(measure(spark, frame, data, model, ranks, epochs));
+                rows.add(measure(spark, frame, data, model, ranks, epochs).put("workload", w == 3 ? "small" : "large"));
             }
             frame.unpersist(true);
         }
