@@ -71,6 +71,20 @@ final class SparkTraining {
     }
 
     static Fitted fit(Dataset<?> dataset, Settings s, boolean classifier) {
+        try {
+            return run(dataset, s, classifier);
+        } catch (Exception e) {
+            // A task's refusal of the data reaches the driver wrapped in Spark's job failure: say it as the task did.
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof IllegalArgumentException bad) {
+                    throw new IllegalArgumentException(bad.getMessage(), e);
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static Fitted run(Dataset<?> dataset, Settings s, boolean classifier) {
         SparkContext sc = dataset.sparkSession().sparkContext();
         Dataset<?> ordered = s.indexCol().isEmpty() ? dataset : dataset.orderBy(functions.col(s.indexCol()));
         JavaRDD<double[]> rows = ordered.select(functions.col(s.featuresCol()),
@@ -123,7 +137,7 @@ final class SparkTraining {
                 + (v == null ? "null" : v.getClass().getSimpleName()));
         }
         if (r.isNullAt(1)) {
-            throw new IllegalArgumentException("label column: a row has no label (null)");
+            throw new IllegalArgumentException("label column: a row has no label (null); every row needs one");
         }
         double[] out = Arrays.copyOf(vec.toArray(), vec.size() + 1);
         out[vec.size()] = r.getDouble(1);

@@ -139,6 +139,10 @@ class SparkModelTest {
         e = assertThrows(IllegalArgumentException.class,
             () -> new ParatrainClassifier().setModel("logistic").setNumRanks(1).fit(three));
         assertTrue(e.getMessage().startsWith("model logistic needs labels 0 and 1, the data has 3"), e.getMessage());
+        Dataset<Row> unlabelled = SparkSessions.local3().createDataFrame(List.of(
+            RowFactory.create(Vectors.dense(1, 2), 0.0), RowFactory.create(Vectors.dense(1, 3), null)), schema);
+        e = assertThrows(IllegalArgumentException.class, () -> new ParatrainClassifier().setNumRanks(1).fit(unlabelled));
+        assertEquals("label column: a row has no label (null); every row needs one", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> new ParatrainClassifier().setLayers("16,x")
             .setModel("mlp").setNumRanks(1).fit(three));
         assertTrue(e.getMessage().startsWith("layers: expected widths"), e.getMessage());

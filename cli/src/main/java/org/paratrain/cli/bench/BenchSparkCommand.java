@@ -260,7 +260,7 @@ final class BenchSparkCommand implements Runnable {
             var ratios = org.paratrain.cli.experiment.Plots.ratios(labels, sparkOverLocal,
                 rows.stream().map(r -> r.path("workload").asText().equals("large") ? 1.3 : Double.NaN).toList(),
                 "paratrain on Spark / local, per epoch (" + json.path("ranks").asInt() + " ranks)",
-                "ratio of times per epoch (large: target at most 1.3)");
+                "Spark / local (large: at most 1.3)");
             ratios.setXAxisTitle("model, rows x features");
             org.paratrain.cli.experiment.Plots.save(ratios, stage, "bench-spark");
             org.paratrain.cli.experiment.Plots.save(org.paratrain.cli.experiment.Plots.bars(labels, toLoss,
