@@ -104,6 +104,7 @@ final class SparkTraining {
         if (s.batchSize() > total) {
             throw new IllegalArgumentException("batchSize " + s.batchSize() + " is larger than the " + total + " rows");
         }
+        refuseUsedCheckpointDir(s.checkpointDir());
         int[] starts = new int[ranks + 1];
         for (int r = 0; r < ranks; r++) {
             starts[r] = RankTraining.ownedRows(spec, total, r, ranks)[0];
@@ -128,6 +129,22 @@ final class SparkTraining {
             throw new IllegalStateException("expected rank 0's result alone, got " + out.size());
         }
         return new Fitted(spec, features, classes, st.rows(), out.get(0));
+    }
+
+    /**
+     * A fit resumes from its directory's newest checkpoint when Spark retries its stage, so the
+     * directory must start empty: another fit's checkpoints (the same settings on other rows of
+     * the same shape pass the check) would be resumed as this one's.
+     */
+    private static void refuseUsedCheckpointDir(String dir) {
+        if (dir.isEmpty()) {
+            return;
+        }
+        java.nio.file.Path p = java.nio.file.Path.of(dir);
+        if (java.nio.file.Files.isDirectory(p) && !org.paratrain.train.checkpoint.CheckpointStore.files(p).isEmpty()) {
+            throw new IllegalArgumentException("checkpointDir " + dir + " already holds checkpoints; a retried stage "
+                + "would resume from them, so give each fit a directory of its own (or empty this one)");
+        }
     }
 
     private static double[] row(Row r) {

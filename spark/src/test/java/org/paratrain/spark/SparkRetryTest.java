@@ -105,6 +105,11 @@ class SparkRetryTest {
             assertTrue(o.resumedAtEpoch() >= 1 && o.resumedAtEpoch() < epochs, "resumed at " + o.resumedAtEpoch());
             assertArrayEquals(local.params(), m.trainingResult().params(), "the resumed run's parameters differ");
             assertEquals(Double.doubleToLongBits(local.finalLoss()), Double.doubleToLongBits(m.trainingResult().finalLoss()));
+            // The directory now holds this fit's checkpoints: a second fit there is refused, not resumed from them.
+            IllegalArgumentException used = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> estimator(epochs).setCheckpointDir(dir.toString()).fit(SparkSessions.frame(data, 3)));
+            assertTrue(used.getMessage().startsWith("checkpointDir " + dir + " already holds checkpoints"),
+                used.getMessage());
             System.out.printf("killed task: retried stage submitted %.2f s after the kill, resumed at epoch %d of %d%n",
                 (retriedAt[0] - killedAt[0]) / 1e9, o.resumedAtEpoch(), epochs);
         } finally {
