@@ -9,7 +9,6 @@ import java.util.List;
 import org.apache.spark.BarrierTaskContext;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.collective.Reduction;
-import org.paratrain.comm.PeerFailedException;
 import org.paratrain.comm.tcp.JobKey;
 import org.paratrain.comm.tcp.TcpRendezvous;
 import org.paratrain.comm.tcp.TcpCommunicator;
@@ -124,8 +123,7 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
             comm.close();
             return r == null ? null : Outcome.of(r, ctx.stageAttemptNumber(), resume == null ? 0 : resume.epoch());
         } catch (RuntimeException | Error e) {
-            comm.abort(e instanceof PeerFailedException ? "ended by another rank's failure"
-                : String.valueOf(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            comm.abortFor(e);
             throw e;
         }
     }
@@ -184,7 +182,7 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
         if (at[0] == 0 || comm.rank() == 0) {
             return state;
         }
-        Path file = dir.resolve(String.format("checkpoint-e%09d-s%09d.ckpt", at[0] - 1, at[1]));
+        Path file = dir.resolve(CheckpointStore.fileName((int) (at[0] - 1), (int) at[1]));
         return CheckpointRecords.load(file, null, w -> System.err.println("paratrain: warning: " + w));
     }
 

@@ -84,8 +84,7 @@ public final class TcpCluster {
             comm.close();
             return result;
         } catch (Throwable t) {
-            comm.abort(t instanceof PeerFailedException ? "ended by another rank's failure"
-                : String.valueOf(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage()));
+            comm.abortFor(t);
             throw t;
         }
     }

@@ -209,6 +209,17 @@ public final class TcpCommunicator implements Communicator, AutoCloseable {
     }
 
     /**
+     * Aborts the job because this rank's work threw {@code t}, with the reason the peers' errors
+     * will name: its message, or, for a failure that only echoed another rank's, that it did.
+     *
+     * @param t what the rank's work threw
+     */
+    public void abortFor(Throwable t) {
+        abort(t instanceof org.paratrain.comm.PeerFailedException ? "ended by another rank's failure"
+            : String.valueOf(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage()));
+    }
+
+    /**
      * One round of progress on every connection: writes what is queued, reads what has arrived;
      * polls a little, then sleeps in the selector until something is ready or a slice passes.
      *

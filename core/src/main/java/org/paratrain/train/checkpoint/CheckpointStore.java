@@ -53,6 +53,16 @@ public final class CheckpointStore {
     }
 
     /**
+     * {@return the name {@link #write} gives the checkpoint after {@code step} steps of epoch
+     * {@code epoch}, for ranks that must all read the one file another rank chose}
+     * @param epoch the epoch
+     * @param step  the step within it
+     */
+    public static String fileName(int epoch, int step) {
+        return String.format("checkpoint-e%09d-s%09d.ckpt", epoch, step);
+    }
+
+    /**
      * Writes a checkpoint durably, then deletes all but the newest {@code keep}.
      *
      * @param state the training state, which the trainer no longer changes
@@ -61,7 +71,7 @@ public final class CheckpointStore {
      * @throws UncheckedIOException naming the file, if it cannot be written
      */
     public Path write(TrainingState state, JsonNode meta) {
-        Path target = dir.resolve(String.format("checkpoint-e%09d-s%09d.ckpt", state.epoch(), state.step()));
+        Path target = dir.resolve(fileName(state.epoch(), state.step()));
         byte[] bytes = CheckpointFile.encode(state, meta);
         Path tmp = null;
         try {
