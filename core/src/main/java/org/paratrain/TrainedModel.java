@@ -53,7 +53,21 @@ public final class TrainedModel {
      * @param result   rank 0's result
      */
     public static TrainedModel of(TrainSpec spec, int features, int classes, TrainingResult result) {
-        return new TrainedModel(new ModelFile(spec.model(), features, classes, result.params(), null, null));
+        return of(spec, features, classes, result, null);
+    }
+
+    /**
+     * {@return the model a run on standardised rows produced: it takes raw rows and scales them itself}
+     * @param spec         the run's spec
+     * @param features     features of a row
+     * @param classes      classes of a classifier, 0 for a regression
+     * @param result       rank 0's result
+     * @param standardizer the scaling the training rows had (as {@link org.paratrain.train.RankTraining#standardizer}
+     *                     fits it), or null for none
+     */
+    public static TrainedModel of(TrainSpec spec, int features, int classes, TrainingResult result,
+                                  org.paratrain.data.Standardizer standardizer) {
+        return new TrainedModel(new ModelFile(spec.model(), features, classes, result.params(), standardizer, null));
     }
 
     /**

@@ -36,6 +36,9 @@ public final class ResultCodec {
         array(h.putArray("seconds"), r.history().seconds());
         array(h.putArray("compute"), r.history().compute());
         array(h.putArray("comm"), r.history().comm());
+        if (!Double.isNaN(r.trainAccuracy())) {
+            o.put("train_accuracy", r.trainAccuracy());
+        }
         if (r.split() != null) {
             ArrayNode b = o.putArray("blocks_per_rank");
             for (int n : r.split().blocksPerRank()) {
@@ -58,7 +61,8 @@ public final class ResultCodec {
             o.get("nodes").asInt(), o.get("backend").asText(), o.get("algorithm").asText(),
             o.get("block_size").asInt(), o.get("train_seconds").asDouble(), o.get("compute_seconds").asDouble(),
             o.get("comm_seconds").asDouble(), new TrainingResult.History(doubles(h.get("loss")),
-                doubles(h.get("seconds")), doubles(h.get("compute")), doubles(h.get("comm"))), Double.NaN,
+                doubles(h.get("seconds")), doubles(h.get("compute")), doubles(h.get("comm"))),
+            o.has("train_accuracy") ? o.get("train_accuracy").asDouble() : Double.NaN,
             o.has("blocks_per_rank") ? new TrainingResult.Split(ints(o.get("blocks_per_rank")),
                 o.path("split_moves").asInt()) : null);
     }

@@ -3,6 +3,7 @@ package org.paratrain.train;
 import org.paratrain.comm.Communicator;
 import org.paratrain.data.BlockSharding;
 import org.paratrain.data.Dataset;
+import org.paratrain.data.Standardizer;
 import org.paratrain.model.Model;
 import org.paratrain.train.spec.TrainSpec;
 
@@ -82,6 +83,49 @@ public final class RankTraining {
         Training.sumOverRanks(comm, right);
         return r == null ? null : r.withAccuracy(right[0] / total);
     }
+
+    /**
+     * Fits a standardiser on every rank's rows together, to the bits of
+     * {@link Standardizer#fit} on all of them in one place: Welford's pass goes from rank to rank
+     * in sample order (rank 0's rows first, each rank holding the run of samples
+     * {@link #ownedRows} gives it), and the last rank sends the result to all. One pass over the
+     * data, taken in turn: it costs what reading the data once costs, not a step's worth.
+     *
+     * @param comm the job, every rank calling
+     * @param rows this rank's rows, the samples that follow the previous rank's
+     * @return the standardiser, the same on every rank
+     */
+    public static Standardizer standardizer(Communicator comm, Dataset rows) {
+        int me = comm.rank();
+        int p = comm.size();
+        int f = rows.features();
+        Standardizer.Running pass;
+        if (me == 0) {
+            pass = new Standardizer.Running(f);
+        } else {
+            double[] state = new double[1 + 2 * f];
+            comm.recv(state, 0, state.length, me - 1, STANDARDIZE_TAG);
+            pass = Standardizer.Running.of(state);
+        }
+        pass.add(rows);
+        double[] both = new double[2 * f];
+        if (me < p - 1) {
+            double[] state = pass.state();
+            comm.send(state, 0, state.length, me + 1, STANDARDIZE_TAG);
+            comm.recv(both, 0, both.length, p - 1, STANDARDIZE_TAG + 1);
+            return new Standardizer(java.util.Arrays.copyOfRange(both, 0, f), java.util.Arrays.copyOfRange(both, f, 2 * f));
+        }
+        Standardizer s = pass.result();
+        System.arraycopy(s.mean(), 0, both, 0, f);
+        System.arraycopy(s.scale(), 0, both, f, f);
+        for (int r = 0; r < p - 1; r++) {
+            comm.send(both, 0, both.length, r, STANDARDIZE_TAG + 1);
+        }
+        return s;
+    }
+
+    /** Tags of {@link #standardizer}'s messages (the pass's state, then the result), clear of training's. */
+    private static final int STANDARDIZE_TAG = 30001;
 
     /** Every rank's rows to every rank, in sample order: a ring allgather of unequal parts. */
     static Dataset allRows(Communicator comm, Dataset rows, int total, TrainSpec spec) {

@@ -69,6 +69,37 @@ class RankTrainingTest {
         assertTrue(local.trainAccuracy() > 0.8, "accuracy " + local.trainAccuracy());
     }
 
+    @ParameterizedTest(name = "{0} ranks")
+    @CsvSource({"1", "2", "3", "5"})
+    void theStandardizerOfRanksInTurnIsTheBitsOfOneFitOnAllRows(int ranks) {
+        Dataset raw = data(203);
+        double[] x = raw.x().clone();
+        for (int i = 0; i < x.length; i++) {
+            x[i] = x[i] * (1 + i % 3) + (i % 3 == 1 ? 1e6 : -3);     // offsets where a naive sum of squares loses digits
+        }
+        Dataset data = new Dataset(x, raw.y(), raw.samples(), raw.features());
+        TrainSpec spec = spec("logistic", 0, ranks).withBlockSize(13);
+        org.paratrain.data.Standardizer whole = org.paratrain.data.Standardizer.fit(data);
+        List<org.paratrain.data.Standardizer> got = TcpCluster.run(ranks, Duration.ofSeconds(30), comm -> {
+            int[] own = RankTraining.ownedRows(spec, data.samples(), comm.rank(), ranks);
+            return RankTraining.standardizer(comm, rows(data, own[0], own[1]));
+        });
+        for (org.paratrain.data.Standardizer s : got) {
+            assertArrayEquals(whole.mean(), s.mean());
+            assertArrayEquals(whole.scale(), s.scale());
+        }
+        // The reference itself: the mean and population deviation of each column, exactly, to rounding.
+        for (int j = 0; j < 3; j++) {
+            java.math.BigDecimal sum = java.math.BigDecimal.ZERO;
+            for (int i = 0; i < data.samples(); i++) {
+                sum = sum.add(new java.math.BigDecimal(data.x(i, j)));
+            }
+            double mean = sum.divide(java.math.BigDecimal.valueOf(data.samples()), java.math.MathContext.DECIMAL128)
+                .doubleValue();
+            assertEquals(mean, whole.mean()[j], Math.abs(mean) * 1e-14 + 1e-14);
+        }
+    }
+
     @Test
     void theRowsAreGatheredInSampleOrder() {
         Dataset data = data(101);
