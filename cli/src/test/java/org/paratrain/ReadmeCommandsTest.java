@@ -69,6 +69,8 @@ class ReadmeCommandsTest {
             + "something only on an idle machine, not beside a parallel build",
         "PARATRAIN_JAVA_OPTS=--add-modules=jdk.incubator.vector ./paratrain bench ", "the same benchmark with the "
             + "Vector API: a benchmark, as above (VectorKernelsTest checks the Vector API's bits)",
+        "./paratrain train --backend spark ", "needs the Spark module, which builds after the command line's tests; "
+            + "SparkTrainCommandTest runs the command line on Spark as these lines do",
         "spark-submit ", "needs a Spark distribution and cluster; the estimators' tests run an embedded Spark",
         "scripts/multihost-netns.sh", "makes network namespaces, which needs root; MultiHostNetnsTest runs "
             + "docs/mpi.md's \"Several hosts\" lines as written, where it can");

@@ -15,9 +15,17 @@ public final class BackendOptions {
     public BackendOptions() { }
 
     @Option(names = "--backend", defaultValue = "local",
-        description = "Where ranks run: local (threads of this JVM, default) or mpi (MPI processes, started "
-            + "with mpirun unless this command already runs under mpirun).")
+        description = "Where ranks run: local (threads of this JVM, default), mpi (MPI processes, started "
+            + "with mpirun unless this command already runs under mpirun) or spark (train only: the tasks of one "
+            + "barrier stage of Spark, which reads --data; see docs/spark.md).")
     String backend;
+
+    @Option(names = "--master", paramLabel = "URL", description = "With --backend spark: Spark's master, e.g. "
+        + "local[4] or spark://host:7077 (default local[N] for --nodes N, else local[*]).")
+    String master;
+
+    /** Whether the command takes {@code --backend spark} ({@code train} alone). */
+    boolean sparkAllowed;
 
     @Option(names = "--hostfile", description = "With --backend mpi: mpirun's hostfile, to run on several machines.")
     Path hostfile;
@@ -46,12 +54,28 @@ public final class BackendOptions {
      */
     public boolean isMpi() {
         JobLaunch.checkTimeout(commTimeout);
+        if (master != null && !backend.equals("spark")) {
+            throw new IllegalArgumentException("--master has no effect without --backend spark");
+        }
         parseRanksPerProcess(true);
         return switch (backend) {
             case "local" -> false;
+            case "spark" -> {
+                if (!sparkAllowed) {
+                    throw new IllegalArgumentException("--backend spark is for paratrain train; this command runs on "
+                        + "--backend local or mpi");
+                }
+                yield false;
+            }
             case "mpi" -> true;
-            default -> throw new IllegalArgumentException("--backend must be local or mpi, got '" + backend + "'");
+            default -> throw new IllegalArgumentException("--backend must be local, mpi or spark, got '" + backend
+                + "'");
         };
+    }
+
+    /** {@return true for the Spark backend, which only {@code train} has} */
+    boolean isSpark() {
+        return backend.equals("spark");
     }
 
     /**

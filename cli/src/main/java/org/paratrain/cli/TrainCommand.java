@@ -107,6 +107,11 @@ final class TrainCommand implements Runnable {
         boolean paper = learning.paperDefaults();
         epochs = epochsGiven != null ? epochsGiven : org.paratrain.train.spec.Defaults.PAPER_EPOCHS;
         batchSize = batchGiven != null ? batchGiven : paper ? 0 : org.paratrain.train.spec.Defaults.BATCH;
+        backendOptions.sparkAllowed = true;
+        if (backendOptions.isSpark()) {
+            SparkTrain.run(this);
+            return;
+        }
         OptionChecks.train(this);
         boolean mpi = backendOptions.isMpi();
         boolean child = mpi && Backend.insideMpiJob();
@@ -198,7 +203,7 @@ final class TrainCommand implements Runnable {
      *
      * @param child whether this is a rank of an MPI job, whose size is the node count unless given
      */
-    private TrainSpec spec(boolean child) {
+    TrainSpec spec(boolean child) {
         RunSpec.Nodes nodes = child && !command.commandLine().getParseResult().hasMatchedOption("--nodes")
             ? new RunSpec.Nodes.Count(Backend.mpiJobSize())
             : RunSpec.Nodes.parse(nodesText);

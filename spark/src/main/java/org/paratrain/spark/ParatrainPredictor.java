@@ -40,6 +40,7 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
     private final LongParam seed;
     private final IntParam numRanks;
     private final BooleanParam float32;
+    private final BooleanParam standardize;
     private final Param<String> indexCol;
     private final Param<String> checkpointDir;
     private final IntParam checkpointInterval;
@@ -68,6 +69,9 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
         numRanks = new IntParam(this, "numRanks", "ranks (barrier tasks, one a slot); 0 for the cluster's default "
             + "parallelism", ParamValidators.gtEq(0));
         float32 = new BooleanParam(this, "float32", "an MLP's passes in float32 (sums stay exact)");
+        standardize = new BooleanParam(this, "standardize", "scale each feature to mean 0 and standard deviation 1 "
+            + "(population) of the training rows, fitted over the ranks in turn (the same bits at any number of ranks); "
+            + "the model scales new rows itself");
         indexCol = new Param<>(this, "indexCol", "a column of unique sortable values giving the sample order; "
             + "empty for the Dataset's own order");
         checkpointDir = new Param<>(this, "checkpointDir", "a directory every executor reaches (a shared mount) "
@@ -86,6 +90,7 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
         setDefault(seed, 42L);
         setDefault(numRanks, 0);
         setDefault(float32, false);
+        setDefault(standardize, false);
         setDefault(indexCol, "");
         setDefault(checkpointDir, "");
         setDefault(checkpointInterval, 10);
@@ -140,6 +145,11 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
     /** {@return the ranks param} */
     public IntParam numRanks() {
         return numRanks;
+    }
+
+    /** {@return the standardize param} */
+    public BooleanParam standardize() {
+        return standardize;
     }
 
     /** {@return the float32 param} */
@@ -284,6 +294,16 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
     }
 
     /**
+     * Sets {@code standardize}.
+     *
+     * @param v scale the features to mean 0, standard deviation 1
+     * @return this
+     */
+    public L setStandardize(boolean v) {
+        return with(standardize, v);
+    }
+
+    /**
      * Sets {@code indexCol}.
      *
      * @param v the column giving the sample order
@@ -328,7 +348,7 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
         return new SparkTraining.Settings($(featuresCol()), $(labelCol()), $(indexCol), $(model), $(layers),
             $(activation), $(optimizer), (Double) $(learningRate), (Integer) $(epochs), (Integer) $(batchSize),
             (Long) $(seed), getNumRanks(), (Boolean) $(float32), $(checkpointDir), (Integer) $(checkpointInterval),
-            (Integer) $(timeoutSeconds));
+            (Integer) $(timeoutSeconds), (Boolean) $(standardize), "", 0);
     }
 
     /**

@@ -14,6 +14,7 @@ import org.paratrain.comm.tcp.TcpRendezvous;
 import org.paratrain.comm.tcp.TcpCommunicator;
 import org.paratrain.comm.tcp.TcpEndpoint;
 import org.paratrain.data.Dataset;
+import org.paratrain.data.Standardizer;
 import org.paratrain.experiment.CheckpointRecords;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
@@ -48,9 +49,11 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
     private final int timeoutSeconds;
     private final String checkpointDir;
     private final int checkpointInterval;
+    private final boolean standardize;
+    private final int logEvery;
 
     RankTask(String spec, String secret, String rendezvous, int[] starts, int features, int classes, int timeoutSeconds,
-             String checkpointDir, int checkpointInterval) {
+             String checkpointDir, int checkpointInterval, boolean standardize, int logEvery) {
         this.spec = spec;
         this.secret = secret;
         this.rendezvous = rendezvous;
@@ -60,6 +63,8 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
         this.timeoutSeconds = timeoutSeconds;
         this.checkpointDir = checkpointDir;
         this.checkpointInterval = checkpointInterval;
+        this.standardize = standardize;
+        this.logEvery = logEvery;
     }
 
     /**
@@ -69,14 +74,20 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
      */
     record Outcome(double[] params, double finalLoss, int epochs, int nodes, String algorithm, int blockSize,
                    double trainSeconds, double computeSeconds, double commSeconds, double[] loss, double[] seconds,
-                   double[] compute, double[] comm, double trainAccuracy, int stageAttempt, int resumedAtEpoch)
-        implements Serializable {
+                   double[] compute, double[] comm, double trainAccuracy, int stageAttempt, int resumedAtEpoch,
+                   double[] mean, double[] scale) implements Serializable {
 
-        static Outcome of(TrainingResult r, int stageAttempt, int resumedAtEpoch) {
+        static Outcome of(TrainingResult r, int stageAttempt, int resumedAtEpoch, Standardizer standardizer) {
             TrainingResult.History h = r.history();
             return new Outcome(r.params(), r.finalLoss(), r.epochs(), r.nodes(), r.algorithm(), r.blockSize(),
                 r.trainSeconds(), r.computeSeconds(), r.commSeconds(), h.loss(), h.seconds(), h.compute(), h.comm(),
-                r.trainAccuracy(), stageAttempt, resumedAtEpoch);
+                r.trainAccuracy(), stageAttempt, resumedAtEpoch, standardizer == null ? null : standardizer.mean(),
+                standardizer == null ? null : standardizer.scale());
+        }
+
+        /** {@return the scaling the rows were trained with, or null for none} */
+        Standardizer standardizer() {
+            return mean == null ? null : new Standardizer(mean, scale);
         }
 
         TrainingResult result() {
@@ -107,6 +118,11 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
             comm = endpoint.connect(rank, addresses, key, timeout);
         }
         try {
+            // The scaling of the whole data, fitted in turn over the ranks' rows: Standardizer.fit's bits.
+            Standardizer scaling = standardize ? RankTraining.standardizer(comm, data) : null;
+            if (scaling != null) {
+                data = scaling.apply(data);
+            }
             ObjectNode meta = CheckpointRecords.meta(SpecCodec.encode(s), fingerprint(),
                 Provenance.capture(List.of("paratrain-spark")).toJson());
             TrainingState resume = checkpointDir.isEmpty() ? null : resume(comm, meta);
@@ -121,7 +137,8 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
                 }
             }
             comm.close();
-            return r == null ? null : Outcome.of(r, ctx.stageAttemptNumber(), resume == null ? 0 : resume.epoch());
+            return r == null ? null : Outcome.of(r, ctx.stageAttemptNumber(), resume == null ? 0 : resume.epoch(),
+                scaling);
         } catch (RuntimeException | Error e) {
             comm.abortFor(e);
             throw e;
@@ -137,8 +154,21 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
     }
 
     private TrainingControl control(TrainingState resume, TrainingControl.Checkpoints checkpoints) {
-        return new TrainingControl(resume, checkpoints, null, Duration.ofSeconds(timeoutSeconds));
+        return new TrainingControl(resume, checkpoints, logEvery > 0 ? this::log : null,
+            Duration.ofSeconds(timeoutSeconds));
     }
+
+    /** Rank 0's epoch line, on its executor's standard error (the command line passes it on from a local master). */
+    private void log(int epoch, TrainingResult.History h) {
+        int epochs = h.loss().length;
+        if (epoch % logEvery == 0 || epoch == epochs) {
+            System.err.printf(java.util.Locale.ROOT, "%sepoch %d/%d  loss %.6g  %.2f s%n", PROGRESS, epoch, epochs,
+                h.loss()[epoch - 1], h.seconds()[epoch - 1]);
+        }
+    }
+
+    /** What starts an epoch line, so that a reader of the executor's output can tell it from Spark's. */
+    static final String PROGRESS = "paratrain: ";
 
     /** This rank's rows in sample order, from their chunks ({@link RowChunks}), checked to be exactly its blocks. */
     private Dataset rows(int rank, java.util.Iterator<Tuple2<Long, double[]>> chunks) {

@@ -36,14 +36,25 @@ final class SparkTraining {
     /** The estimator's params, read once on the driver. */
     record Settings(String featuresCol, String labelCol, String indexCol, String model, String layers,
                     String activation, String optimizer, double learningRate, int epochs, int batchSize, long seed,
-                    int numRanks, boolean float32, String checkpointDir, int checkpointInterval, int timeoutSeconds)
-        implements Serializable { }
+                    int numRanks, boolean float32, String checkpointDir, int checkpointInterval, int timeoutSeconds,
+                    boolean standardize, String specJson, int logEvery) implements Serializable {
+        /**
+         * {@return these settings training with a spec of the library's (as the command line
+         * builds it) instead of the one the params make, with features standardised or not, and
+         * rank 0 printing every {@code logEvery}-th epoch's loss (0: none)}
+         */
+        Settings with(String spec, boolean scale, int every) {
+            return new Settings(featuresCol, labelCol, indexCol, model, layers, activation, optimizer, learningRate,
+                epochs, batchSize, seed, numRanks, float32, checkpointDir, checkpointInterval, timeoutSeconds, scale,
+                spec, every);
+        }
+    }
 
     /** What a fit produced: the spec it ran, the data's shape and rank 0's outcome. */
     record Fitted(TrainSpec spec, int features, int classes, long rows, RankTask.Outcome outcome) {
         /** {@return the trained model, for predictions and the model file} */
         TrainedModel model() {
-            return TrainedModel.of(spec, features, classes, outcome.result());
+            return TrainedModel.of(spec, features, classes, outcome.result(), outcome.standardizer());
         }
     }
 
@@ -93,16 +104,21 @@ final class SparkTraining {
         JavaPairRDD<double[], Long> numbered = rows.zipWithIndex();
         Stats st = numbered.map(t -> Stats.of(t._1())).fold(Stats.NONE, Stats::and);
         int features = check(st, s, classifier);
-        int classes = classifier ? (int) st.maxLabel() + 1 : 0;
+        int classes = classifier ? Math.max(2, (int) st.maxLabel() + 1) : 0;
         int ranks = ranks(sc, s.numRanks());
         if (st.rows() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("paratrain trains on at most " + Integer.MAX_VALUE + " rows, the data has "
                 + st.rows());
         }
         int total = (int) st.rows();
-        TrainSpec spec = spec(s, classifier, classes).withNodes(ranks);
-        if (s.batchSize() > total) {
-            throw new IllegalArgumentException("batchSize " + s.batchSize() + " is larger than the " + total + " rows");
+        TrainSpec spec = (s.specJson().isEmpty() ? spec(s, classifier, classes) : given(s.specJson(), st))
+            .withNodes(ranks);
+        if (classifier && spec.model().classes() > 0) {
+            classes = spec.model().classes();
+        }
+        if (spec.run().batchSize() > total) {
+            throw new IllegalArgumentException("batchSize " + spec.run().batchSize() + " is larger than the " + total
+                + " rows");
         }
         refuseUsedCheckpointDir(s.checkpointDir());
         int[] starts = new int[ranks + 1];
@@ -118,7 +134,8 @@ final class SparkTraining {
         try (TcpRendezvous rendezvous = TcpRendezvous.open(sc.getConf().get("spark.driver.host", "127.0.0.1"), ranks,
             key)) {
             RankTask task = new RankTask(SpecCodec.encode(spec).toString(), key.secretHex(), rendezvous.address(),
-                starts, features, classes, s.timeoutSeconds(), s.checkpointDir(), s.checkpointInterval());
+                starts, features, classes, s.timeoutSeconds(), s.checkpointDir(), s.checkpointInterval(),
+                s.standardize(), s.logEvery());
             RDD<RankTask.Outcome> trained = placed.rdd().barrier().mapPartitions(task, false,
                 scala.reflect.ClassTag$.MODULE$.apply(RankTask.Outcome.class));
             // A barrier result stage is not retried; a barrier shuffle-map stage is: hence the shuffle after it.
@@ -229,6 +246,22 @@ final class SparkTraining {
         return TrainSpec.paper().withModel(m).withLearningRate(s.learningRate())
             .withMethod(s.optimizer().equals("gd") ? OptimizerSpec.Method.GD : OptimizerSpec.Method.ADAM)
             .withRun(new RunSpec(new RunSpec.Nodes.Count(1), s.epochs(), s.batchSize(), s.seed(), LossReduction.MEAN, 0));
+    }
+
+    /** The library's spec a caller gave (as JSON), its classes checked against the labels' range. */
+    private static TrainSpec given(String json, Stats st) {
+        TrainSpec spec;
+        try {
+            spec = SpecCodec.decode(org.paratrain.experiment.RunWriter.json().readTree(json));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        int k = spec.model().classes();
+        if (spec.model().classifier() && k > 0 && st.maxLabel() >= k) {
+            throw new IllegalArgumentException("model " + spec.model().kind() + " takes classes 0.." + (k - 1)
+                + ", the labels reach " + st.maxLabel());
+        }
+        return spec;
     }
 
     private static List<Integer> widths(String layers) {

@@ -76,6 +76,30 @@ class SparkFitTest {
     }
 
     @Test
+    void standardisingOverTheTasksIsTheBitsOfOneFitOnAllRows() {
+        org.paratrain.data.Dataset raw = data();
+        double[] x = raw.x().clone();
+        for (int i = 0; i < x.length; i++) {
+            x[i] = x[i] * (1 + 10 * (i % 3)) + 50 * (i % 3);    // features on other scales and offsets
+        }
+        org.paratrain.data.Dataset data = new org.paratrain.data.Dataset(x, raw.y(), raw.samples(), 3);
+        org.paratrain.data.Standardizer whole = org.paratrain.data.Standardizer.fit(data);
+        TrainingResult local = Training.local(whole.apply(data), reference("logistic", 32));
+        ParatrainClassificationModel fitted = estimator("logistic", 32, 3).setStandardize(true)
+            .fit(SparkSessions.frame(data, 4));
+        assertArrayEquals(local.params(), fitted.trainingResult().params());
+        // The model scales raw rows itself: its predictions are the local model's on scaled rows.
+        org.paratrain.TrainedModel m = fitted.trainedModel();
+        org.paratrain.TrainedModel unscaled = org.paratrain.TrainedModel.of(reference("logistic", 32), 3, 2, local);
+        org.paratrain.data.Dataset scaled = whole.apply(data);
+        for (int i = 0; i < 40; i++) {
+            double[] row = java.util.Arrays.copyOfRange(x, 3 * i, 3 * i + 3);
+            double[] scaledRow = java.util.Arrays.copyOfRange(scaled.x(), 3 * i, 3 * i + 3);
+            assertEquals(unscaled.predict(scaledRow), m.predict(row), "row " + i);
+        }
+    }
+
+    @Test
     void anIndexColumnFixesTheOrderOfShuffledRows() {
         org.paratrain.data.Dataset data = data();
         TrainingResult local = Training.local(data, reference("logistic", 32));

@@ -59,20 +59,6 @@ final class BenchSparkCommand implements Runnable {
         + "bench-spark-loss.png/.svg (to the same loss) (default ${DEFAULT-VALUE}).")
     Path outDir;
 
-    /** The options every JVM that embeds Spark needs (Spark's launcher, JavaModuleOptions, 4.2.0). */
-    static final List<String> SPARK_JVM_OPTIONS = List.of("-XX:+IgnoreUnrecognizedVMOptions",
-        "--add-modules=jdk.incubator.vector", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-        "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-        "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.net=ALL-UNNAMED",
-        "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",
-        "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-        "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-        "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-        "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED", "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
-        "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
-        "--add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true",
-        "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED");
-
     @Override
     public void run() {
         check(small, "--small");
@@ -91,7 +77,7 @@ final class BenchSparkCommand implements Runnable {
         if (fromJson != null) {
             json = org.paratrain.experiment.JsonFiles.read(fromJson, "a bench-spark.json");
         } else {
-            Path module = sparkModule();
+            Path module = SparkModule.target("bench spark");
             out.printf(Locale.ROOT, "bench spark: local[%d], %d ranks, %d epochs (MLlib: at most %d iterations); small "
                 + "%s, large %s%n", ranks, ranks, epochs, epochs, small, large);
             out.flush();
@@ -144,36 +130,13 @@ final class BenchSparkCommand implements Runnable {
         }
     }
 
-    /** The Spark module's jar and class path, next to this command line's build. */
-    static Path sparkModule() {
-        Path here;
-        try {
-            here = Path.of(BenchSparkCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-        Path target = here.getParent().getParent().getParent().resolve("spark").resolve("target");
-        if (!Files.isRegularFile(target.resolve("classpath.txt"))) {
-            throw new BackendException("bench spark needs the Spark module built: " + target.resolve("classpath.txt")
-                + " is missing (run mvn -B -DskipTests package in " + target.getParent().getParent() + ")");
-        }
-        return target;
-    }
-
     private JsonNode measure(Path target) {
-        Path jar;
-        try (var s = Files.list(target)) {
-            jar = s.filter(p -> p.getFileName().toString().matches("paratrain-spark-.*[0-9T]\\.jar")).findFirst()
-                .orElseThrow(() -> new BackendException("bench spark: no paratrain-spark jar in " + target));
-            String classPath = jar + java.io.File.pathSeparator + Files.readString(target.resolve("classpath.txt")).trim();
+        try {
             Path result = Files.createTempFile("bench-spark-", ".json");
             try {
-                List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                    "-Xmx" + heap));
-                cmd.addAll(SPARK_JVM_OPTIONS);
-                cmd.addAll(List.of("-cp", classPath, "org.paratrain.spark.bench.SparkBench", result.toString(),
-                    String.valueOf(ranks), String.valueOf(epochs), small, large));
-                ProcessBuilder pb = ChildJvm.builder(cmd).redirectErrorStream(false);
+                ProcessBuilder pb = ChildJvm.builder(SparkModule.command(target, heap,
+                    "org.paratrain.spark.bench.SparkBench", result.toString(), String.valueOf(ranks),
+                    String.valueOf(epochs), small, large)).redirectErrorStream(false);
                 pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
                 Process p = pb.start();
                 // Spark's own log lines are warnings and worse; the benchmark's progress lines pass through.
