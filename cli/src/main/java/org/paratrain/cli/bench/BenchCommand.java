@@ -21,7 +21,8 @@ import picocli.CommandLine.Option;
     subcommands = {BenchCommand.Paper.class, BenchBalanceCommand.class, BalanceRun.class,
         BusyProcess.Spin.class, BenchCheckpointCommand.class, BenchCollectivesCommand.class,
         BenchDlCommand.class, BenchKernelsCommand.class, BenchKernelsCommand.VectorRun.class,
-        BenchMlpCommand.class, BenchMpiCommand.class, BenchMpiCommand.Worker.class, BenchSparkCommand.class,
+        BenchMlpCommand.class, BenchMpiCommand.class, BenchMpiCommand.Worker.class, BenchMpiCommand.TcpWorker.class,
+        BenchSparkCommand.class,
         BenchMpiCommand.SelfTest.class, BenchMpiCommand.InitProbe.class})
 public final class BenchCommand implements Runnable {
     /** The command as picocli makes it, for {@code Main}'s list of subcommands. */

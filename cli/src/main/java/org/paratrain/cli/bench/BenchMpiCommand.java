@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
 @Command(name = "mpi", mixinStandardHelpOptions = true,
     description = {"MPI latency and bandwidth beside a C program built with mpicc.",
         "Measures, side by side with a C program built with mpicc: the one-way time of an 8-byte",
-        "message, a 1-double allreduce and a 1,000,000-double allreduce, on 2 MPI processes."})
+        "message, a 1-double allreduce and a 1,000,000-double allreduce, on 2 MPI processes; and the",
+        "same on 2 processes over paratrain's TCP transport (the Spark backend's), over loopback."})
 final class BenchMpiCommand implements Runnable {
     private static final double LATENCY_TARGET = 1.25;
     private static final double BANDWIDTH_TARGET = 1.1;
@@ -47,19 +48,73 @@ final class BenchMpiCommand implements Runnable {
         Path exe = CReference.build("mpi_bench");
         Map<String, Double> c = new LinkedHashMap<>();
         Map<String, Double> java = new LinkedHashMap<>();
+        Map<String, Double> tcp = new LinkedHashMap<>();
         JobLaunch two = new JobLaunch(2, null, List.of(), List.of());
         for (int r = 0; r < rounds; r++) {
             best(c, capture(exe.toString(), two, null));
             best(java, capture(null, two, List.of("bench", "mpi-worker")));
+            best(tcp, tcpRun(r));
         }
         var out = spec.commandLine().getOut();
-        out.printf(Locale.ROOT, "MPI on 2 processes, best of %d alternating runs (each the best of 5 repetitions)%n",
-            rounds);
-        out.println("| measurement | C (mpicc) | paratrain (Java, FFM) | paratrain / C | target |");
-        out.println("|---|---:|---:|---:|---:|");
-        row(out, "8-byte ping-pong, one way (us)", "pingpong_us", c, java, LATENCY_TARGET);
-        row(out, "allreduce, 1 double (us)", "allreduce8_us", c, java, LATENCY_TARGET);
-        row(out, "allreduce, 1,000,000 doubles (ms)", "allreduce1m_ms", c, java, BANDWIDTH_TARGET);
+        out.printf(Locale.ROOT, "2 processes, best of %d alternating runs (each the best of 5 repetitions); TCP is "
+            + "paratrain's own transport over loopback, whose allreduce is the ring%n", rounds);
+        out.println("| measurement | C (mpicc) | paratrain on MPI (Java, FFM) | paratrain on MPI / C | target "
+            + "| paratrain over TCP | TCP / C |");
+        out.println("|---|---:|---:|---:|---:|---:|---:|");
+        row(out, "8-byte ping-pong, one way (us)", "pingpong_us", c, java, tcp, LATENCY_TARGET);
+        row(out, "allreduce, 1 double (us)", "allreduce8_us", c, java, tcp, LATENCY_TARGET);
+        row(out, "allreduce, 1,000,000 doubles (ms)", "allreduce1m_ms", c, java, tcp, BANDWIDTH_TARGET);
+        double mpiRing = java.get("ring1m_ms");
+        double tcpRing = tcp.get("ring1m_ms");
+        out.printf(Locale.ROOT, "paratrain's ring allreduce of 1,000,000 doubles: %.3f ms on MPI's messages, %.3f ms on "
+            + "TCP's (TCP / MPI %.2f); MPI's own allreduce %.3f ms%n", mpiRing, tcpRing, tcpRing / mpiRing,
+            java.get("allreduce1m_ms"));
+        out.printf(Locale.ROOT, "summary: tcp_allreduce1m_ms=%.3f mpi_allreduce1m_ms=%.3f c_allreduce1m_ms=%.3f "
+            + "tcp_over_mpi=%.2f tcp_pingpong_us=%.2f mpi_pingpong_us=%.2f%n", tcp.get("allreduce1m_ms"),
+            java.get("allreduce1m_ms"), c.get("allreduce1m_ms"), tcp.get("allreduce1m_ms") / java.get("allreduce1m_ms"),
+            tcp.get("pingpong_us"), java.get("pingpong_us"));
+    }
+
+    /**
+     * Two processes of this program meeting over loopback TCP as Spark's tasks do (a rendezvous
+     * in this process, a secret of the run's own), measured as the MPI processes are; the
+     * figures of rank 0.
+     */
+    private static Map<String, Double> tcpRun(int round) {
+        org.paratrain.comm.tcp.JobKey key = org.paratrain.comm.tcp.JobKey.random("bench-tcp-" + round);
+        Process one = null;
+        try (org.paratrain.comm.tcp.TcpRendezvous rendezvous = org.paratrain.comm.tcp.TcpRendezvous.open("127.0.0.1", 2,
+            key)) {
+            ProcessBuilder[] pb = new ProcessBuilder[2];
+            for (int r = 0; r < 2; r++) {
+                pb[r] = ChildJvm.builder(ChildJvm.command("bench", "tcp-worker", "--rank", Integer.toString(r),
+                    "--rendezvous", rendezvous.address(), "--attempt", key.attempt()));
+                pb[r].environment().put(TcpWorker.SECRET_VARIABLE, key.secretHex());
+            }
+            one = pb[1].redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Runnable unregister = org.paratrain.io.ExitCleanup.stopOnExit(one);
+            try {
+                CReference.Captured zero = CReference.capture(pb[0], java.time.Duration.ofMinutes(5),
+                    "the TCP benchmark's rank 0");
+                boolean oneEnded = one.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+                if (zero.status() != 0 || !oneEnded || one.exitValue() != 0) {
+                    throw new BackendException("the TCP benchmark failed: "
+                        + zero.text().strip().lines().reduce((a, b) -> b).orElse("no output"));
+                }
+                return figures(zero.text());
+            } finally {
+                unregister.run();
+            }
+        } catch (java.io.IOException e) {
+            throw new BackendException("cannot start the TCP benchmark's ranks: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendException("interrupted while the TCP benchmark ran");
+        } finally {
+            if (one != null) {
+                one.destroyForcibly();
+            }
+        }
     }
 
     private void startup() {
@@ -83,10 +138,10 @@ final class BenchMpiCommand implements Runnable {
     }
 
     private static void row(java.io.PrintWriter out, String what, String key, Map<String, Double> c,
-                            Map<String, Double> java, double target) {
+                            Map<String, Double> java, Map<String, Double> tcp, double target) {
         double ratio = java.get(key) / c.get(key);
-        out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.2f | %s %.2f |%n", what, c.get(key), java.get(key), ratio,
-            ratio <= target ? "met, <=" : "missed, <=", target);
+        out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.2f | %s %.2f | %.3f | %.2f |%n", what, c.get(key), java.get(key),
+            ratio, ratio <= target ? "met, <=" : "missed, <=", target, tcp.get(key), tcp.get(key) / c.get(key));
     }
 
     private static void best(Map<String, Double> into, Map<String, Double> figures) {
@@ -97,6 +152,11 @@ final class BenchMpiCommand implements Runnable {
     private static Map<String, Double> capture(String exe, JobLaunch launch, List<String> args) {
         String text = exe != null ? CReference.mpirun(launch, Path.of(exe), List.of())
             : CReference.output(Backend.mpiJobCommand(launch, Main.class.getName(), args));
+        return figures(text);
+    }
+
+    /** The {@code key value} lines of a measuring program's output. */
+    private static Map<String, Double> figures(String text) {
         Map<String, Double> figures = new LinkedHashMap<>();
         for (String line : text.split("\n")) {
             String[] kv = line.strip().split(" ");
@@ -175,6 +235,47 @@ final class BenchMpiCommand implements Runnable {
             if (figures != null) {
                 System.out.print(figures);
                 System.out.flush();
+            }
+        }
+    }
+
+    /** The TCP side, run on each of the two processes {@code bench mpi} starts for it. */
+    @Command(name = "tcp-worker", hidden = true)
+    static final class TcpWorker implements Runnable {
+        /** The environment variable the job's secret comes in (not the command line, which others can read). */
+        static final String SECRET_VARIABLE = "PARATRAIN_BENCH_TCP_SECRET";
+
+        @Option(names = "--rank", required = true)
+        int rank;
+
+        @Option(names = "--rendezvous", required = true)
+        String rendezvous;
+
+        @Option(names = "--attempt", required = true)
+        String attempt;
+
+        @Override
+        public void run() {
+            String hex = System.getenv(SECRET_VARIABLE);
+            if (hex == null) {
+                throw new IllegalArgumentException(SECRET_VARIABLE + " is not set (this command is run by bench mpi)");
+            }
+            org.paratrain.comm.tcp.JobKey key = org.paratrain.comm.tcp.JobKey.fromHex(hex, attempt);
+            java.time.Duration timeout = java.time.Duration.ofSeconds(60);
+            org.paratrain.comm.tcp.TcpCommunicator comm;
+            try (org.paratrain.comm.tcp.TcpEndpoint endpoint = org.paratrain.comm.tcp.TcpEndpoint.listen("127.0.0.1")) {
+                List<String> all = org.paratrain.comm.tcp.TcpRendezvous.exchange(rendezvous, rank, 2,
+                    endpoint.address(), key, timeout);
+                comm = endpoint.connect(rank, all, key, timeout);
+            }
+            try (comm) {
+                org.paratrain.collective.Allreduce ring = org.paratrain.collective.Allreduces.create("ring");
+                String figures = MpiBenchmark.run(comm, (v, o, n) -> ring.allreduce(comm, v, o, n));
+                comm.barrier();
+                if (figures != null) {
+                    System.out.print(figures);
+                    System.out.flush();
+                }
             }
         }
     }
