@@ -17,7 +17,7 @@ import org.paratrain.train.TrainingResult;
 import org.paratrain.train.checkpoint.CheckpointStore;
 
 /**
- * Executors as separate JVMs ({@code local-cluster[2,1,1024]}: a master and two workers in this
+ * Executors as separate JVMs ({@code local-cluster[3,1,1024]}: a master and three workers in this
  * JVM, each worker starting its executor as a process of its own, as on a cluster): the fit is
  * the bits of one local rank, and when an executor process is killed (SIGKILL) mid-run, Spark
  * retries the stage on the executor that replaces it and the run resumes to the same bits.
@@ -39,12 +39,12 @@ class SparkClusterTest {
         Files.createDirectories(home.resolve("launcher/target/scala-2.13"));
         System.setProperty("spark.testing", "true");
         System.setProperty("spark.test.home", home.toString());
-        spark = SparkSession.builder().master("local-cluster[2,1,1024]").appName("paratrain-spark-cluster-test")
+        spark = SparkSession.builder().master("local-cluster[3,1,1024]").appName("paratrain-spark-cluster-test")
             .config("spark.ui.enabled", "false")
             .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.executor.extraClassPath", System.getProperty("java.class.path"))
             .config("spark.worker.dir", home.resolve("work").toString())
-            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.sql.shuffle.partitions", "3")
             .getOrCreate();
     }
 
@@ -70,15 +70,20 @@ class SparkClusterTest {
     @Test
     void separateExecutorProcessesGiveTheBitsOfOneLocalRank() {
         org.paratrain.data.Dataset data = SparkFitTest.data();
-        for (String model : List.of("logistic", "mlp")) {
-            int batch = model.equals("mlp") ? 16 : 0;
-            TrainingResult local = Training.local(data, SparkFitTest.reference(model, batch));
-            ParatrainClassificationModel m = SparkFitTest.estimator(model, batch, 2)
+        record Case(String model, int tasks) { }
+        for (Case c : List.of(new Case("logistic", 1), new Case("logistic", 2), new Case("logistic", 3),
+                new Case("mlp", 3))) {
+            int batch = c.model().equals("mlp") ? 16 : 0;
+            TrainingResult local = Training.local(data, SparkFitTest.reference(c.model(), batch));
+            ParatrainClassificationModel m = SparkFitTest.estimator(c.model(), batch, c.tasks())
                 .fit(SparkSessions.frame(spark, data, 3));
-            assertArrayEquals(local.params(), m.trainingResult().params(), model + ": parameters differ");
-            assertEquals(Double.doubleToLongBits(local.finalLoss()), Double.doubleToLongBits(m.trainingResult().finalLoss()));
+            String what = c.model() + " at " + c.tasks() + " tasks";
+            assertArrayEquals(local.params(), m.trainingResult().params(), what + ": parameters differ");
+            assertEquals(Double.doubleToLongBits(local.finalLoss()), Double.doubleToLongBits(m.trainingResult().finalLoss()),
+                what + ": final loss differs");
+            assertEquals(c.tasks(), m.outcome().nodes(), what + ": ranks");
         }
-        assertTrue(executors().size() >= 2, "the executors are not processes of their own: " + executors());
+        assertTrue(executors().size() >= 3, "the executors are not processes of their own: " + executors());
     }
 
     @Test
@@ -101,11 +106,11 @@ class SparkClusterTest {
         killer.setDaemon(true);
         killer.start();
         long t0 = System.nanoTime();
-        ParatrainClassificationModel m = SparkRetryTest.estimator(12).setCheckpointDir(dir.toString())
-            .fit(SparkSessions.frame(spark, data, 2));
+        ParatrainClassificationModel m = SparkRetryTest.estimator(12).setNumRanks(3)
+            .setCheckpointDir(dir.toString()).fit(SparkSessions.frame(spark, data, 3));
         long end = System.nanoTime();
         killer.join(1000);
-        assertTrue(killedAt[0] > 0, "no executor was killed");
+        assertTrue(killedAt[0] > 0, "no executor was killed");     // 3 ranks on 3 executors: each one holds a rank
         RankTask.Outcome o = m.outcome();
         assertTrue(o.stageAttempt() >= 1, "the stage was not retried");
         assertTrue(o.resumedAtEpoch() >= 1, "it did not resume from a checkpoint");
