@@ -24,6 +24,16 @@ public final class BackendOptions {
         + "local[4] or spark://host:7077 (default local[N] for --nodes N, else local[*]).")
     String master;
 
+    @Option(names = "--spark-conf", paramLabel = "KEY=VALUE", description = "With --backend spark: a Spark "
+        + "setting for the job, e.g. spark.executor.memory=4g (repeatable).")
+    java.util.Map<String, String> sparkConf;
+
+    @Option(names = "--spark-submit", paramLabel = "PATH", arity = "0..1", fallbackValue = "",
+        description = "With --backend spark: start the driver with a Spark installation's spark-submit (PATH, "
+            + "or $SPARK_HOME/bin/spark-submit when no PATH is given), in client mode: the cluster's own Spark, "
+            + "its spark-defaults.conf and its masters (yarn, k8s://...) then apply.")
+    String sparkSubmit;
+
     /** Whether the command takes {@code --backend spark} ({@code train} alone). */
     boolean sparkAllowed;
 
@@ -54,8 +64,12 @@ public final class BackendOptions {
      */
     public boolean isMpi() {
         JobLaunch.checkTimeout(commTimeout);
-        if (master != null && !backend.equals("spark")) {
-            throw new IllegalArgumentException("--master has no effect without --backend spark");
+        if (!backend.equals("spark")) {
+            String given = master != null ? "--master" : sparkConf != null ? "--spark-conf"
+                : sparkSubmit != null ? "--spark-submit" : null;
+            if (given != null) {
+                throw new IllegalArgumentException(given + " has no effect without --backend spark");
+            }
         }
         parseRanksPerProcess(true);
         return switch (backend) {

@@ -120,10 +120,19 @@ final class SparkTrain {
         if (spec.exchange().scheme() == ExchangeSpec.Scheme.SHARDED) {
             throw new IllegalArgumentException("--shard-optimizer is not available with --backend spark");
         }
+        if (c.backendOptions.sparkConf != null) {
+            for (var e : c.backendOptions.sparkConf.entrySet()) {
+                if (!e.getKey().startsWith("spark.") || e.getKey().length() == "spark.".length()) {
+                    throw new IllegalArgumentException("--spark-conf " + e.getKey() + "=" + e.getValue()
+                        + ": expected KEY=VALUE with a Spark key (spark.*), e.g. spark.executor.memory=4g");
+                }
+            }
+        }
+        String submit = sparkSubmit(c.backendOptions.sparkSubmit);
         String master = c.backendOptions.master != null ? c.backendOptions.master
             : nodes > 0 ? "local[" + nodes + "]" : "local[*]";
         ObjectNode job = job(c, given, spec, format, data, master, nodes);
-        JsonNode result = launch(c, job);
+        JsonNode result = launch(c, job, submit);
         report(c, result, format, data, master);
     }
 
@@ -186,11 +195,61 @@ final class SparkTrain {
         int every = c.monitor.quiet ? 0 : c.monitor.logEvery > 0 ? c.monitor.logEvery : 0;
         job.put("log_every", every);
         job.put("log_tenths", !c.monitor.quiet && c.monitor.logEvery == 0);
+        ObjectNode conf = job.putObject("spark_conf");
+        if (c.backendOptions.sparkConf != null) {
+            c.backendOptions.sparkConf.forEach(conf::put);
+        }
+        job.put("submitted", c.backendOptions.sparkSubmit != null);
         return job;
     }
 
+    /** {@return the spark-submit to start the driver with, or null for a JVM of this command's own} */
+    private static String sparkSubmit(String given) {
+        if (given == null) {
+            return null;
+        }
+        String path = given;
+        if (path.isEmpty()) {
+            String home = System.getenv("SPARK_HOME");
+            if (home == null || home.isBlank()) {
+                throw new IllegalArgumentException("--spark-submit without a PATH needs SPARK_HOME set (to a Spark "
+                    + "installation); give --spark-submit=PATH otherwise");
+            }
+            path = Path.of(home, "bin", "spark-submit").toString();
+        }
+        if (!Files.isRegularFile(Path.of(path)) || !Files.isExecutable(Path.of(path))) {
+            throw new IllegalArgumentException("--spark-submit " + path + ": no such executable file (expected "
+                + "a Spark installation's bin/spark-submit)");
+        }
+        return path;
+    }
+
+    /**
+     * {@return the driver's command: spark-submit in client mode with paratrain's jars, or a JVM
+     * on the Spark module's class path}
+     */
+    private static List<String> driverCommand(Path target, ObjectNode job, String submit, String heap,
+                                              Path jobFile, Path resultFile) throws java.io.IOException {
+        String main = "org.paratrain.spark.SparkTrainJob";
+        if (submit == null) {
+            return SparkModule.command(target, heap, main, jobFile.toString(), resultFile.toString());
+        }
+        List<String> jars = new java.util.ArrayList<>();
+        for (String e : SparkModule.notInSpark(target)) {
+            jars.add(org.paratrain.io.DirectoryJar.of(Path.of(e)).toString());
+        }
+        List<String> cmd = new java.util.ArrayList<>(List.of(submit, "--master", job.path("master").asText(),
+            "--deploy-mode", "client", "--name", "paratrain train", "--driver-memory", heap, "--class", main,
+            "--jars", String.join(",", jars)));
+        job.path("spark_conf").properties().forEach(e -> cmd.addAll(List.of("--conf", e.getKey() + "="
+            + e.getValue().asText())));
+        cmd.addAll(List.of(org.paratrain.io.DirectoryJar.of(SparkModule.module(target)).toString(),
+            jobFile.toString(), resultFile.toString()));
+        return cmd;
+    }
+
     /** Runs the driver; its epoch lines pass through, the rest of its output is kept for a failure's message. */
-    private static JsonNode launch(TrainCommand c, ObjectNode job) {
+    private static JsonNode launch(TrainCommand c, ObjectNode job, String submit) {
         Path target = SparkModule.target("train --backend spark");
         PrintWriter err = c.command.commandLine().getErr();
         try {
@@ -201,12 +260,14 @@ final class SparkTrain {
             try {
                 Files.write(jobFile, RunWriter.json().writeValueAsBytes(job));
                 long heap = Math.max(1L << 30, Runtime.getRuntime().maxMemory());
-                List<String> cmd = SparkModule.command(target, (heap >> 20) + "m", "org.paratrain.spark.SparkTrainJob",
-                    jobFile.toString(), resultFile.toString());
+                List<String> cmd = driverCommand(target, job, submit, (heap >> 20) + "m", jobFile, resultFile);
                 ProcessBuilder pb = SparkModule.builder(cmd).redirectErrorStream(true);
                 Process p = pb.start();
                 // The driver ends with this JVM: a killed command line leaves no Spark behind it.
-                Thread reaper = new Thread(p::destroyForcibly, "paratrain-spark-driver-reaper");
+                Thread reaper = new Thread(() -> {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);    // spark-submit's java, if it forked
+                    p.destroyForcibly();
+                }, "paratrain-spark-driver-reaper");
                 Runtime.getRuntime().addShutdownHook(reaper);
                 ArrayDeque<String> tail = new ArrayDeque<>();
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
@@ -280,8 +341,9 @@ final class SparkTrain {
         PrintWriter out = c.out();
         TrainReport.print(out, c.learning.model, samples, features, r, spec.epochs());
         JsonNode spark = result.path("spark");
-        out.printf(Locale.ROOT, "  spark      %s, master %s, %d tasks%s%n", spark.path("version").asText(),
-            spark.path("master").asText(), r.nodes(), result.path("stage_attempt").asInt() > 0
+        out.printf(Locale.ROOT, "  spark      %s, master %s%s, %d tasks%s%n", spark.path("version").asText(),
+            spark.path("master").asText(), c.backendOptions.sparkSubmit != null ? " (spark-submit)" : "", r.nodes(),
+            result.path("stage_attempt").asInt() > 0
                 ? ", stage retried " + result.path("stage_attempt").asInt() + " time(s), resumed at epoch "
                     + result.path("resumed_at_epoch").asInt() : "");
         if (c.out == null) {

@@ -82,24 +82,38 @@ public final class SparkTrainJob {
         System.exit(status);
     }
 
-    private static SparkSession session(JsonNode job) {
+    private static SparkSession session(JsonNode job) throws java.io.IOException {
         String master = job.path("master").asText();
         SparkSession.Builder b = SparkSession.builder().master(master).appName("paratrain train")
             .config("spark.ui.enabled", job.path("spark_ui").asBoolean(false));
-        if (!master.startsWith("local")) {
-            // Executors of a cluster get paratrain's jars from the driver; Spark brings its own libraries.
-            List<String> jars = new ArrayList<>();
-            for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
-                String name = Path.of(e).getFileName().toString();
-                if (name.endsWith(".jar") && (name.startsWith("paratrain") || name.startsWith("commons-csv"))) {
-                    jars.add(e);
-                }
-            }
-            b.config("spark.jars", String.join(",", jars));
+        if (!master.startsWith("local") && !job.path("submitted").asBoolean()) {
+            b.config("spark.jars", String.join(",", shippedJars()));
         }
+        job.path("spark_conf").properties().forEach(e -> b.config(e.getKey(), e.getValue().asText()));
         SparkSession s = b.getOrCreate();
         s.sparkContext().setLogLevel("WARN");
         return s;
+    }
+
+    /**
+     * {@return the jars a cluster's executors need from this driver's class path: paratrain's own
+     * (a directory of classes, as in a build tree, made a jar) and Commons CSV}; Spark brings its
+     * own libraries, and {@code spark-submit --jars} ships these when it starts the driver.
+     *
+     * @throws java.io.IOException if a directory cannot be made a jar
+     */
+    static List<String> shippedJars() throws java.io.IOException {
+        List<String> jars = new ArrayList<>();
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            Path p = Path.of(e);
+            String name = p.getFileName() == null ? "" : p.getFileName().toString();
+            boolean ours = Files.isDirectory(p) ? Files.isDirectory(p.resolve("org/paratrain"))
+                : name.endsWith(".jar") && (name.startsWith("paratrain") || name.startsWith("commons-csv"));
+            if (ours) {
+                jars.add(org.paratrain.io.DirectoryJar.of(p).toString());
+            }
+        }
+        return jars;
     }
 
     /** The job's steps, on the driver: read, choose columns, check, label, assemble, fit. */

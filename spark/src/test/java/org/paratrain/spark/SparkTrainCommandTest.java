@@ -41,7 +41,11 @@ class SparkTrainCommandTest {
     @BeforeAll
     static void data() throws Exception {
         assertTrue(Files.isRegularFile(JAR), JAR + " is missing: build the command line first (mvn package)");
-        // Three features on different scales and a named class: standardising and class names both matter.
+        csv = writeRows(dir.resolve("rows.csv"));
+    }
+
+    /** Three features on different scales and a named class: standardising and class names both matter. */
+    static Path writeRows(Path file) throws java.io.IOException {
         SplittableRandom rnd = new SplittableRandom(5);
         StringBuilder sb = new StringBuilder("a,b,c,kind\n");
         for (int i = 0; i < 420; i++) {
@@ -51,8 +55,7 @@ class SparkTrainCommandTest {
             boolean yes = a + 0.3 * (b - 5) - 0.02 * (c - 100) + 0.5 * rnd.nextGaussian() > 0;
             sb.append(a).append(',').append(b).append(',').append(c).append(',').append(yes ? "yes" : "no").append('\n');
         }
-        csv = dir.resolve("rows.csv");
-        Files.writeString(csv, sb);
+        return Files.writeString(file, sb);
     }
 
     record Run(int status, String out, String err) { }
@@ -168,6 +171,16 @@ class SparkTrainCommandTest {
         r = paratrain("train", "--backend", "spark", "--data", dir.resolve("absent.parquet").toString());
         assertEquals(2, r.status(), r.err());
         assertOneLine(r, "absent.parquet: no such file or directory");
+        r = paratrain("train", "--backend", "spark", "--data", csv.toString(), "--spark-conf", "executor.memory=4g");
+        assertEquals(2, r.status(), r.err());
+        assertOneLine(r, "--spark-conf executor.memory=4g: expected KEY=VALUE with a Spark key (spark.*)");
+        r = paratrain("train", "--backend", "spark", "--data", csv.toString(), "--spark-submit="
+            + dir.resolve("no-spark/bin/spark-submit"));
+        assertEquals(2, r.status(), r.err());
+        assertOneLine(r, "no-spark/bin/spark-submit: no such executable file");
+        r = paratrain("train", "--data", csv.toString(), "--spark-conf", "spark.executor.memory=4g");
+        assertEquals(2, r.status(), r.err());
+        assertOneLine(r, "--spark-conf has no effect without --backend spark");
         r = paratrain("paper", "--backend", "spark");
         assertEquals(2, r.status(), r.err());
         assertOneLine(r, "--backend spark is for paratrain train");

@@ -59,31 +59,57 @@ public final class SparkModule {
      * @throws BackendException if the module's classes are not there
      */
     public static List<String> command(Path target, String heap, String mainClass, String... args) {
-        // The compiled classes where they are (a build tree, also while the module's own tests run), else the jar.
-        Path classes = target.resolve("classes");
-        Path module;
-        if (Files.isDirectory(classes.resolve("org"))) {
-            module = classes;
-        } else {
-            try (var s = Files.list(target)) {
-                module = s.filter(p -> p.getFileName().toString().matches("paratrain-spark-.*[0-9T]\\.jar")).findFirst()
-                    .orElseThrow(() -> new BackendException("no paratrain-spark classes or jar in " + target));
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-        String classPath;
-        try {
-            classPath = module + File.pathSeparator + Files.readString(target.resolve("classpath.txt")).trim();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        String classPath = module(target) + File.pathSeparator + String.join(File.pathSeparator, libraries(target));
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
             "-Xmx" + heap));
         cmd.addAll(JVM_OPTIONS);
         cmd.addAll(List.of("-cp", classPath, mainClass));
         cmd.addAll(List.of(args));
         return cmd;
+    }
+
+    /**
+     * {@return the module's classes: where they are compiled (a build tree, also while the module's
+     * own tests run), else its jar}
+     * @param target the module's build directory ({@link #target})
+     * @throws BackendException if neither is there
+     */
+    public static Path module(Path target) {
+        Path classes = target.resolve("classes");
+        if (Files.isDirectory(classes.resolve("org"))) {
+            return classes;
+        }
+        try (var s = Files.list(target)) {
+            return s.filter(p -> p.getFileName().toString().matches("paratrain-spark-.*[0-9T]\\.jar")).findFirst()
+                .orElseThrow(() -> new BackendException("no paratrain-spark classes or jar in " + target));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * {@return the module's libraries, Spark's among them (its class path as the build wrote it)}
+     * @param target the module's build directory ({@link #target})
+     */
+    public static List<String> libraries(Path target) {
+        try {
+            return List.of(Files.readString(target.resolve("classpath.txt")).trim().split(File.pathSeparator));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * {@return the libraries a Spark installation lacks, for {@code spark-submit --jars}: paratrain's
+     * library and Commons CSV (Spark has the rest)}
+     * @param target the module's build directory ({@link #target})
+     */
+    public static List<String> notInSpark(Path target) {
+        return libraries(target).stream().filter(e -> {
+            String name = Path.of(e).getFileName().toString();
+            return Files.isDirectory(Path.of(e, "org", "paratrain"))
+                || name.endsWith(".jar") && (name.startsWith("paratrain") || name.startsWith("commons-csv"));
+        }).toList();
     }
 
     /**
