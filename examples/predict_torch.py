@@ -36,9 +36,16 @@ def sequential(m):
         return nn.Sequential(nn.Linear(f, k if kind == "softmax" else 1, bias=bias), *head)
     layers = []
     if kind in ("mlp", "mlp-regression"):
-        sizes = [f] + [int(w) for w in m["layers"].split(",") if w] + [k if kind == "mlp" else 1]
+        sizes, after = [f], {}                                 # after: a hidden layer's dropout rate
+        for part in (p for p in m["layers"].split(",") if p):  # "256,dropout:0.5,128"
+            if part.startswith("dropout:"):
+                after[len(sizes) - 2] = float(part.split(":")[1])
+            else:
+                sizes.append(int(part))
+        sizes.append(k if kind == "mlp" else 1)
         for i in range(len(sizes) - 1):
             layers += [nn.Linear(sizes[i], sizes[i + 1])] + ([act()] if i < len(sizes) - 2 else [])
+            layers += [nn.Dropout(after[i])] if i in after else []
         return nn.Sequential(*layers, *([nn.Softmax(dim=1)] if kind == "mlp" else []))
     h, w, c = (int(v) for v in m["image_shape"].split("x"))    # cnn: NCHW images in
     size = None                                                # the width of the last dense layer, once flat
@@ -47,6 +54,8 @@ def sequential(m):
         if name == "conv":
             layers += [nn.Conv2d(c, int(a[0]), kernel_size=int(a[1])), nn.ReLU()]
             c, h, w = int(a[0]), h - int(a[1]) + 1, w - int(a[1]) + 1
+        elif name == "dropout":                                # the identity in eval()
+            layers.append(nn.Dropout(float(a[0])))
         elif name == "pool":
             layers.append(nn.MaxPool2d(int(a[0])))
             h, w = h // int(a[0]), w // int(a[0])
@@ -73,7 +82,7 @@ def scaled(m, x):
 
 tensors, meta = load(sys.argv[1])
 dtype = torch.float64 if meta["precision"] == "float64" else torch.float32
-model = sequential(meta).to(dtype)
+model = sequential(meta).to(dtype).eval()              # eval(): dropout off, as in paratrain's predictions
 model.load_state_dict(tensors, strict=True)             # every tensor there, no other, each of its shape
 with open(sys.argv[2], newline="") as f:
     rows = list(csv.DictReader(f))

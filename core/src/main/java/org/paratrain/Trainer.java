@@ -77,6 +77,19 @@ public final class Trainer {
     }
 
     /**
+     * A multilayer perceptron classifier with hidden layers as the command line's
+     * {@code --layers} writes them: widths, each optionally followed by its dropout
+     * ({@code 256,dropout:0.5,128}). Dropout's masks depend on the seed, the step and the
+     * sample alone, so the result is the same bits at any node count.
+     *
+     * @param layers the hidden layers, e.g. {@code 256,dropout:0.5,128}
+     * @return this
+     */
+    public Trainer mlp(String layers) {
+        return set(t -> t.mlp("mlp", layers));
+    }
+
+    /**
      * A multilayer perceptron regressor: hidden layers of the given widths (ReLU unless
      * {@link #activation} says otherwise) and one linear output trained on the squared error;
      * the command line's {@code --model mlp-regression}.
@@ -92,7 +105,7 @@ public final class Trainer {
      * A convolutional network classifier over square single-channel images (784 features are
      * 28x28x1), with ReLU convolutions, max pooling and dense layers, and a softmax head.
      *
-     * @param layers the layers, e.g. {@code conv:32:3,pool:2,conv:64:3,pool:2,dense:128}
+     * @param layers the layers, e.g. {@code conv:32:3,pool:2,conv:64:3,pool:2,dense:128,dropout:0.5}
      * @return this
      */
     public Trainer cnn(String layers) {
@@ -147,6 +160,16 @@ public final class Trainer {
      */
     public Trainer weightDecay(double decay) {
         return set(t -> t.weightDecay = decay);
+    }
+
+    /**
+     * {@return this trainer, clipping the combined gradient to a global norm before each update}
+     * As PyTorch's {@code clip_grad_norm_}: a gradient longer than {@code norm} is scaled down to
+     * it. It acts on the exact sum every rank holds, so every rank clips alike.
+     * @param norm the largest Euclidean norm an update takes, positive (0: no clipping)
+     */
+    public Trainer clipNorm(double norm) {
+        return set(t -> t.clipNorm = norm);
     }
 
     /** {@return this trainer, with the learning rate decaying to 0 along a cosine over the run} */
@@ -275,6 +298,18 @@ public final class Trainer {
      */
     public Trainer onEpoch(TrainingControl.EpochListener l) {
         return set(t -> t.listener = l);
+    }
+
+    /**
+     * {@return this trainer, calling back after every epoch with the parameters, and ending the
+     * run when the callback says so} E.g. {@code onEpoch((epoch, h, w) -> h.loss()[epoch - 1] < 0.1)}.
+     * A run it ends stops on every rank after that epoch, as a run of that many epochs would;
+     * with {@link #checkpoints} on, the last checkpoint is of that epoch.
+     * @param c called on rank 0 with the epoch, the history so far and the parameters (read-only):
+     *     copy what you keep; true ends the run
+     */
+    public Trainer onEpoch(TrainingControl.EpochCallback c) {
+        return set(t -> t.listener = TrainingControl.EpochListener.acting(c));
     }
 
     /**

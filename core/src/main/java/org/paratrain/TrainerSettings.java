@@ -37,6 +37,7 @@ final class TrainerSettings {
     double learningRate = Double.NaN;
     double momentum = 0.9;
     double weightDecay;
+    double clipNorm;
     String schedule = "constant";
     long warmupSteps;
     /** Null until set: see {@link org.paratrain.train.spec.Defaults}. */
@@ -86,6 +87,12 @@ final class TrainerSettings {
         layers = Arrays.stream(hidden).mapToObj(Integer::toString).collect(Collectors.joining(","));
     }
 
+    /** A network of {@code kind} with hidden layers as the command line writes them ({@code 256,dropout:0.5,128}). */
+    void mlp(String kind, String hidden) {
+        model(kind, 0, false);
+        layers = hidden;
+    }
+
     void cnn(String layers) {
         model("cnn", 0, false);
         this.layers = layers;
@@ -118,7 +125,7 @@ final class TrainerSettings {
         boolean paper = model.equals("linear");
         OptimizerSpec o = new OptimizerSpec(OptimizerSpec.Method.parse(optimizer != null ? optimizer : paper ? "gd"
             : "adam"), !Double.isNaN(learningRate) ? learningRate : paper ? 1e-4 : 1e-3, momentum, weightDecay,
-            OptimizerSpec.Schedule.parse(schedule), warmupSteps);
+            OptimizerSpec.Schedule.parse(schedule), warmupSteps, clipNorm);
         LossReduction r = reduction != null ? reduction : paper ? LossReduction.SUM : LossReduction.MEAN;
         int batch = batchSize != null ? batchSize : org.paratrain.train.spec.Defaults.batchSize(m, data.samples());
         int ep = epochs != null ? epochs : org.paratrain.train.spec.Defaults.epochs(m, data.samples(), batch);

@@ -45,6 +45,38 @@ class TrainerTest {
         assertEquals(List.of(1, 2, 3), seen.subList(0, 3));
     }
 
+    /**
+     * A callback that sees the parameters and ends the run: at 3 ranks, stopped after epoch 12
+     * of 40, the result is a 12-epoch run's at 1 rank, the parameters it saw after epoch 5 are
+     * a 5-epoch run's, it cannot write them, and the last checkpoint is of epoch 12.
+     */
+    @Test
+    void aCallbackSeesTheParametersAndEndsTheRunOnEveryRank(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        double[][] atFive = new double[1][];
+        boolean[] refused = {false};
+        java.util.function.Supplier<Trainer> t = () -> Trainer.on(DATA).linear(true).adam(0.05).batchSize(50)
+            .meanLoss();
+        TrainingResult r = t.get().epochs(40).nodes(3).checkpoints(dir, 5).onEpoch((epoch, h, w) -> {
+            if (epoch == 5) {
+                atFive[0] = new double[w.remaining()];
+                w.get(atFive[0]);
+                try {
+                    w.put(0, 1.0);
+                } catch (java.nio.ReadOnlyBufferException e) {
+                    refused[0] = true;
+                }
+            }
+            return epoch == 12;
+        }).run();
+        assertEquals(12, r.epochs());
+        assertEquals(12, r.history().loss().length);
+        assertArrayEquals(t.get().epochs(12).run().params(), r.params(), "the bits of a 12-epoch run at 1 rank");
+        assertArrayEquals(t.get().epochs(5).run().params(), atFive[0], "what it saw after epoch 5");
+        assertTrue(refused[0], "the parameters are read-only");
+        assertEquals(org.paratrain.train.checkpoint.CheckpointStore.fileName(12, 0),
+            org.paratrain.train.checkpoint.CheckpointStore.files(dir).getLast().getFileName().toString());
+    }
+
     @Test
     void anMlpRegressorFromArraysIsTheCommandLinesMlpRegressionAtAnyNodeCount() {
         double[][] x = new double[120][2];
@@ -124,6 +156,29 @@ class TrainerTest {
         TrainingResult sharded = Trainer.on(DATA).linear(true).adam(0.05).epochs(20).meanLoss().allreduce("ring")
             .sum("fixed:2").shardOptimizer().nodes(3).run();
         assertArrayEquals(one.params(), sharded.params());
+    }
+
+    /** Dropout and clipping through the fluent API: in the spec as the command line writes them, the same bits at 1 and 3 ranks. */
+    @Test
+    void dropoutAndClippingKeepTheirBitsThroughTheFluentApi() {
+        java.util.Random r = new java.util.Random(5);
+        int n = 240;
+        double[] x = new double[n * 3];
+        double[] y = new double[n];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < 3; j++) {
+                x[i * 3 + j] = r.nextGaussian();
+            }
+            y[i] = x[i * 3] + x[i * 3 + 1] > 0 ? 1 : 0;
+        }
+        org.paratrain.data.Dataset d = new org.paratrain.data.Dataset(x, y, n, 3);
+        java.util.function.Supplier<Trainer> t = () -> Trainer.on(d).mlp("12,dropout:0.4,6").adam(0.02).clipNorm(0.5)
+            .meanLoss().epochs(6).batchSize(30);
+        org.paratrain.train.spec.TrainSpec spec = t.get().spec();
+        assertEquals("12,dropout:0.4,6", ((org.paratrain.train.spec.ModelSpec.Mlp) spec.model()).layers());
+        assertEquals(0.5, spec.optimizer().clipNorm(), 0.0);
+        TrainingResult one = t.get().run();
+        assertArrayEquals(one.params(), t.get().nodes(3).run().params());
     }
 
     /** float32 through the fluent API: recorded in the spec, the same bits at 1 and 3 ranks, refused for a linear model. */

@@ -29,7 +29,8 @@ final class ModelOptions {
 
     @Option(names = "--layers", defaultValue = "", description = "Hidden-layer widths of --model mlp, e.g. 256,128 "
         + "(default 100, one hidden layer, as scikit-learn's MLPClassifier); "
-        + "the layers of --model cnn, e.g. conv:32:3,pool:2,conv:64:3,pool:2,dense:128.")
+        + "the layers of --model cnn, e.g. conv:32:3,pool:2,conv:64:3,pool:2,dense:128 (dropout:0.5 drops half "
+        + "the values before it in training, the same units at any node count).")
     String layers;
 
     @Option(names = "--image-shape", defaultValue = "", paramLabel = "HxWxC", description = "The images' shape for "
@@ -54,6 +55,11 @@ final class ModelOptions {
 
     @Option(names = "--weight-decay", defaultValue = "0", description = "L2 weight decay (decoupled for adam).")
     double weightDecay;
+
+    @Option(names = "--clip-norm", defaultValue = "0", paramLabel = "NORM", description = "Clip the combined "
+        + "gradient to this global (Euclidean) norm before each update, as PyTorch's clip_grad_norm_ does; after "
+        + "the exact sum, so the same on every rank (default 0: no clipping).")
+    double clipNorm;
 
     @Option(names = "--schedule", defaultValue = "constant",
         description = "Learning rate schedule: constant (default), cosine or step:EVERY:FACTOR.")
@@ -83,6 +89,6 @@ final class ModelOptions {
         String method = optimizer != null ? optimizer : paperDefaults() ? "gd" : "adam";
         double rate = lr != null ? lr : paperDefaults() ? 1e-4 : 1e-3;
         return new OptimizerSpec(OptimizerSpec.Method.parse(method), rate, momentum, weightDecay,
-            OptimizerSpec.Schedule.parse(schedule), warmupSteps);
+            OptimizerSpec.Schedule.parse(schedule), warmupSteps, clipNorm);
     }
 }

@@ -162,6 +162,13 @@ class BadInputTest {
         c.add(bad("cnn layer not a layer", 2, "--layers|conv:32|conv:FILTERS:KERNEL", train("--model", "cnn", "--y",
             "@labels.in", "--layers", "conv:32")));
         c.add(bad("cnn without layers", 2, "--layers", train("--model", "cnn", "--y", "@labels.in")));
+        c.add(bad("cnn dropout rate of 1", 2, "--layers|dropout:1|below 1", train("--model", "cnn", "--y",
+            "@labels.in", "--layers", "dense:4,dropout:1")));
+        c.add(bad("mlp dropout before a width", 2, "--layers|dropout:RATE after a hidden width", train("--model", "mlp",
+            "--y", "@labels.in", "--layers", "dropout:0.5,8")));
+        c.add(bad("clip norm negative", 2, "--clip-norm|positive", train("--clip-norm", "-1")));
+        c.add(bad("clip norm with a sharded optimizer", 2, "--clip-norm|--shard-optimizer", train("--clip-norm", "1",
+            "--allreduce", "ring", "--shard-optimizer")));
         c.add(bad("cnn with an activation", 2, "--activation", train("--model", "cnn", "--y", "@labels.in",
             "--layers", "dense:4", "--activation", "tanh")));
         c.add(bad("image shape without a cnn", 2, "--image-shape", train("--image-shape", "1x2x1")));

@@ -102,6 +102,49 @@ class CnnCliTest {
         }
     }
 
+    /**
+     * Dropout's masks follow the seed, the step and the sample, never the rank: the same model
+     * file at 1 local rank, 3 local ranks and 2 MPI processes (skipped without mpirun unless
+     * PARATRAIN_REQUIRE_MPI is set), for a CNN and an MLP, full batch and mini-batch; the file
+     * names the layers, and reads back.
+     */
+    @Test
+    void dropoutKeepsTheBitsOnEveryBackend() throws IOException {
+        org.paratrain.NeedMpi.mpirun();
+        bars("train", 400, 5);
+        List<String> cnn = List.of("--format", "idx", "--data", dir.resolve("train-images").toString(), "--labels",
+            dir.resolve("train-labels").toString(), "--model", "cnn", "--layers",
+            "conv:4:3,dropout:0.2,pool:2,dense:8,dropout:0.5", "--block-size", "10", "--epochs", "3");
+        List<String> mlp = List.of("--format", "csv", "--data", "core/src/test/resources/fixtures/iris.csv", "--label",
+            "species", "--model", "mlp", "--layers", "16,dropout:0.5,8,dropout:0.25", "--epochs", "20");
+        for (List<String> model : List.of(cnn, mlp)) {
+            String layers = model.get(model.indexOf("--layers") + 1);
+            for (String batch : List.of("0", "40")) {
+                ModelFile first = null;
+                for (List<String> w : List.of(List.of("--nodes", "1"), List.of("--nodes", "3"),
+                    List.of("--backend", "mpi", "--nodes", "2"))) {
+                    Path out = dir.resolve("dropout-" + Math.abs(layers.hashCode()) + "-" + batch + "-"
+                        + String.join("", w).replace("-", ""));
+                    List<String> args = new java.util.ArrayList<>(List.of("train"));
+                    args.addAll(model);
+                    args.addAll(List.of("--optimizer", "adam", "--lr", "0.01", "--batch-size", batch, "--quiet",
+                        "--out", out.toString()));
+                    args.addAll(w);
+                    CliTest.Run r = CliTest.run(args.toArray(String[]::new));
+                    assertEquals(0, r.status(), w + ": " + r.err());
+                    assertEquals(layers, new ObjectMapper().readTree(out.resolve("model.json").toFile()).get("layers")
+                        .asText());
+                    ModelFile m = ModelFile.read(out.resolve("model.json"));
+                    if (first == null) {
+                        first = m;
+                    } else {
+                        assertArrayEquals(first.params(), m.params(), 0.0, layers + ", batch " + batch + ", " + w);
+                    }
+                }
+            }
+        }
+    }
+
     /** IDX images keep their shape: 6 x 10 images train without --image-shape, and the model records it. */
     @Test
     void nonSquareIdxImagesKeepTheirShape() throws IOException {

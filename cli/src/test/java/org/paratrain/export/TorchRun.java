@@ -51,11 +51,20 @@ final class TorchRun {
                 return nn.Sequential(nn.Linear(f, k, bias=bias), nn.Softmax(dim=1))
             mods = []
             if kind in ("mlp", "mlp-regression"):
-                sizes = [f] + [int(w) for w in m["layers"].split(",") if w] + [k if kind == "mlp" else 1]
+                parts = [p for p in m["layers"].split(",") if p]
+                sizes = [f] + [int(p) for p in parts if not p.startswith("dropout:")] + [k if kind == "mlp" else 1]
+                rates, n = {}, 0
+                for p in parts:
+                    if p.startswith("dropout:"):
+                        rates[n - 1] = float(p.split(":")[1])
+                    else:
+                        n += 1
                 for i in range(len(sizes) - 1):
                     mods.append(nn.Linear(sizes[i], sizes[i + 1]))
                     if i < len(sizes) - 2:
                         mods.append(act[m["activation"]]())
+                        if i in rates:
+                            mods.append(nn.Dropout(rates[i]))
                 return nn.Sequential(*mods, *([nn.Softmax(dim=1)] if kind == "mlp" else []))
             h, w, c = (int(v) for v in m["image_shape"].split("x"))
             image, size = True, None
@@ -64,6 +73,8 @@ final class TorchRun {
                 if name == "conv":
                     mods += [nn.Conv2d(c, int(a[0]), kernel_size=int(a[1])), nn.ReLU()]
                     c, h, w = int(a[0]), h - int(a[1]) + 1, w - int(a[1]) + 1
+                elif name == "dropout":
+                    mods.append(nn.Dropout(float(a[0])))
                 elif name == "pool":
                     mods.append(nn.MaxPool2d(int(a[0])))
                     h, w = h // int(a[0]), w // int(a[0])
@@ -77,7 +88,7 @@ final class TorchRun {
         for stem in open("stems.txt").read().split():
             tensors, m = load(stem + ".safetensors")
             dtype = torch.float64 if m["precision"] == "float64" else torch.float32
-            model = build(m).to(dtype)
+            model = build(m).to(dtype).eval()   # eval(): Dropout is the identity, as paratrain predicts
             coded = eval(m["torch_sequential"], {"torch": torch})
             assert repr(model) == repr(coded), "%s: torch_sequential %r, the architecture %r" % (stem, coded, model)
             assert all(p.dtype == dtype for p in coded.parameters()), stem + ": torch_sequential's dtype"

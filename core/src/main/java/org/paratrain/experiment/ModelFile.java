@@ -192,11 +192,11 @@ public record ModelFile(ModelSpec spec, int features, int classes, double[] para
                 + "than the " + params.length + " parameters the file holds");
         }
         boolean mlp = kind.startsWith("mlp");
+        ModelNames.MlpLayers layers = mlp ? check.layers(params.length) : null;
         ModelSpec spec = kind.equals("cnn") ? check.cnn() : ModelNames.of(kind, !mlp && check.flag("intercept"), classes,
-            mlp ? ModelNames.widths(check.layers(params.length)) : List.of(),
-            ModelNames.activation(mlp ? check.activation() : "relu"));
-        if (mlp) {
-            spec = spec.withPrecision(ModelNames.precision(check.precision()));
+            mlp ? layers.widths() : List.of(), ModelNames.activation(mlp ? check.activation() : "relu"));
+        if (spec instanceof ModelSpec.Mlp m) {
+            spec = m.withDropout(layers.dropout()).withPrecision(ModelNames.precision(check.precision()));
         }
         ModelFile m = new ModelFile(spec, features, classes, params, check.standardizer(features),
             check.classNames(classes), check.columns(features), check.dataFormat());

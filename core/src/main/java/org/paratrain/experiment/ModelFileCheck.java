@@ -93,18 +93,27 @@ final class ModelFileCheck {
     }
 
     /** An MLP's hidden widths, each no larger than the parameters could hold ("" for no hidden layer). */
-    String layers(int params) {
+    org.paratrain.train.spec.ModelNames.MlpLayers layers(int params) {
         JsonNode v = root.get("layers");
         String s = v == null ? "" : v.asText("");
-        if (v != null && !v.isTextual() || !s.isEmpty() && !s.matches("[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*")) {
-            throw error("field \"layers\" is " + shown(v) + "; expected hidden widths such as \"256,128\"");
+        org.paratrain.train.spec.ModelNames.MlpLayers l = null;
+        if (v == null || v.isTextual()) {
+            try {
+                l = org.paratrain.train.spec.ModelNames.mlpLayers(s);
+            } catch (org.paratrain.train.spec.SpecException e) {
+                l = null;
+            }
         }
-        for (String w : s.isEmpty() ? new String[0] : s.split(",")) {
-            if (Long.parseLong(w) > params) {
+        if (l == null || l.widths().stream().anyMatch(w -> w < 1)) {
+            throw error("field \"layers\" is " + shown(v) + "; expected hidden widths such as \"256,128\" (each "
+                + "may be followed by dropout:RATE)");
+        }
+        for (int w : l.widths()) {
+            if (w > params) {
                 throw error("hidden layer width " + w + " needs more than the " + params + " parameters the file holds");
             }
         }
-        return s;
+        return l;
     }
 
     /** A CNN's layers, image shape and classes, as ModelNames reads them from the command line. */

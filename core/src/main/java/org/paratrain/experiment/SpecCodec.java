@@ -52,6 +52,9 @@ public final class SpecCodec {
             o.put("epsilon", OptimizerSpec.EPSILON);
         }
         o.put("weight_decay", opt.weightDecay());
+        if (opt.clipNorm() > 0) {
+            o.put("clip_norm", opt.clipNorm());
+        }
         RunSpec run = spec.run();
         ObjectNode t = root.putObject("training");
         t.put("epochs", run.epochs());
@@ -113,7 +116,8 @@ public final class SpecCodec {
         JsonNode t = root.path("training");
         OptimizerSpec opt = new OptimizerSpec(OptimizerSpec.Method.parse(o.path("kind").asText()),
             o.path("learning_rate").asDouble(), o.path("momentum").asDouble(OptimizerSpec.DEFAULT_MOMENTUM), o.path("weight_decay").asDouble(),
-            OptimizerSpec.Schedule.parse(o.path("schedule").asText("constant")), o.path("warmup_steps").asLong());
+            OptimizerSpec.Schedule.parse(o.path("schedule").asText("constant")), o.path("warmup_steps").asLong(),
+            o.path("clip_norm").asDouble(0.0));
         RunSpec run = new RunSpec(RunSpec.Nodes.parse(root.path("nodes").asText("1")), t.path("epochs").asInt(),
             t.path("batch_size").asInt(), t.path("seed").asLong(),
             LossReduction.valueOf(t.path("loss_reduction").asText("sum").toUpperCase(Locale.ROOT)),

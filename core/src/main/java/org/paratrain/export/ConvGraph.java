@@ -31,6 +31,9 @@ final class ConvGraph {
         boolean image = false;              // whether v is an NCHW image, else [N, values] rows
         int at = 0;
         for (ConvNet.Layer layer : spec.layers()) {
+            if (layer instanceof ConvNet.Dropout) {
+                continue;           // the identity in inference
+            }
             if (layer instanceof ConvNet.Dense d) {
                 v = image ? flatten(g, v) : v;
                 image = false;

@@ -147,6 +147,9 @@ final class TorchLayout {
             at = dense(at, widths.get(l - 1), widths.get(l), null);
             if (l < widths.size() - 1) {
                 module(activation(spec.activation()));
+                if (spec.dropout().get(l - 1) != 0.0) {
+                    module("torch.nn.Dropout(" + spec.dropout().get(l - 1) + ")");    // identity in eval()
+                }
             }
         }
         if (classifier) {
@@ -175,6 +178,8 @@ final class TorchLayout {
                     module("torch.nn.ReLU()");
                     s = new ConvNet.Shape(1, 1, d.width());
                 }
+                // Identity in eval(); a module of its own, so the later modules keep PyTorch's numbering.
+                case ConvNet.Dropout r -> module("torch.nn.Dropout(" + r.rate() + ")");
             }
         }
         dense(at, s.size(), classes, image ? s : null);

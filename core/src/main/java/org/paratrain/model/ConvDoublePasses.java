@@ -3,6 +3,7 @@ package org.paratrain.model;
 import org.paratrain.data.Dataset;
 import org.paratrain.model.ConvNet.Conv;
 import org.paratrain.model.ConvNet.Dense;
+import org.paratrain.model.ConvNet.Dropout;
 import org.paratrain.model.ConvNet.Pool;
 import org.paratrain.model.ConvNet.Shape;
 import org.paratrain.model.ConvNet.Stage;
@@ -26,12 +27,36 @@ final class ConvDoublePasses {
     private double[][] deltas = new double[0][];
     private double[][] cols = new double[0][];
     private int[][] choices = new int[0][];
+    private double[][] factors = new double[0][];   // a dropout stage's mask factors of the chunk
+    private final DropoutMasks[] dropouts;          // by stage; null but for dropout stages
+    private long seed;
+    private long step;
+    private long firstRow;
     private int capacity;
 
     ConvDoublePasses(Shape image, Stage[] stages, int classes) {
         this.image = image;
         this.stages = stages;
         this.classes = classes;
+        this.dropouts = dropouts(stages);
+    }
+
+    /** The masks of each dropout stage (null for the other stages). */
+    static DropoutMasks[] dropouts(Stage[] stages) {
+        DropoutMasks[] d = new DropoutMasks[stages.length];
+        for (int s = 0; s < stages.length; s++) {
+            if (stages[s].layer() instanceof Dropout r) {
+                d[s] = new DropoutMasks(r.rate(), s);
+            }
+        }
+        return d;
+    }
+
+    /** The step the next training passes belong to: see {@link Model#trainingStep}. */
+    void trainingStep(long seed, long step, long firstRow) {
+        this.seed = seed;
+        this.step = step;
+        this.firstRow = firstRow;
     }
 
     /** The loss of samples {@code [from, to)}, each chunk's gradient added into {@code grad} in turn. */
@@ -66,7 +91,7 @@ final class ConvDoublePasses {
      * writes the head's deltas (from the same log-sum-exp) if asked.
      */
     private double forward(Dataset data, int from, int n, double[] params, boolean deltasToo) {
-        run(data, from, n, params);
+        pass(data, from, n, params, deltasToo);
         double loss = 0.0;
         double[] z = acts[stages.length - 1];
         double[] d = deltas[stages.length - 1];
@@ -83,8 +108,13 @@ final class ConvDoublePasses {
         return loss;
     }
 
-    /** Runs the block through every stage, leaving the logits in {@link #logits()}. */
+    /** Runs the block through every stage as inference does, leaving the logits in {@link #logits()}. */
     void run(Dataset data, int from, int n, double[] params) {
+        pass(data, from, n, params, false);
+    }
+
+    /** Runs the block through every stage; in training, the dropout stages drop. */
+    private void pass(Dataset data, int from, int n, double[] params, boolean training) {
         ensure(n);
         for (int s = 0; s < stages.length; s++) {
             Stage st = stages[s];
@@ -98,7 +128,24 @@ final class ConvDoublePasses {
                     convolve(st, n * st.pixels(), cols[s], params, out);
                 }
                 case Dense d -> affine(st, n, in, inBase, params, out, s < stages.length - 1);
+                case Dropout r -> drop(s, data, from, n, in, inBase, out, training);
             }
+        }
+    }
+
+    /** A dropout stage: {@code out = in x factors} in training, a copy in inference. */
+    private void drop(int s, Dataset data, int from, int n, double[] in, int inBase, double[] out, boolean training) {
+        int size = stages[s].out().size();
+        if (!training) {
+            System.arraycopy(in, inBase, out, 0, n * size);
+            return;
+        }
+        double[] f = factors[s];
+        for (int i = 0; i < n; i++) {
+            dropouts[s].factors(seed, step, firstRow + from + i, size, f, i * size);
+        }
+        for (int j = 0; j < n * size; j++) {
+            out[j] = in[inBase + j] * f[j];
         }
     }
 
@@ -147,6 +194,15 @@ final class ConvDoublePasses {
         Stage st = stages[s];
         double[] d = deltas[s];
         double[] prev = s == 0 ? null : deltas[s - 1];
+        if (st.layer() instanceof Dropout) {
+            if (s > 0) {        // the same factors the forward pass applied
+                double[] f = factors[s];
+                for (int j = 0; j < n * st.out().size(); j++) {
+                    prev[j] = d[j] * f[j];
+                }
+            }
+            return;
+        }
         if (st.layer() instanceof Pool) {
             if (s == 0) {
                 return;         // no parameters, and nothing before it to pass deltas to
@@ -197,6 +253,7 @@ final class ConvDoublePasses {
         deltas = new double[stages.length][];
         cols = new double[stages.length][];
         choices = new int[stages.length][];
+        factors = new double[stages.length][];
         for (int s = 0; s < stages.length; s++) {
             Stage st = stages[s];
             acts[s] = new double[n * st.out().size()];
@@ -205,6 +262,8 @@ final class ConvDoublePasses {
                 cols[s] = new double[n * st.pixels() * (st.patch() + 1)];
             } else if (st.layer() instanceof Pool) {
                 choices[s] = new int[n * st.out().size()];
+            } else if (st.layer() instanceof Dropout) {
+                factors[s] = new double[n * st.out().size()];
             }
         }
         capacity = n;

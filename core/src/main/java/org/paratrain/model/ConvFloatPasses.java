@@ -4,6 +4,7 @@ import java.util.Arrays;
 import org.paratrain.data.Dataset;
 import org.paratrain.model.ConvNet.Conv;
 import org.paratrain.model.ConvNet.Dense;
+import org.paratrain.model.ConvNet.Dropout;
 import org.paratrain.model.ConvNet.Pool;
 import org.paratrain.model.ConvNet.Stage;
 
@@ -29,11 +30,24 @@ final class ConvFloatPasses {
     private float[][] deltas = new float[0][];
     private float[][] cols = new float[0][];
     private int[][] choices = new int[0][];
+    private float[][] factors = new float[0][];
+    private final DropoutMasks[] dropouts;
+    private long seed;
+    private long step;
+    private long firstRow;
     private int capacity;
 
     ConvFloatPasses(ConvNet net, Stage[] stages) {
         this.net = net;
         this.stages = stages;
+        this.dropouts = ConvDoublePasses.dropouts(stages);
+    }
+
+    /** The step the next training passes belong to: see {@link Model#trainingStep}. */
+    void trainingStep(long seed, long step, long firstRow) {
+        this.seed = seed;
+        this.step = step;
+        this.firstRow = firstRow;
     }
 
     /** As the double path, a chunk at a time, in floats: the block's gradient added to {@code grad} once. */
@@ -92,6 +106,7 @@ final class ConvFloatPasses {
                     convolve(st, n * st.pixels(), cols[s], acts[s]);
                 }
                 case Dense d -> affine(st, n, in, acts[s], s < stages.length - 1);
+                case Dropout r -> drop(s, from, n, in, acts[s], deltasToo);
             }
         }
         // The head in doubles, from the float logits.
@@ -118,6 +133,22 @@ final class ConvFloatPasses {
             }
         }
         return loss;
+    }
+
+    /** As {@link ConvDoublePasses}'s: {@code out = in x factors} in training, a copy otherwise. */
+    private void drop(int s, int from, int n, float[] in, float[] out, boolean training) {
+        int size = stages[s].out().size();
+        if (!training) {
+            System.arraycopy(in, 0, out, 0, n * size);
+            return;
+        }
+        float[] f = factors[s];
+        for (int i = 0; i < n; i++) {
+            dropouts[s].factors(seed, step, firstRow + from + i, size, f, i * size);
+        }
+        for (int j = 0; j < n * size; j++) {
+            out[j] = in[j] * f[j];
+        }
     }
 
     /** As {@link ConvDoublePasses}'s: the biases come in through each patch row's trailing 1. */
@@ -152,6 +183,15 @@ final class ConvFloatPasses {
         Stage st = stages[s];
         float[] d = deltas[s];
         float[] prev = s == 0 ? null : deltas[s - 1];
+        if (st.layer() instanceof Dropout) {
+            if (s > 0) {
+                float[] f = factors[s];
+                for (int j = 0; j < n * st.out().size(); j++) {
+                    prev[j] = d[j] * f[j];
+                }
+            }
+            return;
+        }
         if (st.layer() instanceof Pool) {
             if (s == 0) {
                 return;
@@ -199,6 +239,7 @@ final class ConvFloatPasses {
         deltas = new float[stages.length][];
         cols = new float[stages.length][];
         choices = new int[stages.length][];
+        factors = new float[stages.length][];
         for (int s = 0; s < stages.length; s++) {
             Stage st = stages[s];
             acts[s] = new float[n * st.out().size()];
@@ -207,6 +248,8 @@ final class ConvFloatPasses {
                 cols[s] = new float[n * st.pixels() * (st.patch() + 1)];
             } else if (st.layer() instanceof Pool) {
                 choices[s] = new int[n * st.out().size()];
+            } else if (st.layer() instanceof Dropout) {
+                factors[s] = new float[n * st.out().size()];
             }
         }
         capacity = n;

@@ -86,9 +86,10 @@ final class ConvLayout {
                 flat = true;
                 out = new Shape(1, 1, d.width());
             }
+            case ConvNet.Dropout r -> out = shape;
         }
         Stage st = new Stage(layer, shape, out, (int) Math.min(p, Integer.MAX_VALUE), patch);
-        p += layer instanceof Pool ? 0 : ((long) st.fanIn() + 1) * st.units();
+        p += layer instanceof Pool || layer instanceof ConvNet.Dropout ? 0 : ((long) st.fanIn() + 1) * st.units();
         scratch = Math.max(scratch, out.size());
         return st;
     }
@@ -105,7 +106,7 @@ final class ConvLayout {
         Arrays.fill(params, 0.0);
         for (int s = 0; s < stages.length; s++) {
             Stage st = stages[s];
-            if (st.layer() instanceof Pool) {
+            if (st.layer() instanceof Pool || st.layer() instanceof ConvNet.Dropout) {
                 continue;
             }
             int in = st.fanIn();

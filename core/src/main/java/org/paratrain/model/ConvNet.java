@@ -102,6 +102,28 @@ public final class ConvNet implements Classifier {
     }
 
     /**
+     * {@code dropout:R}: in training, each value of the layer before (or of the image, first)
+     * is zeroed with probability R and the others scaled by {@code 1 / (1 - R)}; the identity
+     * in inference. The masks depend on the run's seed, the step and the sample's row alone
+     * ({@link DropoutMasks}), so they are the same at any node count.
+     *
+     * @param rate R, in [0, 1)
+     */
+    public record Dropout(double rate) implements Layer {
+        /** Checks the rate. */
+        public Dropout {
+            if (!(rate >= 0.0 && rate < 1.0)) {
+                throw new IllegalArgumentException("--layers: dropout needs a rate in [0, 1), got " + rate);
+            }
+        }
+
+        @Override
+        public String label() {
+            return "dropout:" + rate;
+        }
+    }
+
+    /**
      * The shape of an image or of a layer's output.
      *
      * @param height   rows, at least 1
@@ -224,6 +246,14 @@ public final class ConvNet implements Classifier {
     @Override
     public void initialize(double[] params, long seed) {
         layout.initialize(params, seed);
+    }
+
+    @Override
+    public void trainingStep(long seed, long step, long firstRow) {
+        doubles.trainingStep(seed, step, firstRow);
+        if (floats != null) {
+            floats.trainingStep(seed, step, firstRow);
+        }
     }
 
     /**

@@ -19,6 +19,13 @@ final class DoublePasses {
     private final MultilayerPerceptron.Head head;
     private double[][] acts = new double[0][];   // acts[l]: block x widths[l] (acts[0] unused: x itself)
     private double[][] deltas = new double[0][];
+    private double[][] dropped = new double[0][];   // a layer with dropout: its outputs times the factors
+    private double[][] factors = new double[0][];
+    /** Whether the last forward pass dropped (training), so the next layer read {@link #dropped}. */
+    private boolean dropping;
+    private long seed;
+    private long step;
+    private long firstRow;
     private int capacity;
 
     DoublePasses(MultilayerPerceptron net, MultilayerPerceptron.Head head) {
@@ -28,10 +35,17 @@ final class DoublePasses {
         this.head = head;
     }
 
+    /** The step the next training passes belong to: see {@link Model#trainingStep}. */
+    void trainingStep(long seed, long step, long firstRow) {
+        this.seed = seed;
+        this.step = step;
+        this.firstRow = firstRow;
+    }
+
     /** The block's loss, its gradient added into {@code grad} from {@code offset}. */
     double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
         int n = to - from;
-        double loss = forward(data, from, n, params);
+        double loss = pass(data, from, n, params, true);
         headDeltas(data, from, n);
         for (int l = widths.length - 1; l >= 1; l--) {
             backward(data, from, n, l, params, grad, offset);
@@ -79,7 +93,7 @@ final class DoublePasses {
     private void backward(Dataset data, int from, int n, int l, double[] params, double[] grad, int offset) {
         int in = widths[l - 1];
         int out = widths[l];
-        double[] a = l == 1 ? data.x() : acts[l - 1];
+        double[] a = l == 1 ? data.x() : input(l - 1);
         int aBase = l == 1 ? from * in : 0;
         double[] d = deltas[l];
         int w = offset + offsets[l];
@@ -95,20 +109,37 @@ final class DoublePasses {
         }
         double[] prev = deltas[l - 1];
         Gemm.dgemm(false, true, n, in, out, 1.0, d, 0, params, offsets[l], 0.0, prev, 0);  // dA = dZ W^T
+        if (dropping && net.dropouts[l - 1] != null) {      // through the factors the forward pass applied
+            double[] f = factors[l - 1];
+            for (int j = 0; j < n * in; j++) {
+                prev[j] *= f[j];
+            }
+        }
         double[] act = acts[l - 1];
         for (int j = 0; j < n * in; j++) {
             prev[j] *= net.derivative(act[j]);
         }
     }
 
-    /** Runs the block forward, keeping every layer's output; returns the summed loss. */
+    /** Runs the block forward as inference does, keeping every layer's output; returns the summed loss. */
     double forward(Dataset data, int from, int n, double[] params) {
+        return pass(data, from, n, params, false);
+    }
+
+    /** {@return what layer l passes on: its outputs, or in training with dropout those times the factors} */
+    private double[] input(int l) {
+        return dropping && net.dropouts[l] != null ? dropped[l] : acts[l];
+    }
+
+    /** Runs the block forward, dropping in training; returns the summed loss. */
+    private double pass(Dataset data, int from, int n, double[] params, boolean training) {
         ensure(n);
+        dropping = training;
         int last = widths.length - 1;
         for (int l = 1; l <= last; l++) {
             int in = widths[l - 1];
             int out = widths[l];
-            double[] a = l == 1 ? data.x() : acts[l - 1];
+            double[] a = l == 1 ? data.x() : input(l - 1);
             int aBase = l == 1 ? from * in : 0;
             double[] z = acts[l];
             int w = offsets[l];
@@ -121,9 +152,25 @@ final class DoublePasses {
                 for (int j = 0; j < n * out; j++) {
                     z[j] = net.activate(z[j]);
                 }
+                if (training && net.dropouts[l] != null) {
+                    drop(l, from, n, out);
+                }
             }
         }
         return headLoss(data, from, n);
+    }
+
+    /** Layer l's outputs times its dropout factors, into {@code dropped[l]}. */
+    private void drop(int l, int from, int n, int out) {
+        double[] f = factors[l];
+        for (int i = 0; i < n; i++) {
+            net.dropouts[l].factors(seed, step, firstRow + from + i, out, f, i * out);
+        }
+        double[] z = acts[l];
+        double[] o = dropped[l];
+        for (int j = 0; j < n * out; j++) {
+            o[j] = z[j] * f[j];
+        }
     }
 
     /** {@return the output layer's values of the last block run forward (n x outputs)} */
@@ -143,9 +190,15 @@ final class DoublePasses {
         }
         acts = new double[widths.length][];
         deltas = new double[widths.length][];
+        dropped = new double[widths.length][];
+        factors = new double[widths.length][];
         for (int l = 1; l < widths.length; l++) {
             acts[l] = new double[n * widths[l]];
             deltas[l] = new double[n * widths[l]];
+            if (net.dropouts[l] != null) {
+                dropped[l] = new double[n * widths[l]];
+                factors[l] = new double[n * widths[l]];
+            }
         }
         capacity = n;
     }

@@ -19,6 +19,12 @@ final class FloatPasses {
     private float[] inputsF = new float[0];
     private float[][] actsF = new float[0][];
     private float[][] deltasF = new float[0][];
+    private float[][] droppedF = new float[0][];
+    private float[][] factorsF = new float[0][];
+    private boolean dropping;
+    private long seed;
+    private long step;
+    private long firstRow;
     private int capacityF;
 
     FloatPasses(MultilayerPerceptron net, DoublePasses doubles) {
@@ -28,10 +34,17 @@ final class FloatPasses {
         this.gradF = new float[net.parameterCount()];
     }
 
+    /** The step the next training passes belong to: see {@link Model#trainingStep}. */
+    void trainingStep(long seed, long step, long firstRow) {
+        this.seed = seed;
+        this.step = step;
+        this.firstRow = firstRow;
+    }
+
     /** As the double path, in floats: the loss summed in doubles from the float logits. */
     double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
         int n = to - from;
-        double loss = forward(data, from, n, params);
+        double loss = pass(data, from, n, params, true);
         int last = net.widths.length - 1;
         doubles.headDeltas(data, from, n);      // in doubles, from the float outputs forward left there
         double[] d = doubles.outputDeltas();
@@ -52,7 +65,7 @@ final class FloatPasses {
     private void backward(int n, int l) {
         int in = net.widths[l - 1];
         int out = net.widths[l];
-        float[] a = l == 1 ? inputsF : actsF[l - 1];
+        float[] a = l == 1 ? inputsF : input(l - 1);
         float[] d = deltasF[l];
         int w = net.offsets[l];
         int b = w + in * out;
@@ -68,16 +81,32 @@ final class FloatPasses {
         }
         float[] prev = deltasF[l - 1];
         Gemm.sgemm(false, true, n, in, out, 1f, d, 0, paramsF, w, 0f, prev, 0);  // dA = dZ W^T
+        if (dropping && net.dropouts[l - 1] != null) {
+            float[] f = factorsF[l - 1];
+            for (int j = 0; j < n * in; j++) {
+                prev[j] *= f[j];
+            }
+        }
         float[] act = actsF[l - 1];
         for (int j = 0; j < n * in; j++) {
             prev[j] *= (float) net.derivative(act[j]);
         }
     }
 
-    /** The forward pass in floats, from the parameters and the block's inputs rounded to floats. */
+    /** The forward pass in floats as inference does, from the parameters and the inputs rounded to floats. */
     double forward(Dataset data, int from, int n, double[] params) {
+        return pass(data, from, n, params, false);
+    }
+
+    private float[] input(int l) {
+        return dropping && net.dropouts[l] != null ? droppedF[l] : actsF[l];
+    }
+
+    /** The forward pass in floats, dropping in training. */
+    private double pass(Dataset data, int from, int n, double[] params, boolean training) {
         doubles.ensure(n);      // the double buffers hold the outputs and the output deltas
         ensure(n);
+        dropping = training;
         for (int j = 0; j < paramsF.length; j++) {
             paramsF[j] = (float) params[j];
         }
@@ -90,7 +119,7 @@ final class FloatPasses {
         for (int l = 1; l <= last; l++) {
             int in = net.widths[l - 1];
             int out = net.widths[l];
-            float[] a = l == 1 ? inputsF : actsF[l - 1];
+            float[] a = l == 1 ? inputsF : input(l - 1);
             float[] z = actsF[l];
             int b = net.offsets[l] + in * out;
             for (int i = 0; i < n; i++) {
@@ -100,6 +129,16 @@ final class FloatPasses {
             if (l < last) {
                 for (int j = 0; j < n * out; j++) {
                     z[j] = (float) net.activate(z[j]);
+                }
+                if (training && net.dropouts[l] != null) {
+                    float[] f = factorsF[l];
+                    for (int i = 0; i < n; i++) {
+                        net.dropouts[l].factors(seed, step, firstRow + from + i, out, f, i * out);
+                    }
+                    float[] o = droppedF[l];
+                    for (int j = 0; j < n * out; j++) {
+                        o[j] = z[j] * f[j];
+                    }
                 }
             }
         }
@@ -120,9 +159,15 @@ final class FloatPasses {
         inputsF = new float[n * net.widths[0]];
         actsF = new float[net.widths.length][];
         deltasF = new float[net.widths.length][];
+        droppedF = new float[net.widths.length][];
+        factorsF = new float[net.widths.length][];
         for (int l = 1; l < net.widths.length; l++) {
             actsF[l] = new float[n * net.widths[l]];
             deltasF[l] = new float[n * net.widths[l]];
+            if (net.dropouts[l] != null) {
+                droppedF[l] = new float[n * net.widths[l]];
+                factorsF[l] = new float[n * net.widths[l]];
+            }
         }
         capacityF = n;
     }

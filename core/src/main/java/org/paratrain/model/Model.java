@@ -68,6 +68,22 @@ public interface Model {
     }
 
     /**
+     * Tells a model with layers that act only in training (dropout) which step the next
+     * {@link #lossAndGradient} and {@link #blocks} calls belong to, so that their random draws
+     * depend on the run's seed, the step and each sample's row, never on the rank or the node
+     * count. The trainer calls it before each step's blocks; {@link #loss} and inference are
+     * never affected. Models without such layers ignore it.
+     *
+     * @param seed     the run's seed, the same on every rank
+     * @param step     the step counted from the run's start: {@code epoch x steps-an-epoch + step}
+     * @param firstRow the row of the step's data that index 0 of the data given holds: 0, or
+     *                 the first sample of the rank's shard when it holds only that
+     */
+    default void trainingStep(long seed, long step, long firstRow) {
+        // Nothing random in training.
+    }
+
+    /**
      * Sets the starting parameters from {@code seed}; every rank calls it with the same seed and
      * gets the same values. Zeros by default, right for the convex models; networks override it
      * to break the symmetry between their units.

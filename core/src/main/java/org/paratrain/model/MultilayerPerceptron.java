@@ -64,6 +64,8 @@ public final class MultilayerPerceptron implements Classifier {
 
     final int[] widths;          // inputs, hidden..., classes
     final int[] offsets;         // where layer l's weights start
+    /** Layer l's dropout after its activation, or null (never for the input and the output). */
+    final DropoutMasks[] dropouts;
     private final Activation activation;
     private final Head head;
     private final int parameters;
@@ -110,7 +112,35 @@ public final class MultilayerPerceptron implements Classifier {
      */
     public MultilayerPerceptron(int inputs, int[] hidden, int outputs, Activation activation, Head head,
                                 Precision precision) {
+        this(inputs, hidden, outputs, activation, head, precision, new double[hidden.length]);
+    }
+
+    /**
+     * A network with dropout after its hidden layers: in training, each output of hidden layer
+     * l is zeroed with probability {@code dropout[l]} and the others scaled by
+     * {@code 1 / (1 - dropout[l])}, with masks that depend on the run's seed, the step and the
+     * sample's row alone ({@link Model#trainingStep}), the same at any node count; inference
+     * does not drop.
+     *
+     * @param inputs     features, at least 1
+     * @param hidden     widths of the hidden layers, each at least 1
+     * @param outputs    K classes for the softmax head, 1 for the squared-error head
+     * @param activation the hidden layers' nonlinearity
+     * @param head       the output layer and its loss
+     * @param precision  the arithmetic of the forward and backward passes
+     * @param dropout    the rate after each hidden layer, in [0, 1) (0: none), as many as {@code hidden}
+     */
+    public MultilayerPerceptron(int inputs, int[] hidden, int outputs, Activation activation, Head head,
+                                Precision precision, double[] dropout) {
         this.precision = precision;
+        if (dropout.length != hidden.length) {
+            throw new IllegalArgumentException("an MLP needs a dropout rate for each of its " + hidden.length
+                + " hidden layers, got " + dropout.length);
+        }
+        dropouts = new DropoutMasks[hidden.length + 2];
+        for (int l = 0; l < hidden.length; l++) {
+            dropouts[l + 1] = dropout[l] == 0.0 ? null : new DropoutMasks(dropout[l], l + 1);
+        }
         int classes = outputs;
         if (inputs < 1 || (head == Head.SOFTMAX ? classes < 2 : classes != 1)) {
             throw new IllegalArgumentException("an MLP needs at least 1 input, and 2 classes (softmax) or 1 output "
@@ -172,6 +202,14 @@ public final class MultilayerPerceptron implements Classifier {
             for (int k = 0; k < in * out; k++) {
                 params[offsets[l] + k] = he ? sd * gaussian(rnd) : limit * (2 * rnd.nextDouble() - 1);
             }
+        }
+    }
+
+    @Override
+    public void trainingStep(long seed, long step, long firstRow) {
+        doubles.trainingStep(seed, step, firstRow);
+        if (floats != null) {
+            floats.trainingStep(seed, step, firstRow);
         }
     }
 

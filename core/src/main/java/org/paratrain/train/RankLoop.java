@@ -36,6 +36,12 @@ final class RankLoop {
     double now = Double.NaN;
     /** When the last checkpoint was taken (or the loop started), by {@link System#nanoTime}. */
     private long lastSave = System.nanoTime();
+    /** The weights as the listener sees them: read-only, made once. */
+    private final java.nio.DoubleBuffer view;
+    /** The listener's decision, sent from rank 0 to the others when it may stop the run. */
+    private final double[] decision = new double[1];
+    /** The tag of that message; collectives use 32001..32006, early stopping 32010. */
+    static final int STOP_TAG = 32011;
 
     /**
      * Starts (or resumes) one rank's loop.
@@ -51,6 +57,7 @@ final class RankLoop {
         this.spec = spec;
         this.batches = batches;
         this.weights = new double[model.parameterCount()];
+        this.view = java.nio.DoubleBuffer.wrap(weights).asReadOnlyBuffer();
         this.history = TrainingResult.History.empty(spec.epochs());
         this.mean = spec.run().lossReduction() == LossReduction.MEAN;
         this.scale = mean ? 1.0 / batches.stepSamples() : 1.0;
@@ -107,9 +114,11 @@ final class RankLoop {
     boolean endEpoch(int epoch) {
         boolean validating = stopping != null && stopping.due(epoch);
         boolean stop = validating && stopping.validate(epoch, weights, history);
-        boolean listening = comm.rank() == 0 && control.listener() != null;
-        if (listening) {
-            control.listener().epochEnd(epoch, history);
+        TrainingControl.EpochListener l = control.listener();
+        boolean listening = comm.rank() == 0 && l != null;
+        boolean asked = listening && l.epochEnd(epoch, history, view.clear());
+        if (l != null && l.mayStop()) {
+            stop |= agree(asked);
         }
         String diverged = monitor.check(epoch, history.loss()[epoch - 1]);
         if (diverged != null) {
@@ -127,6 +136,19 @@ final class RankLoop {
             now = Double.NaN;
         }
         return stop;
+    }
+
+    /** Rank 0's decision to stop, sent to every other rank: all leave the loop after the same epoch. */
+    private boolean agree(boolean asked) {
+        if (comm.rank() == 0) {
+            decision[0] = asked ? 1 : 0;
+            for (int r = 1; r < comm.size(); r++) {
+                comm.send(decision, 0, 1, r, STOP_TAG);
+            }
+        } else {
+            comm.recv(decision, 0, 1, 0, STOP_TAG);
+        }
+        return decision[0] != 0;
     }
 
     /**

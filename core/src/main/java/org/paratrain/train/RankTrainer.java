@@ -191,9 +191,12 @@ public final class RankTrainer {
             }
             if (shared != null) {
                 sharedStep = s;
-                shared.data(batches.unfilled(e, s));
+                Dataset d = batches.unfilled(e, s);
+                trainingStep(d, e, s);
+                shared.data(d);
             } else {
                 Dataset d = batches.step(e, s);
+                trainingStep(d, e, s);
                 for (int k = 0; k < repeats; k++) {     // more than once only when a slower rank is injected
                     computeBlocks(exchange, ranges, d, loop.weights, true);
                 }
@@ -221,6 +224,15 @@ public final class RankTrainer {
         h.seconds()[e] = t2 - loop.start;
         h.lr()[e] = optimizer.learningRate();
         h.loss()[e] = loop.mean ? h.loss()[e] / steps : h.loss()[e];
+    }
+
+    /**
+     * Tells the model the step its blocks belong to: dropout's masks follow the seed, the step
+     * and the row of the step's data (a full batch's sample index, from the shard's start when
+     * the rank holds only its shard; a mini-batch's place in the batch), never the rank.
+     */
+    private void trainingStep(Dataset d, int e, int s) {
+        model.trainingStep(seed, (long) e * batches.steps() + s, d == data ? origin : 0);
     }
 
     /** The loss at the final weights, and rank 0's result over the {@code epochs} run. */

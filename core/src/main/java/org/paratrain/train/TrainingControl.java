@@ -115,6 +115,71 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
          *                the arrays, they are the trainer's own
          */
         void epochEnd(int epoch, TrainingResult.History history);
+
+        /**
+         * Called instead of {@link #epochEnd(int, TrainingResult.History)} where the trainer can
+         * show the parameters: by default it calls that and lets the run go on.
+         *
+         * @param epoch   the epoch just completed, 1-based
+         * @param history the run's history, as above
+         * @param params  the parameters after the epoch, read-only (a view, valid during the call)
+         * @return true to end the run after this epoch
+         */
+        default boolean epochEnd(int epoch, TrainingResult.History history, java.nio.DoubleBuffer params) {
+            epochEnd(epoch, history);
+            return false;
+        }
+
+        /**
+         * {@return whether this listener may end the run} When true, rank 0 tells every rank its
+         * answer after each epoch (one small message a rank), so all leave the loop together.
+         */
+        default boolean mayStop() {
+            return false;
+        }
+
+        /**
+         * {@return a listener that sees the parameters and may end the run}
+         * @param callback told after every epoch on rank 0; its true ends the run there, with the
+         *                 final checkpoint written when checkpoints are on
+         */
+        static EpochListener acting(EpochCallback callback) {
+            return new EpochListener() {
+                @Override
+                public void epochEnd(int epoch, TrainingResult.History history) {
+                    throw new IllegalStateException("an acting listener is told through its three-argument form");
+                }
+
+                @Override
+                public boolean epochEnd(int epoch, TrainingResult.History history, java.nio.DoubleBuffer params) {
+                    return callback.epochEnd(epoch, history, params);
+                }
+
+                @Override
+                public boolean mayStop() {
+                    return true;
+                }
+            };
+        }
+    }
+
+    /**
+     * Told on rank 0 at the end of every epoch with the metrics and the parameters, and may end
+     * the run: Keras's {@code model.stop_training}, Lightning's {@code trainer.should_stop}. A run
+     * it ends stops on every rank after that epoch, with the result, the history and (when
+     * checkpoints are on) a final checkpoint of that epoch, as a run of that many epochs would.
+     */
+    @FunctionalInterface
+    public interface EpochCallback {
+        /**
+         * Called once an epoch has ended, on rank 0's thread.
+         *
+         * @param epoch   the epoch just completed, 1-based
+         * @param history the run's history, valid for entries {@code [0, epoch)}; do not keep the arrays
+         * @param params  the parameters after the epoch, read-only; copy what must outlive the call
+         * @return true to end the run after this epoch
+         */
+        boolean epochEnd(int epoch, TrainingResult.History history, java.nio.DoubleBuffer params);
     }
 
     /**

@@ -179,7 +179,7 @@ class ConvNetTest {
      * 8x8 images with a bar: label 0 horizontal, 1 vertical, 2 diagonal, at random places and
      * brightness, over noise. No linear model of the pixels separates them well; a small CNN does.
      */
-    private static Dataset bars(int n, long seed) {
+    static Dataset bars(int n, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
         double[] x = new double[n * 64];
         double[] y = new double[n];

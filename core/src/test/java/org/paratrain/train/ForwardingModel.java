@@ -37,6 +37,11 @@ abstract class ForwardingModel implements Model {
     }
 
     @Override
+    public void trainingStep(long seed, long step, long firstRow) {
+        inner.trainingStep(seed, step, firstRow);
+    }
+
+    @Override
     public void initialize(double[] params, long seed) {
         inner.initialize(params, seed);
     }

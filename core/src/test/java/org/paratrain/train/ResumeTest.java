@@ -63,6 +63,24 @@ class ResumeTest {
         assertArrayEquals(reference.history().loss(), resumed.history().loss());
     }
 
+    /**
+     * Dropout's masks follow the step counted from the run's start: a network with dropout,
+     * stopped mid-epoch on 3 ranks and resumed on 2, ends with the bits of a run that never
+     * stopped.
+     */
+    @org.junit.jupiter.api.Test
+    void aResumedRunWithDropoutDropsWhatTheUninterruptedOneDropped() {
+        TrainSpec spec = CONFIG.withModel(org.paratrain.train.spec.ModelNames.named("mlp-regression", true, 0,
+            "16,dropout:0.3,8,dropout:0.2", "tanh", "")).withMethod(OptimizerSpec.Method.ADAM).withBatches(50, 7);
+        TrainingResult reference = Training.local(DATA, spec);
+        List<TrainingState> saved = checkpointsOfAFailedRun(spec, 3, 104, 1, 5);
+        TrainingState last = saved.get(saved.size() - 1);
+        assertTrue(last.step() > 0, "the last checkpoint should be inside an epoch: " + last);
+        TrainingResult resumed = Training.local(DATA, spec.withNodes(2), TrainingControl.none().resumingFrom(last), null);
+        assertArrayEquals(reference.params(), resumed.params());
+        assertArrayEquals(reference.history().loss(), resumed.history().loss());
+    }
+
     @ParameterizedTest
     @CsvSource({"2, 1", "3, 2"})
     void everyCheckpointIsAStateTheUninterruptedRunPassedThrough(int savedAt, int resumedAt) {

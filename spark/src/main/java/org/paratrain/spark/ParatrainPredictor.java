@@ -56,7 +56,8 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
         Uids.done();
         model = new Param<>(this, "model", "the model: one of " + models,
             ParamValidators.inArray(models.toArray(new String[0])));
-        layers = new Param<>(this, "layers", "an MLP's hidden-layer widths, input side first, e.g. \"64,32\"");
+        layers = new Param<>(this, "layers", "an MLP's hidden-layer widths, input "
+            + "side first, each optionally followed by its dropout, e.g. \"64,dropout:0.5,32\"");
         activation = new Param<>(this, "activation", "an MLP's hidden-layer nonlinearity: relu, tanh or sigmoid",
             ParamValidators.inArray(new String[] {"relu", "tanh", "sigmoid"}));
         optimizer = new Param<>(this, "optimizer", "adam, or gd (plain gradient descent)",

@@ -234,10 +234,13 @@ final class SparkTraining {
             }
             case "softmax" -> new ModelSpec.Softmax(classes, true);
             case "auto" -> classes == 2 ? new ModelSpec.Logistic(true) : new ModelSpec.Softmax(classes, true);
-            case "mlp" -> new ModelSpec.Mlp(widths(s.layers()), activation(s.activation()),
-                classifier ? MultilayerPerceptron.Head.SOFTMAX : MultilayerPerceptron.Head.SQUARED,
-                classifier ? classes : 0, s.float32() ? MultilayerPerceptron.Precision.FLOAT32
-                    : MultilayerPerceptron.Precision.FLOAT64);
+            case "mlp" -> {
+                org.paratrain.train.spec.ModelNames.MlpLayers l = layers(s.layers());
+                yield new ModelSpec.Mlp(l.widths(), activation(s.activation()),
+                    classifier ? MultilayerPerceptron.Head.SOFTMAX : MultilayerPerceptron.Head.SQUARED,
+                    classifier ? classes : 0, s.float32() ? MultilayerPerceptron.Precision.FLOAT32
+                        : MultilayerPerceptron.Precision.FLOAT64, l.dropout());
+            }
             default -> throw new IllegalArgumentException("model: unknown " + s.model());
         };
         if (s.float32() && !(m instanceof ModelSpec.Mlp)) {
@@ -264,12 +267,13 @@ final class SparkTraining {
         return spec;
     }
 
-    private static List<Integer> widths(String layers) {
+    /** The hidden widths, each optionally followed by {@code dropout:RATE} ({@code 64,dropout:0.5,32}). */
+    private static org.paratrain.train.spec.ModelNames.MlpLayers layers(String layers) {
         try {
-            return Arrays.stream(layers.split(",")).map(String::trim).map(Integer::valueOf).toList();
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("layers: expected widths separated by commas, such as 64,32; got \""
-                + layers + "\"");
+            return org.paratrain.train.spec.ModelNames.mlpLayers(layers);
+        } catch (org.paratrain.train.spec.SpecException e) {
+            throw new IllegalArgumentException("layers: expected widths separated by commas, such as 64,32 (each may "
+                + "be followed by dropout:RATE); got \"" + layers + "\"");
         }
     }
 

@@ -47,21 +47,24 @@ class SparkFitTest {
 
     /** The library's spec for what the estimator below is set to: written out independently. */
     static TrainSpec reference(String model, int batch) {
-        ModelSpec m = model.equals("mlp")
-            ? new ModelSpec.Mlp(List.of(8), MultilayerPerceptron.Activation.TANH, MultilayerPerceptron.Head.SOFTMAX, 2)
+        ModelSpec m = model.startsWith("mlp")
+            ? new ModelSpec.Mlp(List.of(8), MultilayerPerceptron.Activation.TANH, MultilayerPerceptron.Head.SOFTMAX, 2,
+                MultilayerPerceptron.Precision.FLOAT64, List.of(model.equals("mlp-dropout") ? 0.25 : 0.0))
             : new ModelSpec.Logistic(true);
         return TrainSpec.paper().withModel(m).withLearningRate(0.02).withMethod(OptimizerSpec.Method.ADAM)
             .withRun(new RunSpec(new RunSpec.Nodes.Count(1), 12, batch, 9, LossReduction.MEAN, 0));
     }
 
     static ParatrainClassifier estimator(String model, int batch, int ranks) {
-        return new ParatrainClassifier().setModel(model).setLayers("8").setActivation("tanh").setLearningRate(0.02)
+        // A full-batch task holds only its own rows: dropout's masks must follow the rows, not the task.
+        return new ParatrainClassifier().setModel(model.startsWith("mlp") ? "mlp" : model)
+            .setLayers(model.equals("mlp-dropout") ? "8,dropout:0.25" : "8").setActivation("tanh").setLearningRate(0.02)
             .setEpochs(12).setBatchSize(batch).setSeed(9).setNumRanks(ranks);
     }
 
     @ParameterizedTest(name = "{0}, batch {1}, {2} tasks")
     @CsvSource({"logistic,0,1", "logistic,0,2", "logistic,0,3", "logistic,32,3", "mlp,0,2", "mlp,16,1", "mlp,16,2",
-        "mlp,16,3"})
+        "mlp,16,3", "mlp-dropout,0,3", "mlp-dropout,16,2"})
     void aFitOnSparkIsTheBitsOfOneLocalRank(String model, int batch, int ranks) {
         org.paratrain.data.Dataset data = data();
         TrainingResult local = Training.local(data, reference(model, batch));

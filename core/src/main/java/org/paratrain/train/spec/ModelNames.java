@@ -36,13 +36,54 @@ public final class ModelNames {
             return new ModelSpec.Cnn(cnnLayers(layers), image == null || image.isBlank() ? null : shape(image), classes);
         }
         SpecException.check(image == null || image.isBlank(), "image-shape", "is for --model cnn, got model " + kind);
-        return of(kind, intercept, classes, widths(layers), activation(activation));
+        MlpLayers l = mlpLayers(layers);
+        ModelSpec spec = of(kind, intercept, classes, l.widths(), activation(activation));
+        return spec instanceof ModelSpec.Mlp m ? m.withDropout(l.dropout()) : spec;
+    }
+
+    /**
+     * An MLP's hidden layers: the widths, and the dropout rate after each (0 for none).
+     *
+     * @param widths  the hidden widths, input side first
+     * @param dropout one rate a width
+     */
+    public record MlpLayers(List<Integer> widths, List<Double> dropout) { }
+
+    /**
+     * An MLP's hidden layers as the command line writes them: widths, each optionally followed
+     * by {@code dropout:RATE} ({@code 256,dropout:0.5,128}).
+     *
+     * @param s the layers separated by commas, or empty for none
+     * @return the widths and rates
+     * @throws SpecException if a part is neither a positive whole number nor a dropout after a width
+     */
+    public static MlpLayers mlpLayers(String s) {
+        List<Integer> w = new ArrayList<>();
+        List<Double> d = new ArrayList<>();
+        for (String part : s == null || s.isBlank() ? new String[0] : s.split(",", -1)) {
+            String p = part.strip();
+            if (p.startsWith("dropout:")) {
+                SpecException.check(!w.isEmpty() && d.get(d.size() - 1) == 0.0, "layers", "of an mlp take "
+                    + "dropout:RATE after a hidden width, at most one each, e.g. 256,dropout:0.5,128; got '" + s + "'");
+                d.set(d.size() - 1, rate(p.substring("dropout:".length()), p));
+                continue;
+            }
+            try {
+                w.add(Integer.parseInt(p));
+                d.add(0.0);
+            } catch (NumberFormatException e) {
+                throw new SpecException("layers", "must be positive widths separated by commas, e.g. 256,128 "
+                    + "(each may be followed by dropout:RATE), got '" + s + "'");
+            }
+        }
+        return new MlpLayers(w, d);
     }
 
     /**
      * A CNN's layers written as the command line writes them.
      *
-     * @param s {@code conv:FILTERS:KERNEL}, {@code pool:SIZE} and {@code dense:WIDTH}, separated by commas
+     * @param s {@code conv:FILTERS:KERNEL}, {@code pool:SIZE}, {@code dense:WIDTH} and
+     *          {@code dropout:RATE}, separated by commas
      * @return the layers, input side first
      * @throws SpecException naming the first part that is not a layer
      */
@@ -54,16 +95,31 @@ public final class ModelNames {
                 case "conv" -> f.length == 3 ? new ConvNet.Conv(positive(f[1], 1, part), positive(f[2], 1, part)) : null;
                 case "pool" -> f.length == 2 ? new ConvNet.Pool(positive(f[1], 2, part)) : null;
                 case "dense" -> f.length == 2 ? new ConvNet.Dense(positive(f[1], 1, part)) : null;
+                case "dropout" -> f.length == 2 ? new ConvNet.Dropout(rate(f[1], part)) : null;
                 default -> null;
             };
             if (layer == null) {
-                throw new SpecException("layers", "of a cnn must be conv:FILTERS:KERNEL, pool:SIZE or dense:WIDTH "
-                    + "separated by commas, e.g. " + CNN_EXAMPLE + "; got '" + part.strip() + "'");
+                throw new SpecException("layers", "of a cnn must be conv:FILTERS:KERNEL, pool:SIZE, dense:WIDTH or "
+                    + "dropout:RATE separated by commas, e.g. " + CNN_EXAMPLE + "; got '" + part.strip() + "'");
             }
             layers.add(layer);
         }
         SpecException.check(!layers.isEmpty(), "layers", "must name a cnn's layers, e.g. " + CNN_EXAMPLE);
         return layers;
+    }
+
+    /** {@return a dropout rate in [0, 1)} */
+    private static double rate(String v, String part) {
+        try {
+            double r = Double.parseDouble(v);
+            if (r >= 0.0 && r < 1.0) {
+                return r;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new SpecException("layers", "need a dropout rate from 0 to below 1 (the fraction dropped), got '"
+            + part.strip() + "'");
     }
 
     private static int positive(String v, int min, String part) {
@@ -136,26 +192,14 @@ public final class ModelNames {
     }
 
     /**
-     * Hidden widths written as the command line writes them.
+     * Hidden widths written as the command line writes them, without their dropout.
      *
      * @param s widths separated by commas ({@code 256,128}), or empty for none
      * @return the widths
      * @throws SpecException if one is not a positive whole number
      */
     public static List<Integer> widths(String s) {
-        if (s == null || s.isBlank()) {
-            return List.of();
-        }
-        List<Integer> w = new ArrayList<>();
-        for (String part : s.split(",")) {
-            try {
-                w.add(Integer.parseInt(part.strip()));
-            } catch (NumberFormatException e) {
-                throw new SpecException("layers", "must be positive widths separated by commas, e.g. 256,128, "
-                    + "got '" + s + "'");
-            }
-        }
-        return w;
+        return mlpLayers(s).widths();
     }
 
     /**

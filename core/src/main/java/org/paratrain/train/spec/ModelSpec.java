@@ -175,9 +175,11 @@ public sealed interface ModelSpec {
      * @param head       the output layer and its loss
      * @param classes    K for a softmax head, or 0 to count; 0 for a squared-error head
      * @param precision  the arithmetic of the forward and backward passes (float64 by default)
+     * @param dropout    the dropout rate after each hidden layer, in [0, 1) (0: none); as many as
+     *                   {@code hidden}, or null for none
      */
     record Mlp(List<Integer> hidden, Activation activation, Head head, int classes,
-               MultilayerPerceptron.Precision precision) implements ModelSpec {
+               MultilayerPerceptron.Precision precision, List<Double> dropout) implements ModelSpec {
         /**
          * A network trained in double precision.
          *
@@ -190,9 +192,24 @@ public sealed interface ModelSpec {
             this(hidden, activation, head, classes, MultilayerPerceptron.Precision.FLOAT64);
         }
 
-        /** Checks the widths and the classes, and keeps an unmodifiable copy of the widths. */
+        /**
+         * A network without dropout.
+         *
+         * @param hidden     the hidden layers' widths
+         * @param activation their nonlinearity
+         * @param head       the output layer and its loss
+         * @param classes    K for the softmax head (0 to count them), 0 for the squared-error head
+         * @param precision  the arithmetic of the passes
+         */
+        public Mlp(List<Integer> hidden, Activation activation, Head head, int classes,
+                   MultilayerPerceptron.Precision precision) {
+            this(hidden, activation, head, classes, precision, null);
+        }
+
+        /** Checks the widths, the rates and the classes, and keeps unmodifiable copies of the lists. */
         public Mlp {
             hidden = ModelSpecs.checkMlp(hidden, activation, head, classes, precision);
+            dropout = ModelSpecs.checkDropout(hidden, dropout);
         }
 
         @Override
@@ -210,9 +227,19 @@ public sealed interface ModelSpec {
             return head == Head.SOFTMAX;
         }
 
-        /** {@return the hidden widths as the command line writes them ({@code 256,128})} */
+        /**
+         * {@return the hidden layers as the command line writes them: the widths, each followed by
+         * its dropout when it has one ({@code 256,dropout:0.5,128})}
+         */
         public String layers() {
-            return String.join(",", hidden.stream().map(String::valueOf).toList());
+            List<String> parts = new java.util.ArrayList<>();
+            for (int l = 0; l < hidden.size(); l++) {
+                parts.add(String.valueOf(hidden.get(l)));
+                if (dropout.get(l) != 0.0) {
+                    parts.add("dropout:" + dropout.get(l));
+                }
+            }
+            return String.join(",", parts);
         }
 
         @Override
@@ -224,13 +251,23 @@ public sealed interface ModelSpec {
         @Override
         public Model newModel(int features, int classes) {
             int[] widths = hidden.stream().mapToInt(Integer::intValue).toArray();
-            return head == Head.SOFTMAX ? new MultilayerPerceptron(features, widths, classes, activation, head, precision)
-                : new MultilayerPerceptron(features, widths, 1, activation, Head.SQUARED, precision);
+            double[] rates = dropout.stream().mapToDouble(Double::doubleValue).toArray();
+            return head == Head.SOFTMAX
+                ? new MultilayerPerceptron(features, widths, classes, activation, head, precision, rates)
+                : new MultilayerPerceptron(features, widths, 1, activation, Head.SQUARED, precision, rates);
         }
 
         @Override
         public ModelSpec withPrecision(MultilayerPerceptron.Precision p) {
-            return new Mlp(hidden, activation, head, classes, p);
+            return new Mlp(hidden, activation, head, classes, p, dropout);
+        }
+
+        /**
+         * {@return this network with these dropout rates after its hidden layers}
+         * @param rates one rate a hidden layer, in [0, 1)
+         */
+        public Mlp withDropout(List<Double> rates) {
+            return new Mlp(hidden, activation, head, classes, precision, rates);
         }
     }
 

@@ -40,6 +40,20 @@ final class ModelSpecs {
         return widths;
     }
 
+    /** {@return an unmodifiable copy of an MLP's dropout rates, one a hidden layer (zeros for null)} */
+    static List<Double> checkDropout(List<Integer> hidden, List<Double> dropout) {
+        if (dropout == null) {
+            return java.util.Collections.nCopies(hidden.size(), 0.0);
+        }
+        List<Double> rates = List.copyOf(dropout);
+        SpecException.check(rates.size() == hidden.size(), "layers", "need one dropout rate a hidden layer ("
+            + hidden.size() + "), got " + rates.size());
+        for (double r : rates) {
+            SpecException.check(r >= 0.0 && r < 1.0, "layers", "need dropout rates from 0 to below 1, got " + r);
+        }
+        return rates;
+    }
+
     /** {@return an unmodifiable copy of a CNN's layers, once its other components are checked too} */
     static List<ConvNet.Layer> checkCnn(List<ConvNet.Layer> layers, int classes,
                                         MultilayerPerceptron.Precision precision) {

@@ -2,6 +2,7 @@ package org.paratrain.train.spec;
 
 import java.util.Locale;
 import org.paratrain.optim.Adam;
+import org.paratrain.optim.GlobalNormClipping;
 import org.paratrain.optim.GradientDescent;
 import org.paratrain.optim.LearningRateSchedule;
 import org.paratrain.optim.Optimizer;
@@ -18,9 +19,11 @@ import org.paratrain.optim.Optimizer;
  * @param weightDecay  L2 weight decay (decoupled for Adam), finite and at least 0
  * @param schedule     how the learning rate changes with the step
  * @param warmupSteps  steps of linear warm-up before the schedule, at least 0
+ * @param clipNorm     the largest global norm of the combined gradient an update takes (larger ones are
+ *                     scaled down to it, {@link GlobalNormClipping}); 0 for no clipping
  */
 public record OptimizerSpec(Method method, double learningRate, double momentum, double weightDecay,
-                            Schedule schedule, long warmupSteps) {
+                            Schedule schedule, long warmupSteps, double clipNorm) {
 
     /** The momentum unless one is given, and the value kept by methods that have none. */
     public static final double DEFAULT_MOMENTUM = 0.9;
@@ -78,6 +81,23 @@ public record OptimizerSpec(Method method, double learningRate, double momentum,
             "must be a finite number >= 0, got " + weightDecay);
         SpecException.check(schedule != null, "schedule", "must be constant, cosine or step:EVERY:FACTOR");
         SpecException.check(warmupSteps >= 0, "warm-up steps", "must be at least 0, got " + warmupSteps);
+        SpecException.check(clipNorm >= 0 && clipNorm < Double.POSITIVE_INFINITY, "clip norm",
+            "must be a positive finite number (0: no clipping), got " + clipNorm);
+    }
+
+    /**
+     * An update rule without clipping.
+     *
+     * @param method       the update rule
+     * @param learningRate the base learning rate
+     * @param momentum     momentum of the momentum methods
+     * @param weightDecay  L2 weight decay
+     * @param schedule     how the learning rate changes with the step
+     * @param warmupSteps  steps of linear warm-up
+     */
+    public OptimizerSpec(Method method, double learningRate, double momentum, double weightDecay, Schedule schedule,
+                         long warmupSteps) {
+        this(method, learningRate, momentum, weightDecay, schedule, warmupSteps, 0.0);
     }
 
     /**
@@ -93,7 +113,7 @@ public record OptimizerSpec(Method method, double learningRate, double momentum,
      * @param m the new value
      */
     public OptimizerSpec withMethod(Method m) {
-        return new OptimizerSpec(m, learningRate, momentum, weightDecay, schedule, warmupSteps);
+        return new OptimizerSpec(m, learningRate, momentum, weightDecay, schedule, warmupSteps, clipNorm);
     }
 
     /**
@@ -101,7 +121,7 @@ public record OptimizerSpec(Method method, double learningRate, double momentum,
      * @param lr the learning rate
      */
     public OptimizerSpec withLearningRate(double lr) {
-        return new OptimizerSpec(method, lr, momentum, weightDecay, schedule, warmupSteps);
+        return new OptimizerSpec(method, lr, momentum, weightDecay, schedule, warmupSteps, clipNorm);
     }
 
     /**
@@ -110,7 +130,7 @@ public record OptimizerSpec(Method method, double learningRate, double momentum,
      * @param warmup warm-up steps
      */
     public OptimizerSpec withSchedule(Schedule s, long warmup) {
-        return new OptimizerSpec(method, learningRate, momentum, weightDecay, s, warmup);
+        return new OptimizerSpec(method, learningRate, momentum, weightDecay, s, warmup, clipNorm);
     }
 
     /**
@@ -119,7 +139,15 @@ public record OptimizerSpec(Method method, double learningRate, double momentum,
      * @param decay weight decay
      */
     public OptimizerSpec withMomentum(double m, double decay) {
-        return new OptimizerSpec(method, learningRate, m, decay, schedule, warmupSteps);
+        return new OptimizerSpec(method, learningRate, m, decay, schedule, warmupSteps, clipNorm);
+    }
+
+    /**
+     * {@return this spec clipping the combined gradient to this global norm}
+     * @param norm the largest norm an update takes, 0 for no clipping
+     */
+    public OptimizerSpec withClipNorm(double norm) {
+        return new OptimizerSpec(method, learningRate, momentum, weightDecay, schedule, warmupSteps, norm);
     }
 
     /**
@@ -133,12 +161,13 @@ public record OptimizerSpec(Method method, double learningRate, double momentum,
         if (warmupSteps > 0) {
             s = LearningRateSchedule.warmup(warmupSteps, s);
         }
-        return switch (method) {
+        Optimizer o = switch (method) {
             case ADAM -> new Adam(s, BETA1, BETA2, EPSILON, weightDecay);
             case MOMENTUM -> new GradientDescent(s, momentum, false, weightDecay);
             case NESTEROV -> new GradientDescent(s, momentum, true, weightDecay);
             case GD -> new GradientDescent(s, 0.0, false, weightDecay);
         };
+        return clipNorm > 0 ? new GlobalNormClipping(o, clipNorm) : o;
     }
 
     /** How the learning rate changes with the step (before any warm-up). */

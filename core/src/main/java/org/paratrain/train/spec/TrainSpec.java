@@ -22,6 +22,9 @@ public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec e
         SpecException.check(optimizer != null, "optimizer", "must be given");
         SpecException.check(exchange != null, "exchange", "must be given");
         SpecException.check(run != null, "run", "must be given");
+        // A sharded optimizer holds a slice of the gradient; a global norm needs all of it.
+        SpecException.check(optimizer.clipNorm() == 0 || exchange.scheme() != ExchangeSpec.Scheme.SHARDED,
+            "clip norm", "needs the whole gradient on every rank; it does not go with a sharded optimizer (--shard-optimizer)");
     }
 
     /** {@return the paper's run: linear regression without intercept, gradient descent at 1e-4, master-worker} */
