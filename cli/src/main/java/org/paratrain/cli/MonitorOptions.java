@@ -37,8 +37,27 @@ final class MonitorOptions {
         + "for this many validations in a row, and keep the parameters of the best epoch; 0: never.")
     int patience;
 
+    @Option(names = "--tensorboard", paramLabel = "DIR", description = "Write TensorBoard event files to DIR "
+        + "(tensorboard --logdir DIR): every epoch's training and validation loss and accuracy, learning rate, time "
+        + "an epoch and a step, and the compute/communication split; a histogram of the parameters every "
+        + "--tensorboard-histograms epochs.")
+    java.nio.file.Path tensorboard;
+
+    @Option(names = "--tensorboard-histograms", defaultValue = "10", paramLabel = "N", description = "With "
+        + "--tensorboard: a histogram of the parameters every N epochs and after the last (default ${DEFAULT-VALUE}; "
+        + "0: none).")
+    int histogramsEvery;
+
     /** Checks the values before any work. */
     void check(boolean haveValidationData) {
+        if (histogramsEvery < 0) {
+            throw new IllegalArgumentException("--tensorboard-histograms must be at least 0, got " + histogramsEvery);
+        }
+        if (tensorboard != null && java.nio.file.Files.exists(tensorboard)
+            && !java.nio.file.Files.isDirectory(tensorboard)) {
+            throw new IllegalArgumentException("--tensorboard " + tensorboard + ": exists and is not a directory "
+                + "(expected a log directory, made if missing)");
+        }
         int every = validateEvery == null ? 0 : validateEvery;
         if (logEvery < 0 || every < 0 || patience < 0) {
             throw new IllegalArgumentException((logEvery < 0 ? "--log-every" : every < 0 ? "--validate-every"
@@ -67,7 +86,12 @@ final class MonitorOptions {
 
     /** The listener that shows progress, passing every epoch on to {@code next} as well. */
     Display display(int epochs, PrintWriter out, TrainingControl.EpochListener next) {
-        return new Display(epochs, out, next);
+        return new Display(epochs, 1, out, next);
+    }
+
+    /** As above, for a run of {@code steps} steps an epoch (TensorBoard's time a step). */
+    Display display(int epochs, long steps, PrintWriter out, TrainingControl.EpochListener next) {
+        return new Display(epochs, steps, out, next);
     }
 
     /** Shows progress; close it when the run ends, however it ends. */
@@ -76,9 +100,13 @@ final class MonitorOptions {
         private final TrainingControl.EpochListener next;
         private final ProgressBar bar;
         private final int epochs;
+        private final long steps;
+        /** The event file, opened at the first epoch (rank 0's alone is told), or null. */
+        private org.paratrain.experiment.TensorBoardWriter board;
 
-        Display(int epochs, PrintWriter out, TrainingControl.EpochListener next) {
+        Display(int epochs, long steps, PrintWriter out, TrainingControl.EpochListener next) {
             this.epochs = epochs;
+            this.steps = Math.max(1, steps);
             this.out = out;
             this.next = next;
             Console console = System.console();
@@ -99,6 +127,38 @@ final class MonitorOptions {
                 out.println(summary(epoch, h));
                 out.flush();
             }
+        }
+
+        @Override
+        public boolean epochEnd(int epoch, TrainingResult.History h, java.nio.DoubleBuffer params) {
+            epochEnd(epoch, h);
+            if (tensorboard != null) {
+                try {
+                    log(epoch, h, params);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException("--tensorboard " + tensorboard + ": " + e.getMessage(), e);
+                }
+            }
+            return false;
+        }
+
+        private static final String[] TAGS = {"loss/train", "loss/validation", "accuracy/validation",
+            "learning_rate", "time/epoch_seconds", "time/step_milliseconds", "time/compute_seconds",
+            "time/communication_seconds"};
+
+        /** The epoch's scalars and, when due, the parameters' histogram. */
+        private void log(int epoch, TrainingResult.History h, java.nio.DoubleBuffer params) throws java.io.IOException {
+            if (board == null) {
+                board = org.paratrain.experiment.TensorBoardWriter.create(tensorboard);
+            }
+            int e = epoch - 1;
+            double seconds = h.seconds()[e] - (e > 0 ? h.seconds()[e - 1] : 0);
+            board.scalars(epoch, TAGS, new double[] {h.loss()[e], h.valLoss()[e], h.valAccuracy()[e], h.lr()[e],
+                seconds, 1e3 * seconds / steps, h.compute()[e], h.comm()[e]});
+            if (histogramsEvery > 0 && (epoch % histogramsEvery == 0 || epoch == epochs)) {
+                board.histogram(epoch, "params", params, 30);
+            }
+            board.flush();
         }
 
         /** For the bar, which shares a terminal line: "loss 0.4123 val 0.4302 85.20%". */
@@ -134,6 +194,13 @@ final class MonitorOptions {
         public void close() {
             if (bar != null) {
                 bar.close();
+            }
+            if (board != null) {
+                try {
+                    board.close();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException("--tensorboard " + tensorboard + ": " + e.getMessage(), e);
+                }
             }
         }
     }

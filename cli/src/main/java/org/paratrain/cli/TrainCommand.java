@@ -284,7 +284,8 @@ final class TrainCommand implements Runnable {
                 spec.run().lossReduction());
         FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
         boolean rankZero = Backend.mpiRankFromEnvironment() == 0;
-        try (MonitorOptions.Display display = monitor.display(spec.epochs(), out(), attempts.listener())) {
+        try (MonitorOptions.Display display = monitor.display(spec.epochs(), spec.totalSteps(data) / spec.epochs(),
+            out(), attempts.listener())) {
             TrainingControl.EpochListener listener = rankZero ? display : attempts.listener();
             if (backendOptions.isMpi()) {
                 return checkpoints.onMpiRank(meta, resumed, listener, control -> FailureInjection.mpi(data, spec,
