@@ -330,6 +330,18 @@ public final class Trainer {
     }
 
     /**
+     * {@return this trainer, lowering the learning rate when the validation loss stops improving
+     * (Keras's {@code ReduceLROnPlateau}; needs {@link #validateOn})} Rank 0 decides from the
+     * validation loss and every rank takes the same factor, so the bits hold at any node count.
+     * @param patience validations in a row without a lower validation loss before each reduction
+     * @param factor   what each reduction multiplies the learning rate by, in (0, 1); 0.1 is Keras's
+     */
+    public Trainer reduceLearningRateOnPlateau(int patience, double factor) {
+        TrainingControl.Plateau p = new TrainingControl.Plateau(patience, factor);
+        return set(t -> t.plateau = p);
+    }
+
+    /**
      * {@return this trainer, saving its whole state at intervals (the newest 2 are kept)}
      * @param dir directory of the checkpoints, made if missing
      * @param every epochs between two checkpoints; the last epoch is always saved

@@ -23,7 +23,7 @@ import org.paratrain.train.spec.TrainSpec;
  */
 record TrainerRun(Dataset data, TrainingControl.EpochListener listener, Duration commTimeout, Dataset validation,
                   int validateEvery, int patience, Path checkpointDir, int checkpointEvery, Path resume, Path initFrom,
-                  double[] initial) {
+                  double[] initial, TrainingControl.Plateau plateau) {
 
     TrainingResult run(TrainSpec spec) {
         int k = spec.check(data);
@@ -71,12 +71,13 @@ record TrainerRun(Dataset data, TrainingControl.EpochListener listener, Duration
 
     private TrainingControl.Validation validation(TrainSpec spec, int k) {
         if (validation == null) {
-            if (patience > 0) {
-                throw new IllegalArgumentException("earlyStop needs validateOn(data, every)");
+            if (patience > 0 || plateau != null) {
+                throw new IllegalArgumentException((patience > 0 ? "earlyStop" : "reduceLearningRateOnPlateau")
+                    + " needs validateOn(data, every)");
             }
             return null;
         }
         return TrainingControl.Validation.on(validation, spec.model().newModel(data.features(), k),
-            spec.run().lossReduction(), validateEvery, patience);
+            spec.run().lossReduction(), validateEvery, patience).withPlateau(plateau);
     }
 }

@@ -57,6 +57,7 @@ final class TrainerSettings {
     Dataset validation;
     int validateEvery;
     int patience;
+    org.paratrain.train.TrainingControl.Plateau plateau;
     Path checkpointDir;
     int checkpointEvery;
     Path resume;
@@ -149,6 +150,6 @@ final class TrainerSettings {
     /** {@return rank 0's result of training on the data with these settings} */
     TrainingResult run() {
         return new TrainerRun(data, listener, commTimeout, validation, validateEvery, patience, checkpointDir,
-            checkpointEvery, resume, initFrom, initial).run(spec());
+            checkpointEvery, resume, initFrom, initial, plateau).run(spec());
     }
 }

@@ -37,6 +37,15 @@ final class MonitorOptions {
         + "for this many validations in a row, and keep the parameters of the best epoch; 0: never.")
     int patience;
 
+    @Option(names = "--plateau-patience", defaultValue = "0", paramLabel = "N", description = "Lower the learning "
+        + "rate when the validation loss has not improved for N validations in a row (Keras's ReduceLROnPlateau), "
+        + "by --plateau-factor, again after each N more; 0: never.")
+    int plateauPatience;
+
+    @Option(names = "--plateau-factor", defaultValue = "0.1", paramLabel = "F", description = "With "
+        + "--plateau-patience: what each reduction multiplies the learning rate by, in (0, 1) (default ${DEFAULT-VALUE}).")
+    double plateauFactor;
+
     @Option(names = "--tensorboard", paramLabel = "DIR", description = "Write TensorBoard event files to DIR "
         + "(tensorboard --logdir DIR): every epoch's training and validation loss and accuracy, learning rate, time "
         + "an epoch and a step, and the compute/communication split; a histogram of the parameters every "
@@ -50,6 +59,14 @@ final class MonitorOptions {
 
     /** Checks the values before any work. */
     void check(boolean haveValidationData) {
+        if (plateauPatience < 0 || !(plateauFactor > 0 && plateauFactor < 1)) {
+            throw new IllegalArgumentException(plateauPatience < 0 ? "--plateau-patience must be at least 0, got "
+                + plateauPatience : "--plateau-factor must be in (0, 1), got " + plateauFactor);
+        }
+        if (plateauPatience > 0 && (!haveValidationData || validateEvery != null && validateEvery == 0)) {
+            throw new IllegalArgumentException("--plateau-patience needs validations: give --val-fraction or --val-data"
+                + (haveValidationData ? ", and not --validate-every 0" : ""));
+        }
         if (histogramsEvery < 0) {
             throw new IllegalArgumentException("--tensorboard-histograms must be at least 0, got " + histogramsEvery);
         }
@@ -81,7 +98,8 @@ final class MonitorOptions {
         if (every == 0) {
             return null;
         }
-        return TrainingControl.Validation.on(held, model, reduction, every, patience);
+        return TrainingControl.Validation.on(held, model, reduction, every, patience).withPlateau(plateauPatience == 0
+            ? null : new TrainingControl.Plateau(plateauPatience, plateauFactor));
     }
 
     /** The listener that shows progress, passing every epoch on to {@code next} as well. */

@@ -167,6 +167,10 @@ class BadInputTest {
         c.add(bad("mlp dropout before a width", 2, "--layers|dropout:RATE after a hidden width", train("--model", "mlp",
             "--y", "@labels.in", "--layers", "dropout:0.5,8")));
         c.add(bad("clip norm negative", 2, "--clip-norm|positive", train("--clip-norm", "-1")));
+        c.add(bad("plateau without validation data", 2, "--plateau-patience|--val-fraction",
+            train("--plateau-patience", "3")));
+        c.add(bad("plateau factor of 1", 2, "--plateau-factor|(0, 1)", train("--plateau-patience", "3",
+            "--plateau-factor", "1")));
         c.add(bad("clip norm with a sharded optimizer", 2, "--clip-norm|--shard-optimizer", train("--clip-norm", "1",
             "--allreduce", "ring", "--shard-optimizer")));
         c.add(bad("cnn with an activation", 2, "--activation", train("--model", "cnn", "--y", "@labels.in",

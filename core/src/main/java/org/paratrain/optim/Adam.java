@@ -25,6 +25,8 @@ public final class Adam implements Optimizer {
     private double beta2Power = 1.0;
     private long steps;
     private double lastRate = Double.NaN;
+    /** What the schedule's rate is multiplied by (a plateau's reductions); 1 leaves its bits alone. */
+    private double factor = 1.0;
 
     /**
      * Adam with every setting given.
@@ -63,7 +65,7 @@ public final class Adam implements Optimizer {
             m = new double[to - from];
             v = new double[to - from];
         }
-        double lr = schedule.rate(steps++);
+        double lr = schedule.rate(steps++) * factor;
         lastRate = lr;
         beta1Power *= beta1;
         beta2Power *= beta2;
@@ -108,6 +110,14 @@ public final class Adam implements Optimizer {
     }
 
     @Override
+    public void scaleLearningRate(double f) {
+        if (!(f > 0 && f < Double.POSITIVE_INFINITY)) {
+            throw new IllegalArgumentException("a learning rate factor must be positive and finite, got " + f);
+        }
+        factor = f;
+    }
+
+    @Override
     public double learningRate() {
         return lastRate;
     }
@@ -127,7 +137,7 @@ public final class Adam implements Optimizer {
     public void restore(OptimizerState s) {
         s.expect(name(), 2, 2);
         steps = s.steps();
-        lastRate = steps == 0 ? Double.NaN : schedule.rate(steps - 1);
+        lastRate = steps == 0 ? Double.NaN : schedule.rate(steps - 1) * factor;
         double[] powers = s.scalars();
         beta1Power = powers[0];
         beta2Power = powers[1];

@@ -78,6 +78,11 @@ public final class GlobalNormClipping implements Optimizer {
     }
 
     @Override
+    public void scaleLearningRate(double factor) {
+        inner.scaleLearningRate(factor);
+    }
+
+    @Override
     public OptimizerState state() {
         return inner.state();
     }

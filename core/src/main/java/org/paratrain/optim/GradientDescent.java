@@ -18,6 +18,8 @@ public final class GradientDescent implements Optimizer {
     private double[] velocity;
     private long steps;
     private double lastRate = Double.NaN;
+    /** What the schedule's rate is multiplied by (a plateau's reductions); 1 leaves its bits alone. */
+    private double factor = 1.0;
 
     /**
      * Plain gradient descent with a constant learning rate: the paper's {@code w -= lr g}.
@@ -51,7 +53,7 @@ public final class GradientDescent implements Optimizer {
 
     @Override
     public void step(double[] params, double[] grad, int from, int to) {
-        double lr = schedule.rate(steps++);
+        double lr = schedule.rate(steps++) * factor;
         lastRate = lr;
         if (momentum == 0 && weightDecay == 0) {
             for (int j = from; j < to; j++) {
@@ -68,6 +70,14 @@ public final class GradientDescent implements Optimizer {
             velocity[k] = momentum * velocity[k] + g;
             params[j] -= lr * (nesterov ? g + momentum * velocity[k] : velocity[k]);
         }
+    }
+
+    @Override
+    public void scaleLearningRate(double f) {
+        if (!(f > 0 && f < Double.POSITIVE_INFINITY)) {
+            throw new IllegalArgumentException("a learning rate factor must be positive and finite, got " + f);
+        }
+        factor = f;
     }
 
     @Override
@@ -90,7 +100,7 @@ public final class GradientDescent implements Optimizer {
     public void restore(OptimizerState s) {
         s.expect(name(), 0, 1);
         steps = s.steps();
-        lastRate = steps == 0 ? Double.NaN : schedule.rate(steps - 1);
+        lastRate = steps == 0 ? Double.NaN : schedule.rate(steps - 1) * factor;
         velocity = s.vector(0).length == 0 ? null : s.vector(0);
     }
 }

@@ -41,6 +41,15 @@ public interface Optimizer {
     double learningRate();
 
     /**
+     * Multiplies every later rate of the schedule by {@code factor} (1 at the start): how
+     * a learning rate that reacts to a plateau of the validation loss lowers it. Every rank
+     * is given the same factor at the same step, so the updates stay equal.
+     *
+     * @param factor positive and finite; 1 is the schedule as given
+     */
+    void scaleLearningRate(double factor);
+
+    /**
      * Everything {@link #restore} needs to continue bit for bit: the update count (which is
      * also the schedule's position) and the raw values of every state vector and scalar.
      * The arrays are copies; the optimiser keeps none of them.

@@ -22,15 +22,22 @@ final class EarlyStopping {
     private final TrainingControl.Validation validation;
     private final Communicator comm;
     private final int epochs;
-    private final double[] message = new double[1];
+    private final double[] message = new double[2];
+    /** Whose learning rate a plateau lowers, or null without one. */
+    private final org.paratrain.optim.Optimizer optimizer;
+    /** The learning rate's factor so far, and the validations since the last best or reduction. */
+    private double factor = 1.0;
+    private int plateauSince;
     private double[] best;
     private double bestLoss = Double.POSITIVE_INFINITY;
     private int since;
 
-    EarlyStopping(TrainingControl.Validation validation, Communicator comm, int epochs) {
+    EarlyStopping(TrainingControl.Validation validation, Communicator comm, int epochs,
+                  org.paratrain.optim.Optimizer optimizer) {
         this.validation = validation;
         this.comm = comm;
         this.epochs = epochs;
+        this.optimizer = validation.plateau() == null ? null : optimizer;
     }
 
     /** Takes up the counters from {@code history}'s first {@code epochs} entries and the saved best parameters. */
@@ -38,10 +45,13 @@ final class EarlyStopping {
         for (int e = 0; e < epochsDone; e++) {
             double v = history.valLoss()[e];
             if (!Double.isNaN(v)) {
-                note(v);
+                plateau(note(v));
             }
         }
         best = savedBest.length == 0 ? null : savedBest.clone();
+        if (optimizer != null) {
+            optimizer.scaleLearningRate(factor);
+        }
     }
 
     /** Whether epoch {@code epoch} (1-based) ends with a validation. */
@@ -60,11 +70,15 @@ final class EarlyStopping {
             history.valAccuracy()[epoch - 1] = m[1];
             boolean improved = note(m[0]);
             message[0] = improved ? IMPROVED : validation.patience() > 0 && since >= validation.patience() ? STOP : 0;
+            message[1] = plateau(improved);
             for (int r = 1; r < comm.size(); r++) {
-                comm.send(message, 0, 1, r, TAG);
+                comm.send(message, 0, 2, r, TAG);
             }
         } else {
-            comm.recv(message, 0, 1, 0, TAG);
+            comm.recv(message, 0, 2, 0, TAG);
+        }
+        if (optimizer != null) {
+            optimizer.scaleLearningRate(message[1]);
         }
         if (message[0] == IMPROVED && validation.patience() > 0) {
             best = weights.clone();
@@ -82,6 +96,20 @@ final class EarlyStopping {
     /** The best parameters so far, for a checkpoint (empty when none are kept). */
     double[] best() {
         return best == null ? new double[0] : best;
+    }
+
+    /** Counts a validation towards the plateau; returns the learning rate's factor after it. */
+    private double plateau(boolean improved) {
+        TrainingControl.Plateau p = validation.plateau();
+        if (p == null) {
+            return 1.0;
+        }
+        plateauSince = improved ? 0 : plateauSince + 1;
+        if (plateauSince >= p.patience()) {
+            factor *= p.factor();
+            plateauSince = 0;
+        }
+        return factor;
     }
 
     /** Counts a validation loss; true if it is the best so far. */

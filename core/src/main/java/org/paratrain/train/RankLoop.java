@@ -65,7 +65,7 @@ final class RankLoop {
         this.control = control;
         this.exchange = exchange;
         this.stopping = control.validation() == null ? null
-            : new EarlyStopping(control.validation(), comm, spec.epochs());
+            : new EarlyStopping(control.validation(), comm, spec.epochs(), optimizer);
         TrainingState r = control.resume();
         double[] initial = control.initial();
         if (r == null && initial == null) {

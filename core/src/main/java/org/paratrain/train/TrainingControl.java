@@ -231,14 +231,36 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
      * @param every     epochs between validations, at least 1
      * @param patience  validations without improvement before stopping; 0 never stops early
      * @param validator measures parameters: returns {loss, accuracy (NaN for regression)}
+     * @param plateau   when to lower the learning rate because the validation loss stopped
+     *                  improving, or null for never
      */
-    public record Validation(int every, int patience, java.util.function.Function<double[], double[]> validator) {
+    public record Validation(int every, int patience, java.util.function.Function<double[], double[]> validator,
+                             Plateau plateau) {
         /** Checks the values. */
         public Validation {
             if (every < 1 || patience < 0 || validator == null) {
                 throw new IllegalArgumentException("validation needs an interval >= 1 and a patience >= 0, got "
                     + every + " and " + patience);
             }
+        }
+
+        /**
+         * Validation without a plateau's reductions of the learning rate.
+         *
+         * @param every     epochs between validations, at least 1
+         * @param patience  validations without improvement before stopping; 0 never stops early
+         * @param validator measures parameters: returns {loss, accuracy (NaN for regression)}
+         */
+        public Validation(int every, int patience, java.util.function.Function<double[], double[]> validator) {
+            this(every, patience, validator, null);
+        }
+
+        /**
+         * {@return this validation, lowering the learning rate on a plateau as {@code p} says}
+         * @param p when and by how much; null for never
+         */
+        public Validation withPlateau(Plateau p) {
+            return new Validation(every, patience, validator, p);
         }
 
         /**
@@ -260,6 +282,27 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
                 return new double[] {reduction == LossReduction.MEAN ? loss / held.samples() : loss,
                     classifier ? ((org.paratrain.model.Classifier) model).accuracy(held, params) : Double.NaN};
             });
+        }
+    }
+
+    /**
+     * A learning rate that reacts to a plateau (Keras's {@code ReduceLROnPlateau}, PyTorch's
+     * {@code ReduceLROnPlateau(mode="min")}): after {@code patience} validations in a row without
+     * a new best validation loss, every later rate is multiplied by {@code factor} once more, and
+     * the count starts again. Rank 0 decides from the validation loss and tells every rank the
+     * factor, so all update alike; a resumed run replays the saved validation losses and takes
+     * up the same factor.
+     *
+     * @param patience validations without improvement before each reduction, at least 1
+     * @param factor   the multiplier of each reduction, in (0, 1)
+     */
+    public record Plateau(int patience, double factor) {
+        /** Checks the values. */
+        public Plateau {
+            if (patience < 1 || !(factor > 0 && factor < 1)) {
+                throw new IllegalArgumentException("a plateau needs a patience >= 1 and a factor in (0, 1), got "
+                    + patience + " and " + factor);
+            }
         }
     }
 }
