@@ -20,6 +20,8 @@ public final class GlobalNormClipping implements Optimizer {
     private double lastNorm = Double.NaN;
 
     /**
+     * Clipping around {@code inner}.
+     *
      * @param inner   the update rule the clipped gradient goes to
      * @param maxNorm the largest norm let through, positive and finite
      */
