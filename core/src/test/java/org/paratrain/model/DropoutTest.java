@@ -123,6 +123,15 @@ class DropoutTest {
         double[] grad = new double[w.length + 2];
         double loss = net.lossAndGradient(d, 1, 20, w, grad, 2);
         assertNotEquals(net.loss(d, 1, 20, w), loss, "training drops units; loss() is inference's");
+        assertFiniteDifferences(net, d, 1, 20, w, grad, 2, "cnn");
+    }
+
+    /**
+     * Central differences of the training loss (the same masks: the model's step is set) against
+     * {@code grad[offset + j]}, parameter by parameter.
+     */
+    private static void assertFiniteDifferences(Model net, Dataset d, int from, int to, double[] w, double[] grad,
+                                                int offset, String what) {
         double[] scratch = new double[w.length];
         for (int j = 0; j < w.length; j++) {
             double h = 1e-6;
@@ -130,9 +139,9 @@ class DropoutTest {
             double[] minus = w.clone();
             plus[j] += h;
             minus[j] -= h;
-            double fd = (net.lossAndGradient(d, 1, 20, plus, scratch, 0)
-                - net.lossAndGradient(d, 1, 20, minus, scratch, 0)) / (2 * h);
-            assertEquals(fd, grad[2 + j], 1e-6 * Math.max(1, Math.abs(fd)), "parameter " + j);
+            double fd = (net.lossAndGradient(d, from, to, plus, scratch, 0)
+                - net.lossAndGradient(d, from, to, minus, scratch, 0)) / (2 * h);
+            assertEquals(fd, grad[offset + j], 1e-6 * Math.max(1, Math.abs(fd)), what + ": parameter " + j);
         }
     }
 
@@ -255,17 +264,7 @@ class DropoutTest {
             double[] grad = new double[w.length];
             double loss = net.lossAndGradient(d, 0, n, w, grad, 0);
             assertNotEquals(plain.loss(d, 0, n, w), loss, act + ": training drops");
-            double[] scratch = new double[w.length];
-            for (int j = 0; j < w.length; j++) {
-                double h = 1e-6;
-                double[] plus = w.clone();
-                double[] minus = w.clone();
-                plus[j] += h;
-                minus[j] -= h;
-                double fd = (net.lossAndGradient(d, 0, n, plus, scratch, 0)
-                    - net.lossAndGradient(d, 0, n, minus, scratch, 0)) / (2 * h);
-                assertEquals(fd, grad[j], 1e-6 * Math.max(1, Math.abs(fd)), act + ": parameter " + j);
-            }
+            assertFiniteDifferences(net, d, 0, n, w, grad, 0, act.toString());
         }
     }
 
