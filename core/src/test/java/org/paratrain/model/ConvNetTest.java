@@ -30,7 +30,7 @@ class ConvNetTest {
     private static final List<ConvNet.Layer> LAYERS = List.of(new ConvNet.Conv(3, 3), new ConvNet.Pool(2),
         new ConvNet.Conv(4, 2), new ConvNet.Dense(5));
 
-    private static Dataset noise(ConvNet.Shape shape, int n, int classes, long seed) {
+    static Dataset noise(ConvNet.Shape shape, int n, int classes, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
         double[] x = new double[n * shape.size()];
         double[] y = new double[n];

@@ -34,16 +34,7 @@ class DropoutTest {
         new ConvNet.Dropout(0.5), new ConvNet.Pool(2), new ConvNet.Dense(6), new ConvNet.Dropout(0.3));
 
     private static Dataset noise(int n, int classes, long seed) {
-        SplittableRandom r = new SplittableRandom(seed);
-        double[] x = new double[n * IMAGE.size()];
-        double[] y = new double[n];
-        for (int i = 0; i < x.length; i++) {
-            x[i] = r.nextGaussian();
-        }
-        for (int i = 0; i < n; i++) {
-            y[i] = r.nextInt(classes);
-        }
-        return new Dataset(x, y, n, IMAGE.size());
+        return ConvNetTest.noise(IMAGE, n, classes, seed);
     }
 
     @Test
