@@ -192,17 +192,6 @@ public final class ModelNames {
     }
 
     /**
-     * Hidden widths written as the command line writes them, without their dropout.
-     *
-     * @param s widths separated by commas ({@code 256,128}), or empty for none
-     * @return the widths
-     * @throws SpecException if one is not a positive whole number
-     */
-    public static List<Integer> widths(String s) {
-        return mlpLayers(s).widths();
-    }
-
-    /**
      * A hidden-layer activation by name.
      *
      * @param s {@code relu}, {@code tanh} or {@code sigmoid}
