@@ -172,6 +172,38 @@ public final class Trainer {
         return set(t -> t.clipNorm = norm);
     }
 
+    /**
+     * {@return this trainer, weighing a classifier's training loss by class} A sample of class c
+     * counts {@code weights[c]} times in the loss and its gradient (Keras' {@code class_weight});
+     * validation and evaluation stay unweighted.
+     * @param weights one a class, in class order, finite and at least 0
+     */
+    public Trainer classWeights(double... weights) {
+        StringBuilder b = new StringBuilder();
+        for (double w : weights) {
+            b.append(b.isEmpty() ? "" : ",").append(w);
+        }
+        return set(t -> t.classWeights = b.toString());
+    }
+
+    /**
+     * {@return this trainer, weighing each class by {@code n / (K n_c)} from the training labels}
+     * As scikit-learn's {@code class_weight="balanced"}: every class weighs as much in total.
+     */
+    public Trainer balancedClassWeights() {
+        return set(t -> t.classWeights = "balanced");
+    }
+
+    /**
+     * {@return this trainer, smoothing a classifier's training targets} The target is
+     * {@code 1 - eps} on the label plus {@code eps / K} on every class, as Keras' and PyTorch's
+     * {@code label_smoothing}.
+     * @param eps in [0, 1) (0: none)
+     */
+    public Trainer labelSmoothing(double eps) {
+        return set(t -> t.labelSmoothing = eps);
+    }
+
     /** {@return this trainer, with the learning rate decaying to 0 along a cosine over the run} */
     public Trainer cosineSchedule() {
         return set(t -> t.schedule = "cosine");

@@ -9,6 +9,7 @@ import org.paratrain.train.LossReduction;
 import org.paratrain.train.TrainingControl;
 import org.paratrain.train.TrainingResult;
 import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.LossSpec;
 import org.paratrain.train.spec.ModelNames;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.OptimizerSpec;
@@ -38,6 +39,9 @@ final class TrainerSettings {
     double momentum = 0.9;
     double weightDecay;
     double clipNorm;
+    /** The class weights ({@code balanced}, {@code 1,2}) or null, and label smoothing. */
+    String classWeights;
+    double labelSmoothing;
     String schedule = "constant";
     long warmupSteps;
     /** Null until set: see {@link org.paratrain.train.spec.Defaults}. */
@@ -144,7 +148,7 @@ final class TrainerSettings {
                     + "which blocks (\"blocks\" or \"fixed\"), got sum(\"float\")");
             }
         }
-        return new TrainSpec(m, o, shard ? e.sharded() : e, run);
+        return new TrainSpec(m, o, shard ? e.sharded() : e, run, LossSpec.parse(classWeights, labelSmoothing));
     }
 
     /** {@return rank 0's result of training on the data with these settings} */

@@ -1,5 +1,6 @@
 package org.paratrain.cli;
 
+import org.paratrain.train.spec.LossSpec;
 import org.paratrain.train.spec.ModelNames;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.OptimizerSpec;
@@ -61,6 +62,16 @@ final class ModelOptions {
         + "the exact sum, so the same on every rank (default 0: no clipping).")
     double clipNorm;
 
+    @Option(names = "--class-weight", paramLabel = "balanced|W0,W1,...", description = "A classifier's weight a "
+        + "class in training (a sample of class c counts W_c times), in class order, or balanced: n / (K n_c) from "
+        + "the training labels, as scikit-learn's class_weight=\"balanced\" (default: every class 1).")
+    String classWeight;
+
+    @Option(names = "--label-smoothing", defaultValue = "0", paramLabel = "EPS", description = "A classifier's "
+        + "training target: 1 - EPS on the label plus EPS / K on every class, as Keras' and PyTorch's "
+        + "label_smoothing (default 0).")
+    double labelSmoothing;
+
     @Option(names = "--schedule", defaultValue = "constant",
         description = "Learning rate schedule: constant (default), cosine or step:EVERY:FACTOR.")
     String schedule;
@@ -82,6 +93,11 @@ final class ModelOptions {
         boolean bias = intercept != null ? intercept : !paperDefaults();
         return ModelNames.named(model, bias, classes, org.paratrain.train.spec.Defaults.hiddenLayers(model, layers),
             activation, imageShape).withPrecision(ModelNames.precision(precision));
+    }
+
+    /** {@return the training loss's class weights and label smoothing; a bad value is an error naming its option} */
+    LossSpec loss() {
+        return LossSpec.parse(classWeight, labelSmoothing);
     }
 
     /** {@return the optimizer these options describe, owning the learning rate and its schedule} */

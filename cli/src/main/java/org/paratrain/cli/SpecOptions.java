@@ -19,7 +19,8 @@ final class SpecOptions {
         Map.entry("format", "--format"), Map.entry("features", "--x"), Map.entry("labels", "--labels"),
         Map.entry("test labels", "--test-labels"), Map.entry("test fraction", "--test-fraction"),
         Map.entry("test data", "--test-data"), Map.entry("sum", "--sum"), Map.entry("precision", "--precision"),
-        Map.entry("image-shape", "--image-shape"), Map.entry("clip norm", "--clip-norm"));
+        Map.entry("image-shape", "--image-shape"), Map.entry("clip norm", "--clip-norm"),
+        Map.entry("class weights", "--class-weight"), Map.entry("label smoothing", "--label-smoothing"));
 
     private SpecOptions() { }
 

@@ -212,7 +212,7 @@ final class TrainCommand implements Runnable {
         int rebalance = exchange.rebalance();
         String reduction = lossReduction != null ? lossReduction : learning.paperDefaults() ? "sum" : "mean";
         RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(reduction), blockSize, rebalance);
-        return new TrainSpec(m, o, exchange.spec(rebalance), run);
+        return new TrainSpec(m, o, exchange.spec(rebalance), run, learning.loss());
     }
 
     /** A CNN on IDX images without --image-shape takes the images' shape from the file's header. */

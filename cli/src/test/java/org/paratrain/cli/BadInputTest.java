@@ -167,6 +167,15 @@ class BadInputTest {
         c.add(bad("mlp dropout before a width", 2, "--layers|dropout:RATE after a hidden width", train("--model", "mlp",
             "--y", "@labels.in", "--layers", "dropout:0.5,8")));
         c.add(bad("clip norm negative", 2, "--clip-norm|positive", train("--clip-norm", "-1")));
+        c.add(bad("class weights on a regression", 2, "--class-weight|classifiers", train("--class-weight", "1,2")));
+        c.add(bad("label smoothing on a regression", 2, "--label-smoothing|classifiers",
+            train("--label-smoothing", "0.1")));
+        c.add(bad("class weight not a number", 2, "--class-weight|'x'", train("--model", "logistic", "--y",
+            "@labels.in", "--class-weight", "1,x")));
+        c.add(bad("class weights not one a class", 2, "--class-weight|2 classes|3 weights", train("--model",
+            "logistic", "--y", "@labels.in", "--class-weight", "1,2,3")));
+        c.add(bad("label smoothing of 1", 2, "--label-smoothing|[0, 1)", train("--model", "logistic", "--y",
+            "@labels.in", "--label-smoothing", "1")));
         c.add(bad("plateau without validation data", 2, "--plateau-patience|--val-fraction",
             train("--plateau-patience", "3")));
         c.add(bad("plateau factor of 1", 2, "--plateau-factor|(0, 1)", train("--plateau-patience", "3",

@@ -105,8 +105,8 @@ class CnnCliTest {
     /**
      * Dropout's masks follow the seed, the step and the sample, never the rank: the same model
      * file at 1 local rank, 3 local ranks and 2 MPI processes (skipped without mpirun unless
-     * PARATRAIN_REQUIRE_MPI is set), for a CNN and an MLP, full batch and mini-batch; the file
-     * names the layers, and reads back.
+     * PARATRAIN_REQUIRE_MPI is set), for a CNN and an MLP (with class weights, label smoothing
+     * and clipping too), full batch and mini-batch; the file names the layers, and reads back.
      */
     @Test
     void dropoutKeepsTheBitsOnEveryBackend() throws IOException {
@@ -116,7 +116,8 @@ class CnnCliTest {
             dir.resolve("train-labels").toString(), "--model", "cnn", "--layers",
             "conv:4:3,dropout:0.2,pool:2,dense:8,dropout:0.5", "--block-size", "10", "--epochs", "3");
         List<String> mlp = List.of("--format", "csv", "--data", "core/src/test/resources/fixtures/iris.csv", "--label",
-            "species", "--model", "mlp", "--layers", "16,dropout:0.5,8,dropout:0.25", "--epochs", "20");
+            "species", "--model", "mlp", "--layers", "16,dropout:0.5,8,dropout:0.25", "--epochs", "20",
+            "--class-weight", "1,2.5,0.5", "--label-smoothing", "0.1", "--clip-norm", "1");
         for (List<String> model : List.of(cnn, mlp)) {
             String layers = model.get(model.indexOf("--layers") + 1);
             for (String batch : List.of("0", "40")) {

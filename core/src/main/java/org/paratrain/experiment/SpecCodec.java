@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import org.paratrain.train.LossReduction;
 import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.LossSpec;
 import org.paratrain.train.spec.ModelNames;
 import org.paratrain.train.spec.ModelSpec;
 import org.paratrain.train.spec.OptimizerSpec;
@@ -54,6 +55,17 @@ public final class SpecCodec {
         o.put("weight_decay", opt.weightDecay());
         if (opt.clipNorm() > 0) {
             o.put("clip_norm", opt.clipNorm());
+        }
+        if (!spec.loss().plain()) {
+            ObjectNode l = root.putObject("loss");
+            LossSpec loss = spec.loss();
+            if (loss.balanced()) {
+                l.put("class_weights", "balanced");
+            } else if (!loss.classWeights().isEmpty()) {
+                var a = l.putArray("class_weights");
+                loss.classWeights().forEach(a::add);
+            }
+            l.put("label_smoothing", loss.labelSmoothing());
         }
         RunSpec run = spec.run();
         ObjectNode t = root.putObject("training");
@@ -128,7 +140,19 @@ public final class SpecCodec {
         ExchangeSpec exchange = ExchangeSpec.parse(name, root.has("sum") ? ExchangeSpec.Sum.parse(
             root.path("sum").asText()) : name.equals("auto") ? null : ExchangeSpec.Sum.BLOCKS);
         return new TrainSpec(decodeModel(root.path("model")), opt,
-            root.path("shard_optimizer").asBoolean() ? exchange.sharded() : exchange, run);
+            root.path("shard_optimizer").asBoolean() ? exchange.sharded() : exchange, run, decodeLoss(root.path("loss")));
+    }
+
+    /** The {@code loss} group {@link #encode} wrote, or plain cross-entropy when there is none. */
+    private static LossSpec decodeLoss(JsonNode l) {
+        if (l.isMissingNode()) {
+            return LossSpec.PLAIN;
+        }
+        JsonNode w = l.path("class_weights");
+        List<Double> weights = new ArrayList<>();
+        w.forEach(v -> weights.add(v.asDouble()));
+        return new LossSpec(w.isArray() ? weights : List.of(), w.asText("").equals("balanced"),
+            l.path("label_smoothing").asDouble(0.0));
     }
 
     /**

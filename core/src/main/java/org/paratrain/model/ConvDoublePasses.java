@@ -33,6 +33,8 @@ final class ConvDoublePasses {
     private long step;
     private long firstRow;
     private int capacity;
+    /** The head's training loss: see {@link Model#objective}. */
+    Objective objective = Objective.PLAIN;
 
     ConvDoublePasses(Shape image, Stage[] stages, int classes) {
         this.image = image;
@@ -98,10 +100,10 @@ final class ConvDoublePasses {
         for (int i = 0; i < n; i++) {
             int label = (int) data.y()[from + i];
             double lse = Softmax.logSumExp(z, i * classes, classes);
-            loss += lse - z[i * classes + label];
-            if (deltasToo) {        // the head's deltas from the same log-sum-exp: softmax minus one-hot
+            loss += objective.crossEntropy(lse, z, i * classes, classes, label);
+            if (deltasToo) {        // the head's deltas from the same log-sum-exp: softmax minus the target
                 for (int c = 0; c < classes; c++) {
-                    d[i * classes + c] = Math.exp(z[i * classes + c] - lse) - (c == label ? 1.0 : 0.0);
+                    d[i * classes + c] = objective.delta(Math.exp(z[i * classes + c] - lse), c, label, classes);
                 }
             }
         }

@@ -114,6 +114,7 @@ final class ConvFloatPasses {
         float[] z = acts[stages.length - 1];
         float[] d = deltas[stages.length - 1];
         double loss = 0.0;
+        Objective o = net.objective();
         for (int i = 0; i < n; i++) {
             int label = (int) data.y()[from + i];
             double max = Double.NEGATIVE_INFINITY;
@@ -125,10 +126,10 @@ final class ConvFloatPasses {
                 sum += Math.exp(z[i * k + c] - max);
             }
             double lse = max + Math.log(sum);
-            loss += lse - z[i * k + label];
+            loss += o.crossEntropy(lse, z, i * k, k, label);
             if (deltasToo) {
                 for (int c = 0; c < k; c++) {
-                    d[i * k + c] = (float) (Math.exp(z[i * k + c] - lse) - (c == label ? 1.0 : 0.0));
+                    d[i * k + c] = (float) o.delta(Math.exp(z[i * k + c] - lse), c, label, k);
                 }
             }
         }

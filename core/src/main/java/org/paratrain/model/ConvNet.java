@@ -249,6 +249,16 @@ public final class ConvNet implements Classifier {
     }
 
     @Override
+    public void objective(Objective o) {
+        doubles.objective = o.forClasses(classes, name());
+    }
+
+    /** {@return the head's training loss (see {@link Model#objective})} */
+    Objective objective() {
+        return doubles.objective;
+    }
+
+    @Override
     public void trainingStep(long seed, long step, long firstRow) {
         doubles.trainingStep(seed, step, firstRow);
         if (floats != null) {

@@ -67,7 +67,7 @@ final class DoublePasses {
             int label = (int) data.y()[from + i];
             double lse = Softmax.logSumExp(z, i * k, k);
             for (int c = 0; c < k; c++) {
-                d[i * k + c] = Math.exp(z[i * k + c] - lse) - (c == label ? 1.0 : 0.0);
+                d[i * k + c] = net.objective.delta(Math.exp(z[i * k + c] - lse), c, label, k);
             }
         }
     }
@@ -83,7 +83,7 @@ final class DoublePasses {
                 double r = z[i] - data.y()[from + i];
                 loss += r * r;
             } else {
-                loss += Softmax.logSumExp(z, i * k, k) - z[i * k + (int) data.y()[from + i]];
+                loss += net.objective.crossEntropy(Softmax.logSumExp(z, i * k, k), z, i * k, k, (int) data.y()[from + i]);
             }
         }
         return loss;

@@ -23,6 +23,9 @@ public final class LogisticRegression extends LinearPredictor implements Classif
         super(features, intercept);
     }
 
+    /** The training loss: plain log-loss unless {@link #objective(Objective)} set weights or smoothing. */
+    private Objective objective = Objective.PLAIN;
+
     @Override
     public String name() {
         return "logistic";
@@ -73,9 +76,11 @@ public final class LogisticRegression extends LinearPredictor implements Classif
         for (int i = from + 4 * q; i < to; i++) {
             double z = linear(x, i * d, w);
             double e = Math.exp(-Math.abs(z));
-            loss += logLoss(z, y[i], e);
+            int label = (int) y[i];
+            double t = target(y[i]);
+            loss += objective.weigh(logLoss(z, t, e), label);
             if (grad != null) {
-                double c = sigmoid(z, e) - y[i];
+                double c = objective.weigh(sigmoid(z, e) - t, label);
                 Rows.addRow(grad, off, x, i * d, d, c);
                 if (intercept) {
                     grad[off + d] += c;
@@ -91,25 +96,38 @@ public final class LogisticRegression extends LinearPredictor implements Classif
      */
     private double group(double[] x, double[] y, int i, int q, int a, int s,
                          double z0, double z1, double z2, double z3, double[] grad, int off) {
-        double y0 = y[i];
-        double y1 = y[i + q];
-        double y2 = y[i + 2 * q];
-        double y3 = y[i + 3 * q];
+        double y0 = target(y[i]);
+        double y1 = target(y[i + q]);
+        double y2 = target(y[i + 2 * q]);
+        double y3 = target(y[i + 3 * q]);
         double e0 = Math.exp(-Math.abs(z0));
         double e1 = Math.exp(-Math.abs(z1));
         double e2 = Math.exp(-Math.abs(z2));
         double e3 = Math.exp(-Math.abs(z3));
         if (grad != null) {
-            double c0 = sigmoid(z0, e0) - y0;
-            double c1 = sigmoid(z1, e1) - y1;
-            double c2 = sigmoid(z2, e2) - y2;
-            double c3 = sigmoid(z3, e3) - y3;
+            double c0 = objective.weigh(sigmoid(z0, e0) - y0, (int) y[i]);
+            double c1 = objective.weigh(sigmoid(z1, e1) - y1, (int) y[i + q]);
+            double c2 = objective.weigh(sigmoid(z2, e2) - y2, (int) y[i + 2 * q]);
+            double c3 = objective.weigh(sigmoid(z3, e3) - y3, (int) y[i + 3 * q]);
             Rows.addRows4(grad, off, x, a, s, features, c0, c1, c2, c3);
             if (intercept) {
                 grad[off + features] += (c0 + c1) + (c2 + c3);
             }
         }
-        return (logLoss(z0, y0, e0) + logLoss(z1, y1, e1)) + (logLoss(z2, y2, e2) + logLoss(z3, y3, e3));
+        return (objective.weigh(logLoss(z0, y0, e0), (int) y[i]) + objective.weigh(logLoss(z1, y1, e1), (int) y[i + q]))
+            + (objective.weigh(logLoss(z2, y2, e2), (int) y[i + 2 * q])
+            + objective.weigh(logLoss(z3, y3, e3), (int) y[i + 3 * q]));
+    }
+
+    /** {@return the target of a sample labelled y: y itself, or with label smoothing {@code y (1 - eps) + eps / 2}} */
+    private double target(double y) {
+        double eps = objective.smoothing();
+        return eps == 0.0 ? y : y * (1 - eps) + eps / 2;
+    }
+
+    @Override
+    public void objective(Objective o) {
+        objective = o.forClasses(2, name());
     }
 
     /** {@code softplus(z) - y z}, with {@code e = exp(-|z|)}: never overflows (see the class comment). */

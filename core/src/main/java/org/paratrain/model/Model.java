@@ -84,6 +84,21 @@ public interface Model {
     }
 
     /**
+     * Sets what a classifier's training loss weighs and aims at: class weights and label
+     * smoothing ({@link Objective}). {@link #lossAndGradient}, {@link #blocks} and {@link #loss} of
+     * this instance use it from then on; inference does not change. Models that are not
+     * classifiers accept only {@link Objective#PLAIN}.
+     *
+     * @param objective the weights and smoothing, checked against the model's classes
+     * @throws IllegalArgumentException if the model cannot take it (a regression, a wrong class count)
+     */
+    default void objective(Objective objective) {
+        if (!objective.plain()) {
+            throw new IllegalArgumentException("class weights and label smoothing are for classifiers, not " + name());
+        }
+    }
+
+    /**
      * Sets the starting parameters from {@code seed}; every rank calls it with the same seed and
      * gets the same values. Zeros by default, right for the convex models; networks override it
      * to break the symmetry between their units.

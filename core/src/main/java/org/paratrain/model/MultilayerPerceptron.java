@@ -74,6 +74,8 @@ public final class MultilayerPerceptron implements Classifier {
     private final DoublePasses doubles;
     /** The float32 passes, or null in float64. */
     private final FloatPasses floats;
+    /** The softmax head's training loss: plain cross-entropy unless {@link #objective} set weights or smoothing. */
+    Objective objective = Objective.PLAIN;
 
     /**
      * A classifier with a softmax cross-entropy head.
@@ -203,6 +205,15 @@ public final class MultilayerPerceptron implements Classifier {
                 params[offsets[l] + k] = he ? sd * gaussian(rnd) : limit * (2 * rnd.nextDouble() - 1);
             }
         }
+    }
+
+    /** Weighs the softmax head's training loss by class and smooths its labels; refused for the squared-error head. */
+    @Override
+    public void objective(Objective o) {
+        if (head != Head.SOFTMAX && !o.plain()) {
+            throw new IllegalArgumentException("class weights and label smoothing are for classifiers, not " + name());
+        }
+        objective = o.forClasses(classes(), name());
     }
 
     @Override

@@ -25,6 +25,8 @@ public final class SoftmaxRegression implements Classifier {
     private final int classes;
     private final boolean intercept;
     private final double[] z;
+    /** The training loss: plain cross-entropy unless {@link #objective(Objective)} set weights or smoothing. */
+    private Objective objective = Objective.PLAIN;
 
     /**
      * A model of {@code classes * features} weights, then {@code classes} biases with an intercept.
@@ -125,6 +127,9 @@ public final class SoftmaxRegression implements Classifier {
     private double sample(double label, int t, boolean gradient) {
         int at = t * classes;
         int c = (int) label;
+        if (!objective.plain()) {
+            return weighted(c, at, gradient);
+        }
         double zc = z[at + c];
         double max = max(at);
         double sum = exponentials(at, max);
@@ -132,6 +137,22 @@ public final class SoftmaxRegression implements Classifier {
             z[at + k] = z[at + k] / sum - (k == c ? 1.0 : 0.0);
         }
         return max + Math.log(sum) - zc;
+    }
+
+    /** {@link #sample} under class weights or label smoothing ({@link Objective}). */
+    private double weighted(int c, int at, boolean gradient) {
+        double max = max(at);
+        double loss = objective.crossEntropy(Softmax.logSumExp(z, at, classes), z, at, classes, c);
+        double sum = exponentials(at, max);
+        for (int k = 0; gradient && k < classes; k++) {
+            z[at + k] = objective.delta(z[at + k] / sum, k, c, classes);
+        }
+        return loss;
+    }
+
+    @Override
+    public void objective(Objective o) {
+        objective = o.forClasses(classes, name());
     }
 
     /** Adds the four samples' terms {@code r_k x} to each class's gradient row, and {@code r_k} to its bias. */

@@ -145,6 +145,9 @@ public final class RankTrainer {
      * @throws DivergenceException if the loss diverged (seen by every rank at the same epoch)
      */
     public TrainingResult train(TrainingControl control) {
+        if (!spec.loss().plain() && model instanceof org.paratrain.model.Classifier c) {
+            model.objective(spec.loss().objective(c.classes(), spec.loss().balanced() ? classCounts(c.classes()) : null));
+        }
         GradientExchange exchange = exchange(model.parameterCount());
         shared = exchange instanceof SharedExchange s ? s : null;
         RankLoop loop = new RankLoop(comm, model, optimizer, spec, batches, seed, control, exchange);
@@ -233,6 +236,25 @@ public final class RankTrainer {
      */
     private void trainingStep(Dataset d, int e, int s) {
         model.trainingStep(seed, (long) e * batches.steps() + s, d == data ? origin : 0);
+    }
+
+    /**
+     * Samples of each class over every rank's rows: each counts the rows of its own blocks of the
+     * whole data, and the counts (whole numbers, exact in any order) are added across ranks.
+     */
+    private long[] classCounts(int classes) {
+        int first = sharding.blockStart(sharding.firstBlock(comm.rank(), comm.size())) - origin;
+        int end = sharding.blockStart(sharding.endBlock(comm.rank(), comm.size())) - origin;
+        double[] counts = new double[classes];
+        for (int i = first; i < end; i++) {
+            counts[(int) data.y()[i]] += 1;
+        }
+        Training.sumOverRanks(comm, counts);
+        long[] n = new long[classes];
+        for (int c = 0; c < classes; c++) {
+            n[c] = (long) counts[c];
+        }
+        return n;
     }
 
     /** The loss at the final weights, and rank 0's result over the {@code epochs} run. */

@@ -13,8 +13,21 @@ import org.paratrain.train.LossReduction;
  * @param optimizer how the parameters are updated
  * @param exchange  how the ranks combine gradients
  * @param run       node count, epochs, batches and blocks
+ * @param loss      a classifier's class weights and label smoothing ({@link LossSpec#PLAIN}: none)
  */
-public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec exchange, RunSpec run) {
+public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec exchange, RunSpec run, LossSpec loss) {
+
+    /**
+     * A spec whose loss is the model's plain one.
+     *
+     * @param model     what is trained
+     * @param optimizer how the parameters are updated
+     * @param exchange  how the ranks combine gradients
+     * @param run       node count, epochs, batches and blocks
+     */
+    public TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec exchange, RunSpec run) {
+        this(model, optimizer, exchange, run, LossSpec.PLAIN);
+    }
 
     /** Checks that every part is there. */
     public TrainSpec {
@@ -22,6 +35,10 @@ public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec e
         SpecException.check(optimizer != null, "optimizer", "must be given");
         SpecException.check(exchange != null, "exchange", "must be given");
         SpecException.check(run != null, "run", "must be given");
+        SpecException.check(loss != null, "loss", "must be given");
+        SpecException.check(loss.plain() || model.classifier(),
+            loss.labelSmoothing() != 0 && loss.weightsLabel().isEmpty() ? "label smoothing" : "class weights",
+            "is for classifiers, not model " + model.kind());
         // A sharded optimizer holds a slice of the gradient; a global norm needs all of it.
         SpecException.check(optimizer.clipNorm() == 0 || exchange.scheme() != ExchangeSpec.Scheme.SHARDED,
             "clip norm", "needs the whole gradient on every rank; it does not go with a sharded optimizer (--shard-optimizer)");
@@ -69,7 +86,11 @@ public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec e
             throw new SpecException("batch size", run.batchSize() + " is more than the " + data.samples()
                 + " training samples");
         }
-        return model.classes(data);
+        int classes = model.classes(data);
+        if (!loss.balanced()) {
+            loss.objective(classes, null);       // one weight a class, before any rank starts
+        }
+        return classes;
     }
 
     /**
@@ -77,7 +98,7 @@ public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec e
      * @param m the new value
      */
     public TrainSpec withModel(ModelSpec m) {
-        return new TrainSpec(m, optimizer, exchange, run);
+        return new TrainSpec(m, optimizer, exchange, run, loss);
     }
 
     /**
@@ -85,7 +106,7 @@ public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec e
      * @param o the new optimizer
      */
     public TrainSpec withOptimizer(OptimizerSpec o) {
-        return new TrainSpec(model, o, exchange, run);
+        return new TrainSpec(model, o, exchange, run, loss);
     }
 
     /**
@@ -93,7 +114,15 @@ public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec e
      * @param e the new value
      */
     public TrainSpec withExchange(ExchangeSpec e) {
-        return new TrainSpec(model, optimizer, e, run);
+        return new TrainSpec(model, optimizer, e, run, loss);
+    }
+
+    /**
+     * {@return this spec with another loss}
+     * @param l the class weights and label smoothing
+     */
+    public TrainSpec withLoss(LossSpec l) {
+        return new TrainSpec(model, optimizer, exchange, run, l);
     }
 
     /**
@@ -101,7 +130,7 @@ public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec e
      * @param r the new value
      */
     public TrainSpec withRun(RunSpec r) {
-        return new TrainSpec(model, optimizer, exchange, r);
+        return new TrainSpec(model, optimizer, exchange, r, loss);
     }
 
     /**
