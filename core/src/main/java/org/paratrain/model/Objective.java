@@ -30,6 +30,8 @@ public final class Objective {
     private final double smoothing;
 
     /**
+     * An objective with the given class weights and label smoothing.
+     *
      * @param classWeights a weight a class, each finite and at least 0, or null for all 1
      * @param smoothing    label smoothing, in [0, 1)
      */
