@@ -43,12 +43,23 @@
 #   PARATRAIN_NETNS_NAME    prefix of the namespaces' names (default ptnet: ptnet0, ptnet1, ptnet-sw)
 #   PARATRAIN_NETNS_SUBNET  the first three numbers of the hosts' /24 (default 10.77.0)
 #   PARATRAIN_NETNS_DIR     where the hostfile, the agent and its log go (default /run/paratrain-netns)
+#   PARATRAIN_NETNS_RATE    each host's link rate, as tc spells it (100mbit, 1gbit, 2500mbit); empty
+#                           (default): unshaped, about 8.5 Gbit/s between two hosts here. Shaped by a
+#                           token bucket (tc tbf) on both ends of every host's link, so each direction
+#                           carries at most RATE, as a full-duplex port on a switch does; this kernel
+#                           has no netem, so the latency is the veth's own (tens of microseconds).
+#                           DIR/link records it for benchmarks and cost models.
+#   PARATRAIN_NETNS_PIN     1 (default): where the machine has a core a host, host i's processes
+#                           (mpirun in the first, the daemon and ranks the agent starts) run on core i
+#                           only, as on a machine of one core; 0: anywhere
 set -euo pipefail
 
 hosts=${PARATRAIN_NETNS_HOSTS:-2}
 name=${PARATRAIN_NETNS_NAME:-ptnet}
 subnet=${PARATRAIN_NETNS_SUBNET:-10.77.0}
 dir=${PARATRAIN_NETNS_DIR:-/run/paratrain-netns}
+rate=${PARATRAIN_NETNS_RATE:-}
+pin=${PARATRAIN_NETNS_PIN:-1}
 switch="$name-sw"
 
 die() { echo "multihost-netns: $*" >&2; exit 1; }
@@ -58,8 +69,38 @@ check() {
   [[ $hosts =~ ^[2-9]$ ]] || die "PARATRAIN_NETNS_HOSTS must be 2 to 9, got '$hosts'"
   [[ $name =~ ^[A-Za-z][A-Za-z0-9_]{0,11}$ ]] || die "PARATRAIN_NETNS_NAME must be a letter and up to 11 letters, digits or _, got '$name'"
   [[ $subnet =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || die "PARATRAIN_NETNS_SUBNET must be like 10.77.0, got '$subnet'"
+  [[ -z $rate || $rate =~ ^[1-9][0-9]*(kbit|mbit|gbit)$ ]] || die "PARATRAIN_NETNS_RATE must be like 100mbit or 1gbit (a whole number and kbit, mbit or gbit), got '$rate'"
+  [[ $pin =~ ^[01]$ ]] || die "PARATRAIN_NETNS_PIN must be 0 or 1, got '$pin'"
   [ "$(id -u)" -eq 0 ] || die "making network namespaces needs root"
   command -v ip >/dev/null || die "no ip command; install iproute2"
+  [ -z "$rate" ] || command -v tc >/dev/null || die "PARATRAIN_NETNS_RATE needs the tc command; install iproute2"
+}
+
+# The rate in bits a second.
+rate_bits() {
+  local n=${rate%?bit} unit=${rate: -4}
+  case $unit in
+    kbit) echo $((n * 1000)) ;;
+    mbit) echo $((n * 1000000)) ;;
+    gbit) echo $((n * 1000000000)) ;;
+  esac
+}
+
+# Shapes one interface: a token bucket whose burst holds a timer tick's worth at the rate (tbf
+# needs at least rate / HZ; 256 KiB at 1 Gbit/s carried 0.92 Gbit/s here), at least 32 KiB.
+shape() {
+  local ns=$1 dev=$2 burst
+  burst=$(( $(rate_bits) / 8 / 250 ))
+  [ "$burst" -ge 32768 ] || burst=32768
+  ip netns exec "$ns" tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 50ms
+}
+
+# The core host i runs on, or nothing when hosts are not pinned (PARATRAIN_NETNS_PIN=0, or fewer
+# cores than hosts).
+core_of() {
+  if [ "$pin" = 1 ] && [ "$(nproc)" -ge "$hosts" ] && command -v taskset >/dev/null; then
+    echo "$1"
+  fi
 }
 
 # Namespaces of this name, whatever number of hosts made them.
@@ -102,9 +143,15 @@ up() {
     ip -n "$switch" link set "h$i" master br0 up
     ip -n "$ns" addr add "$addr/24" dev eth0
     ip -n "$ns" link set eth0 up
+    if [ -n "$rate" ]; then
+      shape "$ns" eth0                # what the host sends
+      shape "$switch" "h$i"           # what the switch sends to it
+    fi
     echo "$addr slots=1" >> "$dir/hostfile"
-    cases+="  $addr) ns=$ns ;;"$'\n'
+    cases+="  $addr) ns=$ns core=$(core_of "$i") ;;"$'\n'
   done
+  { echo "rate=${rate:-unshaped}"; echo "rate_bits=$([ -n "$rate" ] && rate_bits || echo 0)";
+    echo "hosts=$hosts"; echo "pinned=$([ -n "$(core_of 0)" ] && echo 1 || echo 0)"; } > "$dir/link"
   cat > "$dir/rsh-agent" <<EOF
 #!/bin/sh
 # Made by multihost-netns.sh: plays ssh for mpirun. Called as: rsh-agent HOST COMMAND...
@@ -114,15 +161,24 @@ case \$host in
 $cases  *) echo "rsh-agent: \$host is none of the namespace hosts" >&2; exit 255 ;;
 esac
 echo "\$host \$ns: \$*" >> "$dir/agent.log"
+if [ -n "\$core" ]; then
+  exec ip netns exec "\$ns" taskset -c "\$core" sh -c "\$*"
+fi
 exec ip netns exec "\$ns" sh -c "\$*"
 EOF
   chmod 755 "$dir/rsh-agent"
-  echo "multihost-netns: hosts $(tr '\n' ' ' < "$dir/hostfile")in namespaces ${name}0..$name$((hosts - 1)); files in $dir" >&2
+  echo "multihost-netns: hosts $(tr '\n' ' ' < "$dir/hostfile")in namespaces ${name}0..$name$((hosts - 1)), links ${rate:-unshaped}$([ -n "$(core_of 0)" ] && echo ", a core each"); files in $dir" >&2
 }
 
 run_in_first() {
   [ -f "$dir/hostfile" ] && ip netns list | grep -q "^${name}0\\b" || die "no hosts are up (scripts/multihost-netns.sh up)"
-  ip netns exec "${name}0" "$@"
+  local core
+  core=$(core_of 0)
+  if [ -n "$core" ]; then
+    ip netns exec "${name}0" taskset -c "$core" "$@"
+  else
+    ip netns exec "${name}0" "$@"
+  fi
 }
 
 [ $# -ge 1 ] || usage
