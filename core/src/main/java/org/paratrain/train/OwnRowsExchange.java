@@ -2,6 +2,7 @@ package org.paratrain.train;
 
 import java.util.Arrays;
 import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.AllreduceHalves;
 import org.paratrain.collective.sum.FixedFormat;
 import org.paratrain.collective.sum.FixedSum;
 import org.paratrain.comm.Communicator;
@@ -73,6 +74,7 @@ abstract class OwnRowsExchange implements GradientExchange {
 
     /** Agrees the grid (one maximum allreduce by {@code algorithm}) and deposits every own row. */
     void deposit(Allreduce algorithm) {
+        fixed.begin(blocks);
         observeRows();
         fixed.agree(comm, algorithm);
         depositRows();
@@ -81,11 +83,12 @@ abstract class OwnRowsExchange implements GradientExchange {
     /**
      * The fixed-point sum of every rank's rows into {@link #fixed}, read with its {@code get}: on
      * the grid the last step agreed when it still fits every rank's values (one allreduce, the
-     * words and their check words), else agreed first (the guess's allreduce wasted, then two).
-     * The same bits either way: a guess is kept only when it is the grid the agreement gives.
+     * words and their check words, and no pass over the rows but the deposit's), else agreed
+     * first (the guess's allreduce wasted, then an observing pass and two). The same bits either
+     * way: a guess is kept only when it is the grid the agreement gives.
      */
     void sumRows(Allreduce algorithm) {
-        observeRows();
+        fixed.begin(blocks);
         if (fixed.guessGrid()) {
             depositRows();
             fixed.reduce(comm, algorithm);
@@ -94,15 +97,34 @@ abstract class OwnRowsExchange implements GradientExchange {
             }
             fixed.retry();
         }
+        observeRows();
         fixed.agree(comm, algorithm);
         depositRows();
         fixed.reduce(comm, algorithm);
     }
 
-    /** Begins the step's sum and observes every own row. */
+    /**
+     * As {@link #sumRows}, by the halves of the allreduce ({@link FixedSum#reduceInto}): the sums,
+     * loss first, written into {@code out} on every rank.
+     */
+    void sumRowsInto(Allreduce tail, AllreduceHalves halves, double[] out) {
+        fixed.begin(blocks);
+        if (fixed.guessGrid()) {
+            depositRows();
+            if (fixed.reduceInto(comm, tail, halves, out, 0)) {
+                return;
+            }
+            fixed.retry();
+        }
+        observeRows();
+        fixed.agree(comm, tail);
+        depositRows();
+        fixed.reduceInto(comm, tail, halves, out, 0);
+    }
+
+    /** Observes every own row (after {@code begin}). */
     private void observeRows() {
         int w = params + 1;
-        fixed.begin(blocks);
         for (int k = 0; k < owned; k++) {
             fixed.observe(0, rows, k * w, w);
         }

@@ -1,6 +1,8 @@
 package org.paratrain.train;
 
 import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.AllreduceHalves;
+import org.paratrain.collective.HierarchicalAllreduce;
 import org.paratrain.collective.sum.FixedFormat;
 import org.paratrain.collective.sum.FixedSum;
 import org.paratrain.collective.sum.NonFiniteValueException;
@@ -19,9 +21,19 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
  * by one allreduce of two words first ({@link OwnRowsExchange#sumRows}). With {@link Sum#FLOAT} each rank adds its blocks' partials in
  * order and the doubles are summed: the bits then depend on the node count (the baseline that
  * shows what reproducibility costs).
+ *
+ * <p>From {@link #BY_HALVES} values on, with an allreduce that comes in halves (ring,
+ * rabenseifner, native) between processes of one rank each, a fixed-point sum goes by halves
+ * ({@link FixedSum#reduceInto}): the check words first, then the words reduce-scattered and
+ * each rank converting only its own chunk, the doubles allgathered. One small round more, for
+ * a conversion divided by the rank count: worth it on long vectors only, and the same bits.
  */
 final class SumExchange extends OwnRowsExchange {
+    /** The least vector (loss and gradient) summed by halves: below it the small round costs more than it saves. */
+    static final int BY_HALVES = 1 << 16;
     private final Allreduce allreduce;
+    /** The halves of {@link #allreduce}, when the sum goes by halves; else null. */
+    private final AllreduceHalves halves;
     /** The sum, loss first (float only). */
     private final double[] total;
     private final double[] gradient;
@@ -31,18 +43,28 @@ final class SumExchange extends OwnRowsExchange {
         this.allreduce = allreduce;
         this.total = new double[params + 1];
         this.gradient = new double[params];
+        this.halves = sum != Sum.FLOAT && params + 1 >= BY_HALVES && !(allreduce instanceof HierarchicalAllreduce)
+            && AllreduceHalves.names().contains(allreduce.name()) ? AllreduceHalves.create(allreduce.name()) : null;
     }
 
     @Override
     public double step(double[] weights, Optimizer optimizer, double scale) {
         double loss;
         try {
-            loss = sum == Sum.FLOAT ? floatSum() : fixedSum();
+            if (halves != null) {
+                sumRowsInto(allreduce, halves, total);
+                for (int j = 0; j < params; j++) {
+                    gradient[j] = total[j + 1] * scale;      // the scaling's pass moves the values too
+                }
+                loss = total[0];
+            } else {
+                loss = sum == Sum.FLOAT ? floatSum() : fixedSum();
+                for (int j = 0; j < params; j++) {
+                    gradient[j] *= scale;
+                }
+            }
         } catch (NonFiniteValueException e) {
             return Double.NaN;   // seen by every rank at once: the divergence monitor ends the run
-        }
-        for (int j = 0; j < params; j++) {
-            gradient[j] *= scale;
         }
         optimizer.step(weights, gradient);
         return loss * scale;

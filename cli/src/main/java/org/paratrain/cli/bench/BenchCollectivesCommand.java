@@ -142,7 +142,8 @@ final class BenchCollectivesCommand implements Runnable {
                 l.convert() * 1e3);
         }
         o.println("A fixed sum's words are its values' words plus one (the block count); the grid is agreed "
-            + "beforehand by a maximum allreduce of one word.");
+            + "beforehand by a maximum allreduce of one word, or (guessed) taken from the step before and checked "
+            + "by one more word a segment inside the same allreduce, with no pass over the values but the deposit.");
     }
 
     private void report(List<CostModel.Measurement> data, Allreduce.Machine m, int cores, double copy) {

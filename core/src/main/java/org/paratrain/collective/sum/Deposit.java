@@ -5,9 +5,10 @@ package org.paratrain.collective.sum;
  * words, one loop per format, allocation-free.
  *
  * <p>{@code y = x 2^-G_h} in two exact multiplications ({@link Grid}); {@code |y| < 2^(62-h)}
- * is checked over the whole run once it is deposited (the largest {@code |y|} is kept; NaN
- * and infinities fail the comparison), so that the loop has no exit and vectorises; a run
- * with a value beyond the bound is refused and its step abandoned. {@code rint} rounds to nearest, ties to even, and the cast to {@code long} is exact. For
+ * is checked over the whole run once it is deposited (the largest {@code |y|} is returned; NaN
+ * and infinities fail the comparison), so that the loop has no exit and vectorises; on an agreed
+ * grid a run with a value beyond the bound is refused and its step abandoned, on a guessed one
+ * the largest also says whether the guess holds. {@code rint} rounds to nearest, ties to even, and the cast to {@code long} is exact. For
  * two words the remainder {@code y - rint(y)} is exact (it is a multiple of {@code ulp(y)} no
  * larger than one half), and {@code 2^s} times it is rounded to the low word:
  * {@code hi 2^s + lo = rint(y 2^s)}, one rounding onto the finer grid, since adding the even
@@ -18,45 +19,67 @@ final class Deposit {
 
     /**
      * Adds {@code values[offset, offset + length)} at {@code [index, index + length)} of a one-word
-     * sum; stops at the first value beyond the bound and returns its position {@code k}, else -1.
+     * sum, or, when {@code add} is false, writes them there (the first deposit of a step, on words
+     * not yet cleared); returns the largest scaled magnitude {@code max |y|} (NaN if a value was),
+     * for the caller to compare with the bound.
      */
-    static int oneWord(long[] words, Grid g, double limit, int index, double[] values, int offset, int length) {
+    static double oneWord(long[] words, Grid g, boolean add, int index, double[] values, int offset, int length) {
         double a = g.scaleA();
         double b = g.scaleB();
         double worst = 0.0;
-        // No exit inside the loop, so that it compiles to vector instructions; a value beyond
-        // the bound (or NaN: Math.max keeps it) is found after it, and the step is abandoned.
-        for (int k = 0; k < length; k++) {
-            double y = values[offset + k] * a * b;
-            worst = Math.max(worst, Math.abs(y));
-            words[index + k] += (long) Math.rint(y);
+        // No exit inside the loops, so that they compile to vector instructions; a value beyond
+        // the bound (or NaN: Math.max keeps it) is found by the caller from the largest.
+        if (add) {
+            for (int k = 0; k < length; k++) {
+                double y = values[offset + k] * a * b;
+                worst = Math.max(worst, Math.abs(y));
+                words[index + k] += (long) Math.rint(y);
+            }
+        } else {
+            for (int k = 0; k < length; k++) {
+                double y = values[offset + k] * a * b;
+                worst = Math.max(worst, Math.abs(y));
+                words[index + k] = (long) Math.rint(y);
+            }
         }
-        return worst < limit ? -1 : firstBeyond(g, limit, values, offset, length);
+        return worst;
     }
 
-    static int twoWords(long[] words, Grid g, double limit, double lowScale, int index, double[] values, int offset,
-                        int length) {
+    /** As {@link #oneWord}, for a two-word sum: the high and low word of each value. */
+    static double twoWords(long[] words, Grid g, boolean add, double lowScale, int index, double[] values, int offset,
+                           int length) {
         double a = g.scaleA();
         double b = g.scaleB();
         double worst = 0.0;
-        for (int k = 0; k < length; k++) {
-            double y = values[offset + k] * a * b;
-            worst = Math.max(worst, Math.abs(y));
-            double hi = Math.rint(y);
-            int w = 2 * (index + k);
-            words[w] += (long) hi;
-            words[w + 1] += (long) Math.rint((y - hi) * lowScale);
+        if (add) {
+            for (int k = 0; k < length; k++) {
+                double y = values[offset + k] * a * b;
+                worst = Math.max(worst, Math.abs(y));
+                double hi = Math.rint(y);
+                int w = 2 * (index + k);
+                words[w] += (long) hi;
+                words[w + 1] += (long) Math.rint((y - hi) * lowScale);
+            }
+        } else {
+            for (int k = 0; k < length; k++) {
+                double y = values[offset + k] * a * b;
+                worst = Math.max(worst, Math.abs(y));
+                double hi = Math.rint(y);
+                int w = 2 * (index + k);
+                words[w] = (long) hi;
+                words[w + 1] = (long) Math.rint((y - hi) * lowScale);
+            }
         }
-        return worst < limit ? -1 : firstBeyond(g, limit, values, offset, length);
+        return worst;
     }
 
     /**
      * Adds {@code values[offset + k stride]}, {@code k < count}, all at {@code index} of a sum
      * of {@code words} words a value (one block's value each): the column of a table of blocks.
-     * The same words as depositing them one block at a time. Returns -1, or the first {@code k}
-     * beyond the bound.
+     * The same words as depositing them one block at a time. Returns the largest scaled
+     * magnitude, as {@link #oneWord} does.
      */
-    static int column(long[] words, int perValue, Grid g, double limit, double lowScale, int index, double[] values,
+    static double column(long[] words, int perValue, Grid g, double lowScale, int index, double[] values,
                       int offset, int stride, int count) {
         double a = g.scaleA();
         double b = g.scaleB();
@@ -70,24 +93,17 @@ final class Deposit {
             hiSum += (long) hi;
             loSum += perValue == 1 ? 0 : (long) Math.rint((y - hi) * lowScale);
         }
-        if (!(worst < limit)) {
-            for (int k = 0; k < count; k++) {
-                if (!(Math.abs(values[offset + k * stride] * a * b) < limit)) {
-                    return k;
-                }
-            }
-        }
         words[perValue * index] += hiSum;
         if (perValue == 2) {
             words[2 * index + 1] += loSum;
         }
-        return -1;
+        return worst;
     }
 
-    /** The position of the first value at or beyond the bound (or not a number). */
-    private static int firstBeyond(Grid g, double limit, double[] values, int offset, int length) {
+    /** The position of the first of {@code values[offset + k stride]} at or beyond the bound (or not a number). */
+    static int firstBeyond(Grid g, double limit, double[] values, int offset, int stride, int length) {
         for (int k = 0; k < length; k++) {
-            if (!(Math.abs(values[offset + k] * g.scaleA() * g.scaleB()) < limit)) {
+            if (!(Math.abs(values[offset + k * stride] * g.scaleA() * g.scaleB()) < limit)) {
                 return k;
             }
         }

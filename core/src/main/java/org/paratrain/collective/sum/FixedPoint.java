@@ -23,6 +23,8 @@ final class FixedPoint {
 
     /** Bits of a double's magnitude at and above which it is infinite (above: NaN). */
     static final long INFINITY_BITS = 0x7ff0000000000000L;
+    /** The least exponent bound, zero's: {@link #exponentBound(long) exponentBound(0)}. */
+    static final int LEAST_BOUND = -1074;
 
     /** {@return {@code 2^e} as a double, for {@code -1074 <= e <= 1023}, exactly} */
     static double pow2(int e) {

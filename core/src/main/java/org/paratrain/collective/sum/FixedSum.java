@@ -3,6 +3,8 @@ package org.paratrain.collective.sum;
 import java.util.Arrays;
 import java.util.Objects;
 import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.AllreduceHalves;
+import org.paratrain.collective.Chunks;
 import org.paratrain.collective.Reduction;
 import org.paratrain.comm.Communicator;
 
@@ -40,15 +42,23 @@ import org.paratrain.comm.Communicator;
  * An exception ends the step (a deposit of many values may have added some): {@link #begin}
  * starts afresh.
  *
- * <p><b>A guessed grid, one round fewer.</b> In training the largest magnitude of each segment
- * seldom changes its power of two from one step to the next, so the agreement of step 3 can
- * be skipped: {@link #guessGrid()} takes the grids agreed at the last step, and puts beside the
- * words one check word per segment saying whether this rank's largest magnitude is above that
- * grid's bound or at it. Deposit and reduce as usual; then {@link #guessHeld()} reads the summed
- * check words: when no rank was above and some rank was at the bound, the guessed grid is
- * exactly the one the agreement would have fixed, and the sum is the same bits. Otherwise
- * {@link #retry()} and go on from step 3: the step then costs one round more than without the
- * guess. Every rank decides alike, from the same summed words.
+ * <p><b>A guessed grid: no observing pass, one round fewer.</b> In training the largest
+ * magnitude of each segment seldom changes its power of two from one step to the next, so steps
+ * 2 and 3 can be skipped: after {@link #begin}, {@link #guessGrid()} takes the grids agreed at
+ * the last step, and the deposits go straight onto them, keeping the largest magnitude they see
+ * per segment (in the same loop: no pass of its own over the values). Before the words leave,
+ * one check word per segment is put beside them, saying whether this rank's largest magnitude
+ * was above the guessed bound or at it. Reduce as usual; then {@link #guessHeld()} reads the
+ * summed check words: when no rank was above and some rank was at the bound, the guessed grid
+ * is exactly the one the agreement would have fixed, and the sum is the same bits. Otherwise
+ * {@link #retry()}, observe, and go on from step 3: the step then costs one round and one pass
+ * more than without the guess. Every rank decides alike, from the same summed words. A value
+ * beyond a guessed bound, a NaN or an infinity is not refused at its deposit: it fails the guess,
+ * and the agreement after the retry reports a non-finite value on every rank.
+ *
+ * <p>The words are not cleared by {@link #begin}: the first deposit of a step that covers the
+ * whole vector writes them instead of adding to them (one pass over them fewer); anything else
+ * clears them first.
  */
 public final class FixedSum {
     /** A check word's count of ranks above the guessed bound, in its high half (at most 2^31 ranks). */
@@ -64,8 +74,15 @@ public final class FixedSum {
     private final int checks;
     /** Whether this step's grids are the last step's, not agreed. */
     private boolean guessed;
-    /** A guessed grid too small for a value of this rank: its deposits are skipped (the guess fails anyway). */
-    private boolean skipDeposits;
+    /** On a guessed grid, the largest scaled magnitude deposited per segment (NaN once a NaN was). */
+    private final double[] largest;
+    /** Whether the value words hold this step's deposits (else they are stale and count as zero). */
+    private boolean cleared;
+    /** Whether a guess's check words are in {@link #words} (written once, before they leave). */
+    private boolean sealed;
+    /** The cuts of {@link #reduceInto}, words and values, made for the last rank count it saw. */
+    private Chunks wordChunks;
+    private Chunks valueChunks;
     private final Exponents exponents;
     private final Grid[] grids;
     private int blocks;
@@ -87,6 +104,7 @@ public final class FixedSum {
         this.words = new long[checks + segments.count() + 1];
         this.exponents = new Exponents(segments.count());
         this.grids = new Grid[segments.count()];
+        this.largest = new double[segments.count()];
         Arrays.fill(grids, Grid.NONE);
     }
 
@@ -101,7 +119,7 @@ public final class FixedSum {
     }
 
     /**
-     * Starts a step: clears the words and the observed magnitudes.
+     * Starts a step: the words count as zero, nothing is observed.
      *
      * @param blocks the number of blocks of the step over all ranks: at most this many deposits
      *               at any index, the same on every rank
@@ -112,18 +130,34 @@ public final class FixedSum {
         this.limit = FixedPoint.pow2(62 - h);
         this.lowBits = FixedFormat.lowBits(blocks);
         this.lowScale = FixedPoint.pow2(lowBits);
-        Arrays.fill(words, 0L);
-        Arrays.fill(grids, Grid.NONE);
         exponents.clear();
+        restart();
+    }
+
+    /** The words count as zero again, no grid, no guess. */
+    private void restart() {
+        Arrays.fill(words, checks, words.length, 0L);
+        cleared = false;
+        Arrays.fill(grids, Grid.NONE);
+        Arrays.fill(largest, 0.0);
         guessed = false;
-        skipDeposits = false;
+        sealed = false;
+    }
+
+    /** Zeroes the value words if this step has not written them yet. */
+    private void clear() {
+        if (!cleared) {
+            Arrays.fill(words, 0, checks, 0L);
+            cleared = true;
+        }
     }
 
     /**
-     * Instead of {@link #agree}, takes the grids the last step agreed (or fixed), once every value
-     * this rank will deposit was observed; fills this rank's check words. After the
-     * {@link #reduce}, {@link #guessHeld()} says whether the guess was right. Every rank gets the
-     * same answer here, since all went through the same agreements.
+     * Instead of observing and {@link #agree}, takes the grids the last step agreed (or fixed);
+     * call it after {@link #begin}, before the first deposit (values observed before are kept
+     * for a {@link #retry()}, not used here). After the {@link #reduce}, {@link #guessHeld()}
+     * says whether the guess was right. Every rank gets the same answer here, since all went
+     * through the same agreements.
      *
      * @return false, with nothing changed, when there is no grid to guess from: the first step,
      *         or a step of another number of blocks than the last; then agree as usual
@@ -137,16 +171,32 @@ public final class FixedSum {
                 return false;
             }
         }
-        long[] codes = exponents.codes();
         for (int s = 0; s < grids.length; s++) {
-            Grid g = exponents.last(s, blocks);
-            long bound = g.exponent();
-            words[checks + s] = codes[s] > bound ? ABOVE : codes[s] == bound ? 1L : 0L;
-            skipDeposits |= codes[s] > bound;
-            grids[s] = g;
+            grids[s] = exponents.last(s, blocks);
         }
         guessed = true;
         return true;
+    }
+
+    /**
+     * Writes a guess's check words from the largest magnitudes deposited, once, before the words
+     * leave: above the bound ({@code 2^E}, scaled to {@code 2^(62-h)}: the deposits' own limit,
+     * NaN included) or at it ({@code 2^(E-1)} or more; for the least bound, {@code 2^-1074}, only
+     * zeros are at it). The scaling by powers of two is exact near the bound, so the comparison
+     * says what the exponent codes would.
+     */
+    private void seal() {
+        clear();
+        if (!guessed || sealed) {
+            return;
+        }
+        for (int s = 0; s < grids.length; s++) {
+            double m = largest[s];
+            boolean above = !(m < limit);
+            boolean at = grids[s].exponent() == FixedPoint.LEAST_BOUND ? m == 0.0 : m >= 0.5 * limit;
+            words[checks + s] = above ? ABOVE : at ? 1L : 0L;
+        }
+        sealed = true;
     }
 
     /**
@@ -169,13 +219,11 @@ public final class FixedSum {
 
     /**
      * After a guess that did not hold: clears the words and grids and keeps what was observed, so
-     * that {@link #agree} and the deposits can follow again.
+     * that the observing of every value (if not done before the guess), {@link #agree} and the
+     * deposits can follow again.
      */
     public void retry() {
-        Arrays.fill(words, 0L);
-        Arrays.fill(grids, Grid.NONE);
-        guessed = false;
-        skipDeposits = false;
+        restart();
     }
 
     /**
@@ -249,18 +297,24 @@ public final class FixedSum {
      *
      * @param index where
      * @param x     a value observed before the grid was fixed (or any below its bound)
-     * @throws SumOverflowException if {@code |x|} is not below the segment's agreed bound
-     * @throws NonFiniteValueException if {@code x} is NaN or infinite
+     * @throws SumOverflowException if {@code |x|} is not below the segment's agreed bound (on a
+     *         guessed grid: the guess fails instead)
+     * @throws NonFiniteValueException if {@code x} is NaN or infinite (on a guessed grid: the guess
+     *         fails instead)
      */
     public void deposit(int index, double x) {
-        if (skipDeposits) {
-            return;
-        }
-        Grid g = grids[segments.of(index)];
+        clear();
+        int s = segments.of(index);
+        Grid g = grids[s];
         double y = x * g.scaleA() * g.scaleB();
         if (!(Math.abs(y) < limit)) {
-            throw refused(index, x);
+            if (!guessed || g == Grid.NONE) {
+                throw refused(index, x);
+            }
+            largest[s] = Double.NaN;     // fails the guess; the deposit is not made
+            return;
         }
+        largest[s] = Math.max(largest[s], Math.abs(y));
         if (format == FixedFormat.ONE_WORD) {
             words[index] += (long) Math.rint(y);
         } else {
@@ -281,20 +335,37 @@ public final class FixedSum {
      */
     public void deposit(int index, double[] values, int offset, int length) {
         checkRange(index, values.length, offset, length);
-        if (skipDeposits) {
-            return;
+        // The first deposit of a step over the whole vector writes the words: no clearing pass.
+        boolean add = cleared || index != 0 || length != segments.size();
+        if (add) {
+            clear();
         }
         for (int i = index; i < index + length; ) {
             int s = segments.of(i);
             int stop = Math.min(index + length, segments.end(s));
             int at = offset + i - index;
-            int k = format == FixedFormat.ONE_WORD ? Deposit.oneWord(words, grids[s], limit, i, values, at, stop - i)
-                : Deposit.twoWords(words, grids[s], limit, lowScale, i, values, at, stop - i);
+            double m = format == FixedFormat.ONE_WORD ? Deposit.oneWord(words, grids[s], add, i, values, at, stop - i)
+                : Deposit.twoWords(words, grids[s], add, lowScale, i, values, at, stop - i);
+            cleared = true;
+            int k = checkDeposited(s, m, values, at, 1, stop - i);
             if (k >= 0) {
                 throw refused(i + k, values[at + k]);
             }
             i = stop;
         }
+    }
+
+    /**
+     * Checks a run just deposited into segment {@code s}, whose largest scaled magnitude was
+     * {@code m}: on an agreed grid a value beyond the bound is refused, on a guessed one it is
+     * kept for the check words.
+     */
+    private int checkDeposited(int s, double m, double[] values, int offset, int stride, int count) {
+        if (guessed) {
+            largest[s] = m > largest[s] || Double.isNaN(m) ? m : largest[s];     // NaN sticks
+            return -1;
+        }
+        return m < limit ? -1 : Math.max(0, Deposit.firstBeyond(grids[s], limit, values, offset, stride, count));
     }
 
     /**
@@ -327,11 +398,10 @@ public final class FixedSum {
      */
     public void depositColumn(int index, double[] values, int offset, int stride, int count) {
         checkColumn(index, values.length, offset, stride, count);
-        if (skipDeposits) {
-            return;
-        }
-        int k = Deposit.column(words, format.words(), grids[segments.of(index)], limit, lowScale, index, values,
-            offset, stride, count);
+        clear();
+        int s = segments.of(index);
+        double m = Deposit.column(words, format.words(), grids[s], lowScale, index, values, offset, stride, count);
+        int k = checkDeposited(s, m, values, offset, stride, count);
         if (k >= 0) {
             throw refused(index, values[offset + k * stride]);
         }
@@ -366,6 +436,7 @@ public final class FixedSum {
      * means, is what {@link #reduce} does. The array is this instance's own.
      */
     public long[] words() {
+        seal();
         return words;
     }
 
@@ -377,7 +448,87 @@ public final class FixedSum {
      * @param algorithm any allreduce, {@code native} included
      */
     public void reduce(Communicator comm, Allreduce algorithm) {
+        seal();
         algorithm.allreduce(comm, words, 0, words.length, Reduction.WORD_SUM);
+    }
+
+    /**
+     * Sums every rank's words and writes the sums of every value into
+     * {@code out[offset, offset + size())} on every rank, as {@link #reduce} and then
+     * {@link #get(int, double[], int, int)} would (the same bits), by the halves of an allreduce:
+     * first the check words and the block count alone (one small allreduce), then, if the guess
+     * held, the value words reduce-scattered, each rank converting only its own chunk to doubles,
+     * and the doubles allgathered. The conversion is divided by the rank count, and a guess that
+     * failed costs the small allreduce only.
+     *
+     * @param comm   the ranks; each calls this at the same point of the step
+     * @param tail   any allreduce, for the check words and the count
+     * @param halves the reduce-scatter and the allgather
+     * @param out    where the sums go (unspecified when the guess failed)
+     * @param offset index in {@code out} of the first
+     * @return {@link #guessHeld()}: when false, nothing but the small allreduce was done; retry
+     */
+    public boolean reduceInto(Communicator comm, Allreduce tail, AllreduceHalves halves, double[] out, int offset) {
+        Objects.checkFromIndexSize(offset, segments.size(), out.length);
+        if (!reduceTail(comm, tail)) {
+            return false;
+        }
+        scatterWords(comm, halves);
+        SumOverflowException failed = convertOwn(comm.rank(), out, offset);
+        gatherValues(comm, halves, out, offset, failed);
+        return true;
+    }
+
+    /** The first step of {@link #reduceInto}: the check words and the count; whether the guess held. */
+    boolean reduceTail(Communicator comm, Allreduce tail) {
+        seal();
+        tail.allreduce(comm, words, checks, words.length - checks, Reduction.WORD_SUM);
+        if (!guessHeld()) {
+            return false;
+        }
+        for (int s = 0; s < grids.length; s++) {
+            checkReadable(s);      // the same on every rank: the grids and the summed count
+        }
+        return true;
+    }
+
+    /** The second: the value words reduce-scattered, chunk r summed on rank r. */
+    void scatterWords(Communicator comm, AllreduceHalves halves) {
+        int p = comm.size();
+        if (wordChunks == null || wordChunks.p() != p) {
+            wordChunks = new Chunks(segments.size(), format.words(), p, checks);
+            valueChunks = new Chunks(segments.size(), p);
+        }
+        halves.reduceScatter().reduceScatter(comm, words, 0, wordChunks, Reduction.WORD_SUM);
+    }
+
+    /**
+     * The third: rank {@code r}'s chunk converted into {@code out}; a chunk that cannot be is
+     * filled with NaN, for every rank to see after the allgather (a sum of finite values is never
+     * NaN), and its reason returned.
+     */
+    SumOverflowException convertOwn(int r, double[] out, int offset) {
+        int from = valueChunks.start(r);
+        int n = valueChunks.size(r);
+        try {
+            get(from, out, offset + from, n);
+            return null;
+        } catch (SumOverflowException e) {
+            Arrays.fill(out, offset + from, offset + from + n, Double.NaN);
+            return e;
+        }
+    }
+
+    /** The last: the doubles allgathered; a chunk that failed its conversion on any rank fails every rank alike. */
+    void gatherValues(Communicator comm, AllreduceHalves halves, double[] out, int offset, SumOverflowException own) {
+        halves.allgather().allgather(comm, out, offset, valueChunks, Reduction.DOUBLE_SUM);
+        for (int c = 0; c < comm.size(); c++) {
+            if (valueChunks.size(c) > 0 && Double.isNaN(out[offset + valueChunks.start(c)])) {
+                throw own != null ? own : new SumOverflowException("the sum of values " + valueChunks.start(c) + " to "
+                    + (valueChunks.start(c + 1) - 1) + " could not be converted on rank " + c
+                    + ": beyond the largest double, or an index deposited twice in a block");
+            }
+        }
     }
 
     /**
@@ -392,6 +543,8 @@ public final class FixedSum {
             || !Arrays.equals(other.grids, grids)) {
             throw new IllegalArgumentException("only accumulators of the same layout, blocks and grids can be merged");
         }
+        seal();
+        other.seal();
         for (int i = 0; i < words.length; i++) {
             words[i] += other.words[i];
         }
@@ -451,6 +604,7 @@ public final class FixedSum {
     }
 
     private void checkReadable(int s) {
+        clear();
         if (grids[s] == Grid.NONE) {
             throw new IllegalStateException("get before the grid of " + segments.describe(s) + " was fixed");
         }

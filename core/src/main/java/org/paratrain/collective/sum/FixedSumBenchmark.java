@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.AllreduceHalves;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.local.LocalCluster;
@@ -13,7 +14,9 @@ import org.paratrain.comm.local.LocalCluster;
  * on the local backend, each rank holding one block's partials (random, magnitudes over 20
  * binades): the double allreduce alone; and each fixed-point format with everything it
  * adds, per step: observing the values, agreeing the grid (a maximum allreduce of one word),
- * depositing, the allreduce of the words, and the conversion back to doubles.
+ * depositing, the allreduce of the words, and the conversion back to doubles; then each
+ * format on the grid guessed from the step before, as training runs it once the magnitudes
+ * settle: no observing pass and no agreement, the check words inside the words' allreduce.
  *
  * <p>The three are interleaved round by round so that they share the machine's state; each
  * is the best of {@code rounds} loops of at least 20 ms, after a warm-up loop that lets the
@@ -25,11 +28,12 @@ public final class FixedSumBenchmark {
     /**
      * One sum's figures, seconds per step.
      *
-     * @param name          {@code double}, {@code fixed:1} or {@code fixed:2}
+     * @param name          {@code double}, {@code fixed:1}, {@code fixed:2}, or either followed by
+     *                      {@code  guessed}
      * @param seconds       the whole step
      * @param wordsPerValue 8-byte words in the reduced vector per value (the fixed sums add one
      *                      word, the block count, and reduce one exponent word beforehand)
-     * @param agree         observing the values and agreeing the grid (0 for double)
+     * @param agree         observing the values and agreeing the grid (0 for double and a guess)
      * @param deposit       depositing (0 for double)
      * @param reduce        the allreduce
      * @param convert       converting back (0 for double)
@@ -44,7 +48,8 @@ public final class FixedSumBenchmark {
      * @param values    values in the vector, at least 1
      * @param algorithm a portable allreduce, e.g. {@code ring}
      * @param rounds    timing loops per sum; the best counts
-     * @return the double allreduce, then fixed:1 and fixed:2, as rank 0 timed them
+     * @return the double allreduce, then fixed:1 and fixed:2, then both on a guessed grid, as rank 0
+     *         timed them
      */
     public static List<Line> run(int ranks, int values, String algorithm, int rounds) {
         Allreduces.create(algorithm);    // an unknown name fails here, before any rank starts
@@ -53,9 +58,19 @@ public final class FixedSumBenchmark {
 
     private static List<Line> onRank(Communicator comm, int values, String algorithm, int rounds) {
         double[] partials = partials(comm.rank(), values);
-        Step[] steps = {new Step(null, partials, Allreduces.create(algorithm)),
-            new Step(FixedFormat.ONE_WORD, partials, Allreduces.create(algorithm)),
-            new Step(FixedFormat.TWO_WORDS, partials, Allreduces.create(algorithm))};
+        Step[] steps = {new Step(null, false, partials, Allreduces.create(algorithm)),
+            new Step(FixedFormat.ONE_WORD, false, partials, Allreduces.create(algorithm)),
+            new Step(FixedFormat.TWO_WORDS, false, partials, Allreduces.create(algorithm)),
+            new Step(FixedFormat.ONE_WORD, true, partials, Allreduces.create(algorithm)),
+            new Step(FixedFormat.TWO_WORDS, true, partials, Allreduces.create(algorithm)),
+            null, null};
+        if (AllreduceHalves.names().contains(algorithm)) {
+            steps[5] = new Step(FixedFormat.ONE_WORD, true, partials, Allreduces.create(algorithm))
+                .byHalves(AllreduceHalves.create(algorithm));
+            steps[6] = new Step(FixedFormat.TWO_WORDS, true, partials, Allreduces.create(algorithm))
+                .byHalves(AllreduceHalves.create(algorithm));
+        }
+        steps = java.util.Arrays.stream(steps).filter(java.util.Objects::nonNull).toArray(Step[]::new);
         for (Step s : steps) {
             s.loop(comm, s.iterations(comm, 0.02));     // warm-up: compiles every path
         }
@@ -83,6 +98,9 @@ public final class FixedSumBenchmark {
     /** One kind of sum, with its buffers and the best loop seen so far. */
     private static final class Step {
         private final FixedFormat format;
+        private final boolean guess;
+        /** When set, the words are reduce-scattered and each rank converts its own chunk ({@link FixedSum#reduceInto}). */
+        private AllreduceHalves halves;
         private final double[] partials;
         private final Allreduce algorithm;
         private final double[] buf;
@@ -90,14 +108,20 @@ public final class FixedSumBenchmark {
         private final double[] phases = new double[4];
         private final double[] best = new double[5];
 
-        Step(FixedFormat format, double[] partials, Allreduce algorithm) {
+        Step(FixedFormat format, boolean guess, double[] partials, Allreduce algorithm) {
             this.format = format;
+            this.guess = guess;
             this.partials = partials;
             this.algorithm = algorithm;
             // The double allreduce sums its own result again each time: zeros keep it finite, at the same speed.
             this.buf = format == null ? new double[partials.length] : partials.clone();
             this.sum = format == null ? null : new FixedSum(format, partials.length);
             best[0] = Double.POSITIVE_INFINITY;
+        }
+
+        Step byHalves(AllreduceHalves h) {
+            this.halves = h;
+            return this;
         }
 
         /** How many steps fill {@code seconds}, by rank 0's measure of one step, agreed by every rank. */
@@ -129,17 +153,32 @@ public final class FixedSumBenchmark {
             return perStep;
         }
 
-        /** One step of the fixed sum, phase by phase. */
+        /** One step of the fixed sum, phase by phase; a guess that fails is retried as training does. */
         private void fixed(Communicator comm) {
             double t0 = comm.wtime();
             sum.begin(comm.size());
-            sum.observe(0, partials, 0, partials.length);
-            sum.agree(comm, algorithm);
+            boolean guessed = guess && sum.guessGrid();
+            if (!guessed) {
+                sum.observe(0, partials, 0, partials.length);
+                sum.agree(comm, algorithm);
+            }
             double t1 = comm.wtime();
             sum.deposit(0, partials, 0, partials.length);
             sum.endBlock();
             double t2 = comm.wtime();
+            if (halves != null) {
+                byHalves(comm, t0, t1, t2);
+                return;
+            }
             sum.reduce(comm, algorithm);
+            if (!sum.guessHeld()) {
+                sum.retry();
+                sum.observe(0, partials, 0, partials.length);
+                sum.agree(comm, algorithm);
+                sum.deposit(0, partials, 0, partials.length);
+                sum.endBlock();
+                sum.reduce(comm, algorithm);
+            }
             double t3 = comm.wtime();
             sum.get(0, buf, 0, buf.length);
             double t4 = comm.wtime();
@@ -149,11 +188,33 @@ public final class FixedSumBenchmark {
             phases[3] += t4 - t3;
         }
 
+        /** The rest of a step by halves: the check words, the reduce-scatter, the own chunk's conversion, the allgather. */
+        private void byHalves(Communicator comm, double t0, double t1, double t2) {
+            if (!sum.reduceTail(comm, algorithm)) {
+                sum.retry();
+                sum.observe(0, partials, 0, partials.length);
+                sum.agree(comm, algorithm);
+                sum.deposit(0, partials, 0, partials.length);
+                sum.endBlock();
+                sum.reduceTail(comm, algorithm);
+            }
+            sum.scatterWords(comm, halves);
+            double t3 = comm.wtime();
+            SumOverflowException failed = sum.convertOwn(comm.rank(), buf, 0);
+            double t4 = comm.wtime();
+            sum.gatherValues(comm, halves, buf, 0, failed);
+            double t5 = comm.wtime();
+            phases[0] += t1 - t0;
+            phases[1] += t2 - t1;
+            phases[2] += t3 - t2 + t5 - t4;
+            phases[3] += t4 - t3;
+        }
+
         Line line(int values) {
             if (sum == null) {
                 return new Line("double", best[0], 1.0, 0, 0, best[0], 0);
             }
-            return new Line(format.label(), best[0], (double) sum.words().length / values, best[1], best[2], best[3],
+            return new Line(format.label() + (guess ? " guessed" : "") + (halves != null ? ", by halves" : ""), best[0], (double) sum.words().length / values, best[1], best[2], best[3],
                 best[4]);
         }
     }

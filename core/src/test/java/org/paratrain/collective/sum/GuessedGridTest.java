@@ -49,6 +49,14 @@ class GuessedGridTest {
     record Steps(double[][] sums, int held, int failed) { }
 
     static Steps run(Communicator comm, FixedFormat format, Allreduce algorithm, boolean guess) {
+        return run(comm, format, algorithm, guess, true);
+    }
+
+    /**
+     * As training runs it when {@code observeFirst} is false: the guess deposits straight away and
+     * the values are observed only after a guess that failed.
+     */
+    static Steps run(Communicator comm, FixedFormat format, Allreduce algorithm, boolean guess, boolean observeFirst) {
         int p = comm.size();
         int first = BLOCKS * comm.rank() / p;
         int end = BLOCKS * (comm.rank() + 1) / p;
@@ -58,11 +66,12 @@ class GuessedGridTest {
         int failed = 0;
         for (int t = 0; t < STEPS; t++) {
             sum.begin(BLOCKS);
-            for (int b = first; b < end; b++) {
-                sum.observe(0, block(t, b), 0, 1 + PARAMS);
+            boolean guessing = guess && sum.guessGrid();
+            if (observeFirst || !guessing) {
+                observe(sum, t, first, end);
             }
             boolean done = false;
-            if (guess && sum.guessGrid()) {
+            if (guessing) {
                 deposit(sum, t, first, end);
                 sum.reduce(comm, algorithm);
                 done = sum.guessHeld();
@@ -71,6 +80,9 @@ class GuessedGridTest {
                 } else {
                     failed++;
                     sum.retry();
+                    if (!observeFirst) {
+                        observe(sum, t, first, end);
+                    }
                 }
             }
             if (!done) {
@@ -82,6 +94,12 @@ class GuessedGridTest {
             sum.get(0, out[t], 0, 1 + PARAMS);
         }
         return new Steps(out, held, failed);
+    }
+
+    private static void observe(FixedSum sum, int t, int first, int end) {
+        for (int b = first; b < end; b++) {
+            sum.observe(0, block(t, b), 0, 1 + PARAMS);
+        }
     }
 
     private static void deposit(FixedSum sum, int t, int first, int end) {
@@ -119,7 +137,9 @@ class GuessedGridTest {
         double[][] agreed = LocalCluster.run(1, c -> run(c, format, Allreduces.create("star"), false)).get(0).sums();
         for (int p : new int[] {1, 2, 3, 5, 8}) {
             for (String name : List.of("ring", "tree", "recursive-doubling")) {
-                List<Steps> ranks = LocalCluster.run(p, c -> run(c, format, Allreduces.create(name), true));
+                boolean observeFirst = p % 2 == 1;   // both orders of the training loop: guessing before or after observing
+                List<Steps> ranks = LocalCluster.run(p, c -> run(c, format, Allreduces.create(name), true,
+                    observeFirst));
                 for (int r = 0; r < p; r++) {
                     Steps s = ranks.get(r);
                     for (int t = 0; t < STEPS; t++) {
@@ -148,27 +168,115 @@ class GuessedGridTest {
 
     @ParameterizedTest
     @EnumSource(FixedFormat.class)
-    void aNanAfterAGuessStopsEveryRankAtTheRetry(FixedFormat format) {
-        RankFailedException e = assertThrows(RankFailedException.class, () -> LocalCluster.run(3, comm -> {
-            FixedSum sum = new FixedSum(format, 1, 2);
-            for (int t = 0; t < 2; t++) {
-                sum.begin(3);
-                double[] v = {1.0, 0.5, t == 1 && comm.rank() == 2 ? Double.NaN : 0.25};
-                sum.observe(0, v, 0, 3);
-                if (sum.guessGrid()) {
-                    sum.deposit(0, v, 0, 3);
-                    sum.endBlock();
-                    sum.reduce(comm, Allreduces.create("ring"));
-                    assertFalse(sum.guessHeld(), "a NaN is above every bound");
-                    sum.retry();
-                }
-                sum.agree(comm, Allreduces.create("ring"));
-                sum.deposit(0, v, 0, 3);
-                sum.endBlock();
-                sum.reduce(comm, Allreduces.create("ring"));
+    void aNanOrAnInfinityAfterAGuessStopsEveryRankAtTheRetry(FixedFormat format) {
+        for (double bad : new double[] {Double.NaN, Double.NEGATIVE_INFINITY}) {
+            for (boolean observeFirst : new boolean[] {true, false}) {
+                RankFailedException e = assertThrows(RankFailedException.class, () -> LocalCluster.run(3, comm -> {
+                    FixedSum sum = new FixedSum(format, 1, 2);
+                    for (int t = 0; t < 2; t++) {
+                        sum.begin(3);
+                        double[] v = {1.0, 0.5, t == 1 && comm.rank() == 2 ? bad : 0.25};
+                        boolean guessing = sum.guessGrid();
+                        if (observeFirst || !guessing) {
+                            sum.observe(0, v, 0, 3);
+                        }
+                        if (guessing) {
+                            sum.deposit(0, v, 0, 3);      // not refused on a guessed grid: the guess fails
+                            sum.endBlock();
+                            sum.reduce(comm, Allreduces.create("ring"));
+                            assertFalse(sum.guessHeld(), "a non-finite value is above every bound");
+                            sum.retry();
+                            sum.observe(0, v, 0, 3);
+                        }
+                        sum.agree(comm, Allreduces.create("ring"));
+                        sum.deposit(0, v, 0, 3);
+                        sum.endBlock();
+                        sum.reduce(comm, Allreduces.create("ring"));
+                    }
+                    return null;
+                }));
+                assertTrue(e.getCause() instanceof NonFiniteValueException, bad + ": " + e.getCause());
             }
-            return null;
-        }));
-        assertTrue(e.getCause() instanceof NonFiniteValueException, String.valueOf(e.getCause()));
+        }
+    }
+
+    /**
+     * The words are not cleared by begin: a step where some ranks deposit nothing, or deposit a
+     * part of the vector first, or one value at a time, must not count the step before's words.
+     * Each step's sum is checked against one rank depositing the same blocks afresh.
+     */
+    @ParameterizedTest
+    @EnumSource(FixedFormat.class)
+    void theWordsOfTheStepBeforeNeverCount(FixedFormat format) {
+        int steps = 6;
+        List<double[][]> ranks = LocalCluster.run(4, comm -> {
+            FixedSum sum = new FixedSum(format, 1, PARAMS);
+            double[][] out = new double[steps][1 + PARAMS];
+            for (int t = 0; t < steps; t++) {
+                sum.begin(4);
+                boolean guessing = sum.guessGrid();
+                // Step t: ranks below t % 4 + 1 hold block (t, rank); the others hold none this step.
+                boolean holds = comm.rank() <= t % 4;
+                double[] v = block(t, comm.rank());
+                if (!guessing && holds) {
+                    sum.observe(0, v, 0, 1 + PARAMS);
+                }
+                if (!guessing) {
+                    sum.agree(comm, Allreduces.create("ring"));
+                }
+                if (holds) {
+                    depositOneWay(sum, v, t);
+                }
+                sum.reduce(comm, Allreduces.create("ring"));
+                if (!sum.guessHeld()) {
+                    sum.retry();
+                    if (holds) {
+                        sum.observe(0, v, 0, 1 + PARAMS);
+                    }
+                    sum.agree(comm, Allreduces.create("ring"));
+                    if (holds) {
+                        depositOneWay(sum, v, t);
+                    }
+                    sum.reduce(comm, Allreduces.create("ring"));
+                }
+                assertEquals(t % 4 + 1, sum.blocksDeposited());
+                sum.get(0, out[t], 0, 1 + PARAMS);
+            }
+            return out;
+        });
+        for (int t = 0; t < steps; t++) {
+            FixedSum one = new FixedSum(format, 1, PARAMS);
+            one.begin(4);
+            for (int r = 0; r <= t % 4; r++) {
+                one.observe(0, block(t, r), 0, 1 + PARAMS);
+            }
+            one.fixGrid();
+            for (int r = 0; r <= t % 4; r++) {
+                one.deposit(0, block(t, r), 0, 1 + PARAMS);
+                one.endBlock();
+            }
+            double[] expected = new double[1 + PARAMS];
+            one.get(0, expected, 0, 1 + PARAMS);
+            for (int r = 0; r < 4; r++) {
+                assertArrayEquals(expected, ranks.get(r)[t], 0.0, "step " + t + " rank " + r);
+            }
+        }
+    }
+
+    /** Deposits a block whole, in two parts (the later part first), or value by value, by the step. */
+    private static void depositOneWay(FixedSum sum, double[] v, int t) {
+        switch (t % 3) {
+            case 0 -> sum.deposit(0, v, 0, v.length);
+            case 1 -> {
+                sum.deposit(4, v, 4, v.length - 4);
+                sum.deposit(0, v, 0, 4);
+            }
+            default -> {
+                for (int j = 0; j < v.length; j++) {
+                    sum.deposit(j, v[j]);
+                }
+            }
+        }
+        sum.endBlock();
     }
 }
