@@ -122,6 +122,25 @@ abstract class OwnRowsExchange implements GradientExchange {
         fixed.reduceInto(comm, tail, halves, out, 0);
     }
 
+    /**
+     * As {@link #sumRowsInto}, in one ring ({@link FixedSum#ringInto}): the rows deposited chunk by
+     * chunk as the ring's reduce-scatter combines them, no pass of their own.
+     */
+    void sumRowsByRing(Allreduce tail, double[] out) {
+        int w = params + 1;
+        int previous = ranges.owned(Math.floorMod(comm.rank() - 1, comm.size()));
+        fixed.begin(blocks);
+        if (fixed.guessGrid()) {
+            if (fixed.ringInto(comm, tail, rows, 0, w, owned, previous, out, 0)) {
+                return;
+            }
+            fixed.retry();
+        }
+        observeRows();
+        fixed.agree(comm, tail);
+        fixed.ringInto(comm, tail, rows, 0, w, owned, previous, out, 0);
+    }
+
     /** Observes every own row (after {@code begin}). */
     private void observeRows() {
         int w = params + 1;

@@ -3,6 +3,7 @@ package org.paratrain.train;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.AllreduceHalves;
 import org.paratrain.collective.HierarchicalAllreduce;
+import org.paratrain.collective.RecursiveDoublingAllreduce;
 import org.paratrain.collective.sum.FixedFormat;
 import org.paratrain.collective.sum.FixedSum;
 import org.paratrain.collective.sum.NonFiniteValueException;
@@ -25,8 +26,10 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
  * <p>From {@link #BY_HALVES} values on, with an allreduce that comes in halves (ring,
  * rabenseifner, native) between processes of one rank each, a fixed-point sum goes by halves
  * ({@link FixedSum#reduceInto}): the check words first, then the words reduce-scattered and
- * each rank converting only its own chunk, the doubles allgathered. One small round more, for
- * a conversion divided by the rank count: worth it on long vectors only, and the same bits.
+ * each rank converting only its own chunk, the doubles allgathered; the ring's reduce-scatter
+ * deposits the rows as it combines them ({@link FixedSum#ringInto}). One small round more, for
+ * a conversion divided by the rank count and fewer passes over memory: worth it on long vectors
+ * only, and the same bits.
  */
 final class SumExchange extends OwnRowsExchange {
     /** The least vector (loss and gradient) summed by halves: below it the small round costs more than it saves. */
@@ -34,6 +37,8 @@ final class SumExchange extends OwnRowsExchange {
     private final Allreduce allreduce;
     /** The halves of {@link #allreduce}, when the sum goes by halves; else null. */
     private final AllreduceHalves halves;
+    /** The small allreduce of the check words in one ring: latency is all it costs, recursive doubling has the least. */
+    private final Allreduce checkWords = new RecursiveDoublingAllreduce();
     /** The sum, loss first (float only). */
     private final double[] total;
     private final double[] gradient;
@@ -52,7 +57,11 @@ final class SumExchange extends OwnRowsExchange {
         double loss;
         try {
             if (halves != null) {
-                sumRowsInto(allreduce, halves, total);
+                if (allreduce.name().equals("ring")) {
+                    sumRowsByRing(checkWords, total);
+                } else {
+                    sumRowsInto(allreduce, halves, total);
+                }
                 for (int j = 0; j < params; j++) {
                     gradient[j] = total[j + 1] * scale;      // the scaling's pass moves the values too
                 }

@@ -137,13 +137,20 @@ final class BenchCollectivesCommand implements Runnable {
         o.println("|---|---:|---:|---:|---:|---:|---:|---:|");
         double base = lines.get(0).seconds();
         for (FixedSumBenchmark.Line l : lines) {
-            o.printf(Locale.ROOT, "| %s | %.3f | %.2f | %.6f | %.3f | %.3f | %.3f | %.3f |%n", l.name(), l.seconds() * 1e3,
-                l.seconds() / base, l.wordsPerValue(), l.agree() * 1e3, l.deposit() * 1e3, l.reduce() * 1e3,
-                l.convert() * 1e3);
+            o.printf(Locale.ROOT, "| %s | %.3f | %.2f | %.6f | %s | %s | %.3f | %s |%n", l.name(), l.seconds() * 1e3,
+                l.seconds() / base, l.wordsPerValue(), ms(l.agree()), ms(l.deposit()), l.reduce() * 1e3,
+                ms(l.convert()));
         }
         o.println("A fixed sum's words are its values' words plus one (the block count); the grid is agreed "
             + "beforehand by a maximum allreduce of one word, or (guessed) taken from the step before and checked "
-            + "by one more word a segment inside the same allreduce, with no pass over the values but the deposit.");
+            + "by one more word a segment inside the same allreduce, with no pass over the values but the deposit; by "
+            + "halves, the check words go first and each rank converts its own chunk; in one ring, the ring's "
+            + "reduce-scatter deposits as it combines (\"in it\": phases inside the allreduce's loop).");
+    }
+
+    /** Milliseconds, or a dash for a phase done inside the allreduce's loop. */
+    private static String ms(double seconds) {
+        return Double.isNaN(seconds) ? "in it" : String.format(Locale.ROOT, "%.3f", seconds * 1e3);
     }
 
     private void report(List<CostModel.Measurement> data, Allreduce.Machine m, int cores, double copy) {

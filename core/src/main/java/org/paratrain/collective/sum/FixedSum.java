@@ -3,9 +3,11 @@ package org.paratrain.collective.sum;
 import java.util.Arrays;
 import java.util.Objects;
 import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.Allgather;
 import org.paratrain.collective.AllreduceHalves;
 import org.paratrain.collective.Chunks;
 import org.paratrain.collective.Reduction;
+import org.paratrain.collective.RingAllgather;
 import org.paratrain.comm.Communicator;
 
 /**
@@ -74,8 +76,8 @@ public final class FixedSum {
     private final int checks;
     /** Whether this step's grids are the last step's, not agreed. */
     private boolean guessed;
-    /** On a guessed grid, the largest scaled magnitude deposited per segment (NaN once a NaN was). */
-    private final double[] largest;
+    /** On a guessed grid, the summary of the scaled magnitudes deposited per segment ({@link Deposit}). */
+    private final long[] seen;
     /** Whether the value words hold this step's deposits (else they are stale and count as zero). */
     private boolean cleared;
     /** Whether a guess's check words are in {@link #words} (written once, before they leave). */
@@ -83,11 +85,26 @@ public final class FixedSum {
     /** The cuts of {@link #reduceInto}, words and values, made for the last rank count it saw. */
     private Chunks wordChunks;
     private Chunks valueChunks;
+    /**
+     * {@link #ringInto}'s receive buffer, laid out as the value words (each chunk received where
+     * its words are: see {@link Deposit#oneWordOnto}), made by its first call; and its allgather.
+     */
+    private long[] ringIn;
+    /** {@link #ringInto}'s receive buffer for the other rank's values, laid out as the rows. */
+    private double[] peerIn;
+    private final Allgather ringGather = new RingAllgather();
+    /** Whether {@link #ringInto} converted the own chunk on the way, and its scratch. */
+    private boolean converted;
+    private final long[] wordBits = new long[1];
+    private final long[] seenBefore;
+    /** The tag of {@link #ringInto}'s messages. */
+    private static final int RING_TAG = 32012;
     private final Exponents exponents;
     private final Grid[] grids;
     private int blocks;
-    /** Scaled magnitudes must stay below {@code 2^(62-h)}. */
+    /** Scaled magnitudes must stay below {@code 2^(62-h)}: {@code limit}, {@code 2^limitBits}. */
     private double limit;
+    private int limitBits;
     private int lowBits;
     private double lowScale;
 
@@ -104,7 +121,8 @@ public final class FixedSum {
         this.words = new long[checks + segments.count() + 1];
         this.exponents = new Exponents(segments.count());
         this.grids = new Grid[segments.count()];
-        this.largest = new double[segments.count()];
+        this.seen = new long[segments.count()];
+        this.seenBefore = new long[segments.count()];
         Arrays.fill(grids, Grid.NONE);
     }
 
@@ -128,6 +146,7 @@ public final class FixedSum {
         int h = FixedFormat.headroom(blocks);
         this.blocks = blocks;
         this.limit = FixedPoint.pow2(62 - h);
+        this.limitBits = 62 - h;
         this.lowBits = FixedFormat.lowBits(blocks);
         this.lowScale = FixedPoint.pow2(lowBits);
         exponents.clear();
@@ -139,7 +158,7 @@ public final class FixedSum {
         Arrays.fill(words, checks, words.length, 0L);
         cleared = false;
         Arrays.fill(grids, Grid.NONE);
-        Arrays.fill(largest, 0.0);
+        Arrays.fill(seen, 0L);
         guessed = false;
         sealed = false;
     }
@@ -179,11 +198,12 @@ public final class FixedSum {
     }
 
     /**
-     * Writes a guess's check words from the largest magnitudes deposited, once, before the words
-     * leave: above the bound ({@code 2^E}, scaled to {@code 2^(62-h)}: the deposits' own limit,
-     * NaN included) or at it ({@code 2^(E-1)} or more; for the least bound, {@code 2^-1074}, only
-     * zeros are at it). The scaling by powers of two is exact near the bound, so the comparison
-     * says what the exponent codes would.
+     * Writes a guess's check words from the magnitudes deposited, once, before the words leave:
+     * above the bound ({@code 2^E}, scaled to {@code 2^(62-h)}: the deposits' own limit, NaN and
+     * infinities included) or at it ({@code 2^(E-1)} or more; for the least bound,
+     * {@code 2^-1074}, only zeros are at it). The scaling by powers of two is exact near the
+     * bound, and the summary of {@link Deposit} exact at powers of two, so the check says what
+     * the exponent codes would.
      */
     private void seal() {
         clear();
@@ -191,9 +211,9 @@ public final class FixedSum {
             return;
         }
         for (int s = 0; s < grids.length; s++) {
-            double m = largest[s];
-            boolean above = !(m < limit);
-            boolean at = grids[s].exponent() == FixedPoint.LEAST_BOUND ? m == 0.0 : m >= 0.5 * limit;
+            long m = seen[s];
+            boolean above = Deposit.reaches(m, limitBits);
+            boolean at = grids[s].exponent() == FixedPoint.LEAST_BOUND ? m == 0 : Deposit.reaches(m, limitBits - 1);
             words[checks + s] = above ? ABOVE : at ? 1L : 0L;
         }
         sealed = true;
@@ -307,14 +327,15 @@ public final class FixedSum {
         int s = segments.of(index);
         Grid g = grids[s];
         double y = x * g.scaleA() * g.scaleB();
-        if (!(Math.abs(y) < limit)) {
+        long m = Deposit.summary(y);
+        if (Deposit.reaches(m, limitBits)) {
             if (!guessed || g == Grid.NONE) {
                 throw refused(index, x);
             }
-            largest[s] = Double.NaN;     // fails the guess; the deposit is not made
+            seen[s] |= Long.MIN_VALUE;     // fails the guess; the deposit is not made
             return;
         }
-        largest[s] = Math.max(largest[s], Math.abs(y));
+        seen[s] |= m;
         if (format == FixedFormat.ONE_WORD) {
             words[index] += (long) Math.rint(y);
         } else {
@@ -344,7 +365,7 @@ public final class FixedSum {
             int s = segments.of(i);
             int stop = Math.min(index + length, segments.end(s));
             int at = offset + i - index;
-            double m = format == FixedFormat.ONE_WORD ? Deposit.oneWord(words, grids[s], add, i, values, at, stop - i)
+            long m = format == FixedFormat.ONE_WORD ? Deposit.oneWord(words, grids[s], add, i, values, at, stop - i)
                 : Deposit.twoWords(words, grids[s], add, lowScale, i, values, at, stop - i);
             cleared = true;
             int k = checkDeposited(s, m, values, at, 1, stop - i);
@@ -356,16 +377,17 @@ public final class FixedSum {
     }
 
     /**
-     * Checks a run just deposited into segment {@code s}, whose largest scaled magnitude was
-     * {@code m}: on an agreed grid a value beyond the bound is refused, on a guessed one it is
-     * kept for the check words.
+     * Checks a run just deposited into segment {@code s}, whose magnitudes' summary was {@code m}
+     * ({@link Deposit}): on an agreed grid a value beyond the bound is refused (the position of the
+     * first is returned, else -1), on a guessed one the summary is kept for the check words.
      */
-    private int checkDeposited(int s, double m, double[] values, int offset, int stride, int count) {
+    private int checkDeposited(int s, long m, double[] values, int offset, int stride, int count) {
         if (guessed) {
-            largest[s] = m > largest[s] || Double.isNaN(m) ? m : largest[s];     // NaN sticks
+            seen[s] |= m;
             return -1;
         }
-        return m < limit ? -1 : Math.max(0, Deposit.firstBeyond(grids[s], limit, values, offset, stride, count));
+        return !Deposit.reaches(m, limitBits) ? -1
+            : Math.max(0, Deposit.firstBeyond(grids[s], limit, values, offset, stride, count));
     }
 
     /**
@@ -400,7 +422,7 @@ public final class FixedSum {
         checkColumn(index, values.length, offset, stride, count);
         clear();
         int s = segments.of(index);
-        double m = Deposit.column(words, format.words(), grids[s], lowScale, index, values, offset, stride, count);
+        long m = Deposit.column(words, format.words(), grids[s], lowScale, index, values, offset, stride, count);
         int k = checkDeposited(s, m, values, offset, stride, count);
         if (k >= 0) {
             throw refused(index, values[offset + k * stride]);
@@ -479,6 +501,282 @@ public final class FixedSum {
         return true;
     }
 
+    /**
+     * The whole step in one ring, for {@code count} rows of {@link #size()} values this rank holds
+     * (row {@code k} at {@code rows[offset + k stride]}), in place of their deposits, the
+     * {@link #endBlock}s and the {@link #reduce}: the ring's reduce-scatter deposits each chunk
+     * as it combines it (the words received plus this rank's own, one pass), the check words and
+     * the count follow in one small allreduce, and if the guess held each rank converts its own
+     * chunk and the ring allgathers the doubles. The same bits as depositing, reducing and
+     * {@link #get(int, double[], int, int) get}; each value is read once and each word written
+     * once on its way, and for one word and one row the own chunk's last combine is its
+     * conversion (its words are not stored). Afterwards {@link #words()} are not the sum: read
+     * {@code out}. Call after {@link #begin} and {@link #guessGrid()} (or an agreement).
+     *
+     * @param comm      the ranks; each calls this at the same point of the step
+     * @param tail      any allreduce, for the check words and the count
+     * @param rows      this rank's rows
+     * @param offset    index of the first row's first value
+     * @param stride    distance between two rows
+     * @param count     the rows, 0 or more (each a block)
+     * @param previousCount the rows the previous rank of the ring ({@code rank - 1}, modulo the
+     *                  size) holds: a rank of one row sends its values themselves, and the next
+     *                  rank must know to expect them
+     * @param out       where the sums go on every rank (unspecified when the guess failed)
+     * @param outOffset index in {@code out} of the first
+     * @return {@link #guessHeld()}: when false, retry
+     */
+    public boolean ringInto(Communicator comm, Allreduce tail, double[] rows, int offset, int stride, int count,
+                            int previousCount, double[] out, int outOffset) {
+        int n = segments.size();
+        Objects.checkFromIndexSize(outOffset, n, out.length);
+        if (count > 0) {
+            Objects.checkFromIndexSize(offset, (long) (count - 1) * stride + n > Integer.MAX_VALUE ? -1
+                : (count - 1) * stride + n, rows.length);
+        }
+        int p = comm.size();
+        int u = format.words();
+        cut(p);
+        int r = comm.rank();
+        if (p == 1) {
+            for (int k = 0; k < count; k++) {
+                deposit(0, rows, offset + k * stride, n);
+            }
+        } else {
+            if (ringIn == null) {
+                ringIn = new long[checks];
+            }
+            int next = (r + 1) % p;
+            int prev = (r - 1 + p) % p;
+            // A rank of one row sends, in the first step, the values themselves, which the next rank
+            // deposits with its own (the same words: each value is rounded once, on the same grid),
+            // so that no rank deposits a chunk only to send it. Other ranks send the words.
+            boolean sendValues = count == 1;
+            boolean receiveValues = previousCount == 1;
+            if (receiveValues && (peerIn == null || peerIn.length < offset + n)) {
+                peerIn = new double[offset + n];
+            }
+            if (!sendValues) {
+                depositChunk(Math.floorMod(r - 1, p), rows, offset, stride, count, false);
+            }
+            converted = false;
+            for (int s = 0; s < p - 1; s++) {
+                // As RingReduceScatter: step s passes on the chunk that ends s + 1 steps later at its owner.
+                int send = Math.floorMod(r - s - 1, p);
+                int recv = Math.floorMod(r - s - 2, p);
+                if (s == 0 && (sendValues || receiveValues)) {
+                    firstStep(comm, send, recv, next, prev, sendValues, receiveValues, rows, offset);
+                    if (!receiveValues) {
+                        if (recv != r || !convertedOnTheWay(r, rows, offset, count, out, outOffset)) {
+                            depositChunk(recv, rows, offset, stride, count, true);
+                        }
+                    } else if (recv != r || count != 1 || !pairConverted(r, rows, offset, out, outOffset)) {
+                        depositPair(recv, rows, offset, stride, count);
+                    }
+                } else {
+                    comm.sendRecv(words, wordChunks.start(send), wordChunks.size(send), next, RING_TAG,
+                        ringIn, wordChunks.start(recv), wordChunks.size(recv), prev, RING_TAG);
+                    if (recv != r || !convertedOnTheWay(r, rows, offset, count, out, outOffset)) {
+                        depositChunk(recv, rows, offset, stride, count, true);
+                    }
+                }
+            }
+        }
+        cleared = true;
+        endBlocks(count);
+        if (!reduceTail(comm, tail)) {
+            return false;
+        }
+        if (p == 1) {
+            get(0, out, outOffset, n);
+            return true;
+        }
+        SumOverflowException failed = converted ? null : convertOwn(r, out, outOffset);
+        gatherValues(comm, ringGather, out, outOffset, failed);
+        return true;
+    }
+
+    /**
+     * The first step of the ring when values travel: the own row's values or the words sent, the
+     * previous rank's values or its words received (into {@link #peerIn} or {@link #ringIn}).
+     */
+    private void firstStep(Communicator comm, int send, int recv, int next, int prev, boolean sendValues,
+                           boolean receiveValues, double[] rows, int offset) {
+        // Two one-way messages, as sendRecv would pair them, when their kinds differ: the even
+        // ranks send first, so that a ring of any length cannot wait on itself.
+        if (sendValues && receiveValues) {
+            comm.sendRecv(rows, offset + valueChunks.start(send), valueChunks.size(send), next, RING_TAG,
+                peerIn, offset + valueChunks.start(recv), valueChunks.size(recv), prev, RING_TAG);
+            return;
+        }
+        boolean sendFirst = comm.rank() % 2 == 0;
+        for (int turn = 0; turn < 2; turn++) {
+            if ((turn == 0) == sendFirst) {
+                if (sendValues) {
+                    comm.send(rows, offset + valueChunks.start(send), valueChunks.size(send), next, RING_TAG);
+                } else {
+                    comm.send(words, wordChunks.start(send), wordChunks.size(send), next, RING_TAG);
+                }
+            } else if (receiveValues) {
+                comm.recv(peerIn, offset + valueChunks.start(recv), valueChunks.size(recv), prev, RING_TAG);
+            } else {
+                comm.recv(ringIn, wordChunks.start(recv), wordChunks.size(recv), prev, RING_TAG);
+            }
+        }
+    }
+
+    /**
+     * Deposits chunk {@code c} of the values received ({@link #peerIn}) and of the own rows: its
+     * words written by the first, added by the others.
+     */
+    private void depositPair(int c, double[] rows, int offset, int stride, int count) {
+        int from = valueChunks.start(c);
+        int to = valueChunks.start(c + 1);
+        for (int i = from; i < to; ) {
+            int s = segments.of(i);
+            int stop = Math.min(to, segments.end(s));
+            depositRun(s, i, stop, peerIn, offset + i, false);
+            for (int k = 0; k < count; k++) {
+                depositRun(s, i, stop, rows, offset + k * stride + i, true);
+            }
+            i = stop;
+        }
+    }
+
+    /** Deposits {@code v[at, ...)} at {@code [i, stop)}, all of segment {@code s}: written, or added. */
+    private void depositRun(int s, int i, int stop, double[] v, int at, boolean add) {
+        long m = format == FixedFormat.ONE_WORD ? Deposit.oneWord(words, grids[s], add, i, v, at, stop - i)
+            : Deposit.twoWords(words, grids[s], add, lowScale, i, v, at, stop - i);
+        int bad = checkDeposited(s, m, v, at, 1, stop - i);
+        if (bad >= 0) {
+            throw refused(i + bad, v[at + bad]);
+        }
+    }
+
+    /**
+     * The own chunk's sum of the values received and the own row, converted in the same pass
+     * ({@link Deposit#oneWordPairOut}), where it applies: as {@link #convertedOnTheWay}.
+     * {@return whether it was done}
+     */
+    private boolean pairConverted(int r, double[] rows, int offset, double[] out, int outOffset) {
+        int from = valueChunks.start(r);
+        int to = valueChunks.start(r + 1);
+        if (format != FixedFormat.ONE_WORD || !normalGrids(from, to)) {
+            return false;
+        }
+        System.arraycopy(seen, 0, seenBefore, 0, seen.length);
+        wordBits[0] = 0;
+        for (int i = from; i < to; ) {
+            int s = segments.of(i);
+            int stop = Math.min(to, segments.end(s));
+            long m = Deposit.oneWordPairOut(peerIn, grids[s], rows, offset + i, stop - i, out, outOffset + i, wordBits);
+            int bad = checkDeposited(s, m, rows, offset + i, 1, stop - i);
+            if (bad >= 0) {
+                throw refused(i + bad, rows[offset + i + bad]);
+            }
+            i = stop;
+        }
+        if (wordBits[0] >>> 62 != 0) {
+            System.arraycopy(seenBefore, 0, seen, 0, seen.length);
+            return false;
+        }
+        converted = true;
+        return true;
+    }
+
+    /** {@return whether every segment of the values {@code [from, to)} is on a grid that converts by one multiplication} */
+    private boolean normalGrids(int from, int to) {
+        for (int i = from; i < to; ) {
+            int s = segments.of(i);
+            if (!grids[s].normal()) {
+                return false;
+            }
+            i = Math.min(to, segments.end(s));
+        }
+        return true;
+    }
+
+    /**
+     * The own chunk's last combine and its conversion in one pass ({@link Deposit#oneWordOntoOut}),
+     * where it applies: one word, one row, every segment of the chunk on a grid that converts by
+     * one multiplication, no word of 2^62 or more. Then the chunk's words are not stored (only
+     * its doubles are needed). {@return whether it was done; if not, nothing counts and the chunk
+     * goes the usual way}
+     */
+    private boolean convertedOnTheWay(int r, double[] rows, int offset, int count, double[] out, int outOffset) {
+        int from = valueChunks.start(r);
+        int to = valueChunks.start(r + 1);
+        if (format != FixedFormat.ONE_WORD || count != 1 || !normalGrids(from, to)) {
+            return false;
+        }
+        long[] before = seenBefore;
+        System.arraycopy(seen, 0, before, 0, seen.length);
+        wordBits[0] = 0;
+        for (int i = from; i < to; ) {
+            int s = segments.of(i);
+            int stop = Math.min(to, segments.end(s));
+            long m = Deposit.oneWordOntoOut(ringIn, grids[s], i, rows, offset + i, stop - i, out, outOffset + i,
+                wordBits);
+            int bad = checkDeposited(s, m, rows, offset + i, 1, stop - i);
+            if (bad >= 0) {
+                throw refused(i + bad, rows[offset + i + bad]);
+            }
+            i = stop;
+        }
+        if (wordBits[0] >>> 62 != 0) {
+            System.arraycopy(before, 0, seen, 0, seen.length);     // the usual way will see them again
+            return false;
+        }
+        converted = true;
+        return true;
+    }
+
+    /**
+     * Deposits the rows' values of chunk {@code c} into its words: written by the first row (onto
+     * the words just received when {@code onto}), added by the others; the largest magnitudes kept.
+     */
+    private void depositChunk(int c, double[] rows, int offset, int stride, int count, boolean onto) {
+        int from = valueChunks.start(c);
+        int to = valueChunks.start(c + 1);
+        if (count == 0) {
+            if (onto) {
+                System.arraycopy(ringIn, from * format.words(), words, from * format.words(), (to - from) * format.words());
+            } else {
+                Arrays.fill(words, from * format.words(), to * format.words(), 0L);
+            }
+            return;
+        }
+        for (int i = from; i < to; ) {
+            int s = segments.of(i);
+            int stop = Math.min(to, segments.end(s));
+            for (int k = 0; k < count; k++) {
+                int at = offset + k * stride + i;
+                int len = stop - i;
+                long m;
+                if (k > 0 || !onto) {
+                    m = format == FixedFormat.ONE_WORD ? Deposit.oneWord(words, grids[s], k > 0, i, rows, at, len)
+                        : Deposit.twoWords(words, grids[s], k > 0, lowScale, i, rows, at, len);
+                } else {
+                    m = format == FixedFormat.ONE_WORD ? Deposit.oneWordOnto(words, ringIn, grids[s], i, rows, at, len)
+                        : Deposit.twoWordsOnto(words, ringIn, grids[s], lowScale, i, rows, at, len);
+                }
+                int bad = checkDeposited(s, m, rows, at, 1, len);
+                if (bad >= 0) {
+                    throw refused(i + bad, rows[at + bad]);
+                }
+            }
+            i = stop;
+        }
+    }
+
+    /** Cuts the vector for {@code p} ranks, words and values alike, once per rank count. */
+    private void cut(int p) {
+        if (wordChunks == null || wordChunks.p() != p) {
+            wordChunks = new Chunks(segments.size(), format.words(), p, checks);
+            valueChunks = new Chunks(segments.size(), p);
+        }
+    }
+
     /** The first step of {@link #reduceInto}: the check words and the count; whether the guess held. */
     boolean reduceTail(Communicator comm, Allreduce tail) {
         seal();
@@ -494,11 +792,7 @@ public final class FixedSum {
 
     /** The second: the value words reduce-scattered, chunk r summed on rank r. */
     void scatterWords(Communicator comm, AllreduceHalves halves) {
-        int p = comm.size();
-        if (wordChunks == null || wordChunks.p() != p) {
-            wordChunks = new Chunks(segments.size(), format.words(), p, checks);
-            valueChunks = new Chunks(segments.size(), p);
-        }
+        cut(comm.size());
         halves.reduceScatter().reduceScatter(comm, words, 0, wordChunks, Reduction.WORD_SUM);
     }
 
@@ -521,7 +815,12 @@ public final class FixedSum {
 
     /** The last: the doubles allgathered; a chunk that failed its conversion on any rank fails every rank alike. */
     void gatherValues(Communicator comm, AllreduceHalves halves, double[] out, int offset, SumOverflowException own) {
-        halves.allgather().allgather(comm, out, offset, valueChunks, Reduction.DOUBLE_SUM);
+        gatherValues(comm, halves.allgather(), out, offset, own);
+    }
+
+    private void gatherValues(Communicator comm, Allgather allgather, double[] out, int offset,
+                              SumOverflowException own) {
+        allgather.allgather(comm, out, offset, valueChunks, Reduction.DOUBLE_SUM);
         for (int c = 0; c < comm.size(); c++) {
             if (valueChunks.size(c) > 0 && Double.isNaN(out[offset + valueChunks.start(c)])) {
                 throw own != null ? own : new SumOverflowException("the sum of values " + valueChunks.start(c) + " to "

@@ -16,7 +16,9 @@ import org.paratrain.comm.local.LocalCluster;
  * adds, per step: observing the values, agreeing the grid (a maximum allreduce of one word),
  * depositing, the allreduce of the words, and the conversion back to doubles; then each
  * format on the grid guessed from the step before, as training runs it once the magnitudes
- * settle: no observing pass and no agreement, the check words inside the words' allreduce.
+ * settle: no observing pass and no agreement, the check words inside the words' allreduce; by
+ * halves (each rank converting its own chunk) and in one ring (the deposits made as the ring's
+ * reduce-scatter combines) where the allreduce named allows.
  *
  * <p>The three are interleaved round by round so that they share the machine's state; each
  * is the best of {@code rounds} loops of at least 20 ms, after a warm-up loop that lets the
@@ -33,7 +35,8 @@ public final class FixedSumBenchmark {
      * @param seconds       the whole step
      * @param wordsPerValue 8-byte words in the reduced vector per value (the fixed sums add one
      *                      word, the block count, and reduce one exponent word beforehand)
-     * @param agree         observing the values and agreeing the grid (0 for double and a guess)
+     * @param agree         observing the values and agreeing the grid (0 for double and a guess;
+     *                      NaN, as deposit and convert, where the phases are one loop: in one ring)
      * @param deposit       depositing (0 for double)
      * @param reduce        the allreduce
      * @param convert       converting back (0 for double)
@@ -63,12 +66,16 @@ public final class FixedSumBenchmark {
             new Step(FixedFormat.TWO_WORDS, false, partials, Allreduces.create(algorithm)),
             new Step(FixedFormat.ONE_WORD, true, partials, Allreduces.create(algorithm)),
             new Step(FixedFormat.TWO_WORDS, true, partials, Allreduces.create(algorithm)),
-            null, null};
+            null, null, null, null};
         if (AllreduceHalves.names().contains(algorithm)) {
             steps[5] = new Step(FixedFormat.ONE_WORD, true, partials, Allreduces.create(algorithm))
                 .byHalves(AllreduceHalves.create(algorithm));
             steps[6] = new Step(FixedFormat.TWO_WORDS, true, partials, Allreduces.create(algorithm))
                 .byHalves(AllreduceHalves.create(algorithm));
+        }
+        if (algorithm.equals("ring")) {
+            steps[7] = new Step(FixedFormat.ONE_WORD, true, partials, Allreduces.create(algorithm)).inOneRing();
+            steps[8] = new Step(FixedFormat.TWO_WORDS, true, partials, Allreduces.create(algorithm)).inOneRing();
         }
         steps = java.util.Arrays.stream(steps).filter(java.util.Objects::nonNull).toArray(Step[]::new);
         for (Step s : steps) {
@@ -119,6 +126,14 @@ public final class FixedSumBenchmark {
             best[0] = Double.POSITIVE_INFINITY;
         }
 
+        /** When set, the deposits are made by the ring's reduce-scatter ({@link FixedSum#ringInto}). */
+        private boolean ring;
+
+        Step inOneRing() {
+            this.ring = true;
+            return this;
+        }
+
         Step byHalves(AllreduceHalves h) {
             this.halves = h;
             return this;
@@ -155,6 +170,10 @@ public final class FixedSumBenchmark {
 
         /** One step of the fixed sum, phase by phase; a guess that fails is retried as training does. */
         private void fixed(Communicator comm) {
+            if (ring) {
+                oneRing(comm);
+                return;
+            }
             double t0 = comm.wtime();
             sum.begin(comm.size());
             boolean guessed = guess && sum.guessGrid();
@@ -210,9 +229,30 @@ public final class FixedSumBenchmark {
             phases[3] += t4 - t3;
         }
 
+        /** The check words' allreduce of a step in one ring: latency is all it costs, recursive doubling has the least. */
+        private final Allreduce tail = new org.paratrain.collective.RecursiveDoublingAllreduce();
+
+        /** A step in one ring: the phases are one loop, timed whole. */
+        private void oneRing(Communicator comm) {
+            double t0 = comm.wtime();
+            sum.begin(comm.size());
+            boolean guessed = sum.guessGrid();
+            if (!guessed || !sum.ringInto(comm, tail, partials, 0, partials.length, 1, 1, buf, 0)) {
+                sum.retry();
+                sum.observe(0, partials, 0, partials.length);
+                sum.agree(comm, algorithm);
+                sum.ringInto(comm, tail, partials, 0, partials.length, 1, 1, buf, 0);
+            }
+            phases[2] += comm.wtime() - t0;
+        }
+
         Line line(int values) {
             if (sum == null) {
                 return new Line("double", best[0], 1.0, 0, 0, best[0], 0);
+            }
+            if (ring) {
+                return new Line(format.label() + " guessed, in one ring", best[0],
+                    (double) sum.words().length / values, Double.NaN, Double.NaN, best[3], Double.NaN);
             }
             return new Line(format.label() + (guess ? " guessed" : "") + (halves != null ? ", by halves" : ""), best[0], (double) sum.words().length / values, best[1], best[2], best[3],
                 best[4]);

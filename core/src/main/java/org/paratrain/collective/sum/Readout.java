@@ -51,19 +51,21 @@ final class Readout {
         boolean bad = false;
         if (fast && format == FixedFormat.ONE_WORD) {
             double unit = g.unit();
-            long most = 0;
-            double largest = 0.0;
-            // Branch-free, so that it vectorises; a word beyond what the deposits can reach, or a
-            // result beyond the doubles, is caught after the loop and the slow path says which.
+            long or = 0;
+            // Branch-free, so that it vectorises. A word of 2^62 or more in magnitude (the OR of the
+            // magnitudes has bit 62 or 63 set) sends the run to the slow path, which says whether
+            // it is beyond what the deposits can reach (2^62 itself is not). A result cannot leave
+            // the doubles here: |w| < 2^62 and 2^G <= 2^900.
             for (int k = 0; k < length; k++) {
                 long w = words[index + k];
-                double r = w * unit;              // (double) w rounds once; times 2^G is exact
-                most = Math.max(most, Math.abs(w));
-                largest = Math.max(largest, Math.abs(r));
-                out[offset + k] = r;
+                or |= Math.abs(w);
+                out[offset + k] = w * unit;       // (double) w rounds once; times 2^G is exact
             }
-            bad = most > LIMIT || most < 0 || Double.isInfinite(largest);
+            bad = or >>> 62 != 0;
         } else if (fast) {
+            // Two words reach 2^(E + h), beyond the doubles when E is near 1024: the largest result
+            // finds an infinity. (The loop is scalar, twoWords' shift being per value; a maximum
+            // costs less here than the integer checks of the one-word loop.)
             long most = 0;
             double largest = 0.0;
             for (int k = 0; k < length; k++) {

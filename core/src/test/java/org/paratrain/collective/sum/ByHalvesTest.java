@@ -28,6 +28,43 @@ class ByHalvesTest {
 
     /** Every step's sums on this rank by halves, guessing as training does; and how many guesses failed. */
     static double[][] run(Communicator comm, FixedFormat format, String algorithm, int[] failed) {
+        return algorithm.equals("one ring") ? inOneRing(comm, format, failed) : byHalves(comm, format, algorithm, failed);
+    }
+
+    /** As {@link #byHalves}, by {@link FixedSum#ringInto}: the rank's blocks as a table of rows, deposited by the ring. */
+    static double[][] inOneRing(Communicator comm, FixedFormat format, int[] failed) {
+        int p = comm.size();
+        int first = GuessedGridTest.BLOCKS * comm.rank() / p;
+        int end = GuessedGridTest.BLOCKS * (comm.rank() + 1) / p;
+        FixedSum sum = new FixedSum(format, 1, GuessedGridTest.PARAMS);
+        var tail = Allreduces.create("tree");
+        int stride = SIZE + 3;                        // rows with a gap after each, from index 2
+        int q = Math.floorMod(comm.rank() - 1, p);
+        int previous = GuessedGridTest.BLOCKS * (q + 1) / p - GuessedGridTest.BLOCKS * q / p;
+        double[][] out = new double[GuessedGridTest.STEPS][SIZE + 2];
+        for (int t = 0; t < GuessedGridTest.STEPS; t++) {
+            double[] rows = new double[2 + (end - first) * stride];
+            for (int b = first; b < end; b++) {
+                System.arraycopy(GuessedGridTest.block(t, b), 0, rows, 2 + (b - first) * stride, SIZE);
+            }
+            sum.begin(GuessedGridTest.BLOCKS);
+            if (sum.guessGrid()) {
+                if (sum.ringInto(comm, tail, rows, 2, stride, end - first, previous, out[t], 1)) {
+                    continue;
+                }
+                failed[0]++;
+                sum.retry();
+            }
+            for (int b = first; b < end; b++) {
+                sum.observe(0, rows, 2 + (b - first) * stride, SIZE);
+            }
+            sum.agree(comm, tail);
+            assertTrue(sum.ringInto(comm, tail, rows, 2, stride, end - first, previous, out[t], 1), "an agreed grid always holds");
+        }
+        return out;
+    }
+
+    static double[][] byHalves(Communicator comm, FixedFormat format, String algorithm, int[] failed) {
         int p = comm.size();
         int first = GuessedGridTest.BLOCKS * comm.rank() / p;
         int end = GuessedGridTest.BLOCKS * (comm.rank() + 1) / p;
@@ -70,8 +107,10 @@ class ByHalvesTest {
     void byHalvesGivesTheWholeAllreducesBitsOnEveryRank(FixedFormat format) {
         double[][] whole = LocalCluster.run(1, c -> GuessedGridTest.run(c, format, Allreduces.create("star"), false))
             .get(0).sums();
-        for (int p : new int[] {1, 2, 3, 5, 8}) {
-            for (String name : AllreduceHalves.portableNames()) {
+        List<String> ways = new java.util.ArrayList<>(AllreduceHalves.portableNames());
+        ways.add("one ring");
+        for (int p : new int[] {1, 2, 3, 5, 8, 13, 16, 30}) {
+            for (String name : ways) {
                 int[][] failed = new int[p][1];
                 List<double[][]> ranks = LocalCluster.run(p, c -> run(c, format, name, failed[c.rank()]));
                 for (int r = 0; r < p; r++) {
@@ -86,6 +125,22 @@ class ByHalvesTest {
                 }
             }
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(FixedFormat.class)
+    void aSumBeyondTheDoublesInOneRingFailsEveryRank(FixedFormat format) {
+        RankFailedException e = assertThrows(RankFailedException.class, () -> LocalCluster.run(3, comm -> {
+            FixedSum sum = new FixedSum(format, 7);
+            double[] v = new double[7];
+            v[6] = 1.5 * Math.scalb(1.0, 1022);
+            sum.begin(3);
+            sum.observe(0, v, 0, 7);
+            sum.agree(comm, Allreduces.create("ring"));
+            sum.ringInto(comm, Allreduces.create("ring"), v, 0, 7, 1, 1, new double[7], 0);
+            return null;
+        }));
+        assertTrue(e.getCause() instanceof SumOverflowException, String.valueOf(e.getCause()));
     }
 
     @ParameterizedTest
