@@ -53,6 +53,8 @@ public final class FixedSumBenchmark {
      * @param rounds    timing loops per sum; the best counts
      * @return the double allreduce, then fixed:1 and fixed:2, then both on a guessed grid, as rank 0
      *         timed them
+     * @throws IllegalStateException if two ways of one format gave sums that differ in a bit (each
+     *         is checked against the others on every rank after the timing)
      */
     public static List<Line> run(int ranks, int values, String algorithm, int rounds) {
         Allreduces.create(algorithm);    // an unknown name fails here, before any rank starts
@@ -84,6 +86,14 @@ public final class FixedSumBenchmark {
         for (int r = 0; r < rounds; r++) {
             for (Step s : steps) {
                 s.loop(comm, s.iterations(comm, 0.02));
+            }
+        }
+        for (Step s : steps) {
+            for (Step t : steps) {
+                if (s.format != null && s.format == t.format && !java.util.Arrays.equals(s.buf, t.buf)) {
+                    throw new IllegalStateException(s.line(values).name() + " and " + t.line(values).name()
+                        + " gave different sums of the same values");
+                }
             }
         }
         List<Line> out = new ArrayList<>();

@@ -27,7 +27,11 @@
  * gradient of 10^-3 is not summed on a grid made for 10^3) but not the decomposition. The
  * price: the grid must be known before the first deposit, so a rank first computes and
  * observes its blocks, then agrees, then deposits: one extra small allreduce a step, and the
- * rank's own partials kept until then. {@link org.paratrain.collective.sum.FixedFormat} states
+ * rank's own partials kept until then. In training the grid of the step before is guessed and
+ * checked after the deposits instead ({@link org.paratrain.collective.sum.FixedSum#guessGrid()}),
+ * and a long vector is summed in one ring whose loops deposit and convert as they combine
+ * ({@link org.paratrain.collective.sum.FixedSum#ringInto}): nearly the memory traffic of a
+ * double allreduce. {@link org.paratrain.collective.sum.FixedFormat} states
  * the error bounds: {@code n 2^(h-62)} times the largest magnitude with one word, {@code n
  * 2^(2h-125)} with two, plus the final rounding, for {@code n <= N} deposits at an index and
  * {@code h = ceil(log2 N)}.
