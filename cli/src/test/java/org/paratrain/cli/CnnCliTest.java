@@ -146,6 +146,37 @@ class CnnCliTest {
         }
     }
 
+    /**
+     * A gradient long enough to be summed in one ring (68,611 parameters: the ring's first step
+     * carries values, the next deposits them, the own chunk converts as it combines): the same
+     * model file at 1 and 3 local ranks and 2 MPI processes (skipped without mpirun unless
+     * PARATRAIN_REQUIRE_MPI is set), with the ring and, summed whole, the tree.
+     */
+    @Test
+    void aLongGradientInOneRingKeepsTheBitsOnEveryBackend() throws IOException {
+        org.paratrain.NeedMpi.mpirun();
+        ModelFile first = null;
+        for (List<String> w : List.of(List.of("--nodes", "1", "--allreduce", "ring"),
+            List.of("--nodes", "3", "--allreduce", "ring"), List.of("--nodes", "3", "--allreduce", "tree"),
+            List.of("--backend", "mpi", "--nodes", "2", "--allreduce", "ring"))) {
+            Path out = dir.resolve("ring-" + String.join("", w).replace("-", ""));
+            List<String> args = new java.util.ArrayList<>(List.of("train", "--format", "csv", "--data",
+                "core/src/test/resources/fixtures/iris.csv", "--label", "species", "--model", "mlp", "--layers",
+                "512,128", "--epochs", "4", "--optimizer", "adam", "--lr", "0.001", "--batch-size", "50", "--quiet",
+                "--out", out.toString()));
+            args.addAll(w);
+            CliTest.Run r = CliTest.run(args.toArray(String[]::new));
+            assertEquals(0, r.status(), w + ": " + r.err());
+            ModelFile m = ModelFile.read(out.resolve("model.json"));
+            assertEquals(4 * 512 + 512 + 512 * 128 + 128 + 128 * 3 + 3, m.params().length);
+            if (first == null) {
+                first = m;
+            } else {
+                assertArrayEquals(first.params(), m.params(), 0.0, w.toString());
+            }
+        }
+    }
+
     /** IDX images keep their shape: 6 x 10 images train without --image-shape, and the model records it. */
     @Test
     void nonSquareIdxImagesKeepTheirShape() throws IOException {
