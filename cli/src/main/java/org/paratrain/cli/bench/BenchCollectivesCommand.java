@@ -129,9 +129,14 @@ final class BenchCollectivesCommand implements Runnable {
             return;
         }
         List<FixedSumBenchmark.Line> lines = FixedSumBenchmark.run(fixedRanks, fixedValues, fixedAllreduce, rounds);
-        var o = spec.commandLine().getOut();
-        o.printf(Locale.ROOT, "fixed-point sums: allreduce of %,d values at %d ranks (%s), conversions included, "
-            + "best of %d loops each, interleaved%n", fixedValues, fixedRanks, fixedAllreduce, rounds);
+        printFixed(spec.commandLine().getOut(), lines, fixedValues, fixedRanks + " ranks (" + fixedAllreduce + ")", rounds);
+    }
+
+    /** Prints the fixed-point sums' table: {@code where} says how many ranks, on what. */
+    static void printFixed(java.io.PrintWriter o, List<FixedSumBenchmark.Line> lines, int values, String where,
+                           int rounds) {
+        o.printf(Locale.ROOT, "fixed-point sums: allreduce of %,d values at %s, conversions included, "
+            + "best of %d loops each, interleaved%n", values, where, rounds);
         o.println("| sum | ms | ratio to double | words sent per value | observe + agree (ms) | deposit (ms) "
             + "| allreduce (ms) | convert (ms) |");
         o.println("|---|---:|---:|---:|---:|---:|---:|---:|");

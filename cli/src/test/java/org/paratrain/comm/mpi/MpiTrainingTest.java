@@ -242,6 +242,22 @@ class MpiTrainingTest {
         assertTrue(job.output().contains("mpi self-test passed on 3 ranks"), job.output());
     }
 
+    /**
+     * The fixed-point sums on MPI ranks, every way of each format timed (the one ring's first step
+     * sends values, later ones words, through MPI's own send and receive): the benchmark checks
+     * that every way gave the same bits on every rank, at 2 and 3 processes.
+     */
+    @Test
+    void fixedSumsOnMpiRanksGiveTheSameBitsEveryWay() throws Exception {
+        for (int np : new int[] {2, 3}) {
+            Job job = mpirun(np, "bench", "mpi-fixed", "--values", "70001", "--rounds", "1");
+            assertEquals(0, job.status(), job.output());
+            assertTrue(job.output().contains("| fixed:1 guessed, in one ring |")
+                && job.output().contains("at " + np + " MPI processes (ring"), job.output());
+            assertTrue(job.output().contains("Every way of one format gave the same bits on every rank"), job.output());
+        }
+    }
+
     /** MPICH's ABI (int handles, its own status layout), where MPICH is installed beside Open MPI. */
     @Test
     void mpichGivesTheSameBits() throws Exception {

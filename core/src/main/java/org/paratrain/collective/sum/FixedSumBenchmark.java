@@ -61,6 +61,22 @@ public final class FixedSumBenchmark {
         return LocalCluster.run(ranks, comm -> onRank(comm, values, algorithm, rounds)).get(0);
     }
 
+    /**
+     * Runs the comparison on ranks that exist already (every rank calls it: on MPI, each process),
+     * e.g. across the hosts of an emulated cluster, where the link and not the memory bus carries
+     * the sums.
+     *
+     * @param comm      this rank
+     * @param values    values in the vector, at least 1
+     * @param algorithm a portable allreduce, e.g. {@code ring}
+     * @param rounds    timing loops per sum; the best counts
+     * @return the lines as this rank timed them (rank 0's are the ones to print)
+     */
+    public static List<Line> onRanks(Communicator comm, int values, String algorithm, int rounds) {
+        Allreduces.create(algorithm);
+        return onRank(comm, values, algorithm, rounds);
+    }
+
     private static List<Line> onRank(Communicator comm, int values, String algorithm, int rounds) {
         double[] partials = partials(comm.rank(), values);
         Step[] steps = {new Step(null, false, partials, Allreduces.create(algorithm)),
