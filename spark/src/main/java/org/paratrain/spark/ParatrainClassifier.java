@@ -1,6 +1,7 @@
 package org.paratrain.spark;
 
 import java.util.List;
+import org.apache.spark.ml.param.DoubleParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.ParamValidators;
@@ -23,7 +24,10 @@ import org.apache.spark.ml.util.MLReader;
  * }</pre>
  *
  * <p>model: {@code auto} (the default: logistic for two classes, softmax for more),
- * {@code logistic}, {@code softmax} or {@code mlp}.
+ * {@code logistic}, {@code softmax} or {@code mlp}. classWeight ({@code balanced}, or one weight a
+ * class separated by commas) and labelSmoothing (in [0, 1)) shape the cross-entropy as
+ * {@code --class-weight} and {@code --label-smoothing} do on the command line: the same bits at
+ * any number of tasks, balanced weights counted over every task's rows.
  *
  * @serial exclude
  */
@@ -34,6 +38,11 @@ public final class ParatrainClassifier extends ParatrainPredictor<ParatrainClass
     private final Param<String> probabilityCol = new Param<>(this, "probabilityCol", "column of class probabilities");
     private final Param<String> rawPredictionCol = new Param<>(this, "rawPredictionCol",
         "column of raw predictions (here the class probabilities too)");
+    private final Param<String> classWeight = new Param<>(this, "classWeight", "balanced, or a weight a class "
+        + "separated by commas (each > 0), weighing each sample's cross-entropy by its class; empty for none",
+        new ClassWeightCheck());
+    private final DoubleParam labelSmoothing = new DoubleParam(this, "labelSmoothing", "the share of each target "
+        + "spread over all classes, in [0, 1)", ParamValidators.inRange(0, 1, true, false));
 
     /** A classifier of the defaults, with a fresh uid. */
     public ParatrainClassifier() {
@@ -49,6 +58,67 @@ public final class ParatrainClassifier extends ParatrainPredictor<ParatrainClass
         super(Uids.pending(uid), List.of("auto", "logistic", "softmax", "mlp"), "auto");
         setDefault(probabilityCol, "probability");
         setDefault(rawPredictionCol, "rawPrediction");
+        setDefault(classWeight, "");
+        setDefault(labelSmoothing, 0.0);
+    }
+
+    /** Whether a value reads as class weights (the library's own parser decides): serializable, as the stage is. */
+    private static final class ClassWeightCheck extends scala.runtime.AbstractFunction1<String, Object>
+        implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Object apply(String v) {
+            try {
+                org.paratrain.train.spec.LossSpec.parse(v, 0.0);
+                return true;
+            } catch (org.paratrain.train.spec.SpecException e) {
+                return false;
+            }
+        }
+    }
+
+    /** {@return the class weights param} */
+    public Param<String> classWeight() {
+        return classWeight;
+    }
+
+    /** {@return the label smoothing param} */
+    public DoubleParam labelSmoothing() {
+        return labelSmoothing;
+    }
+
+    /**
+     * Sets {@code classWeight}.
+     *
+     * @param v {@code balanced} (n / (K n_c), as scikit-learn's), a weight a class in class order
+     *          separated by commas, or empty for none
+     * @return this
+     */
+    public ParatrainClassifier setClassWeight(String v) {
+        set(classWeight, v);
+        return this;
+    }
+
+    /**
+     * Sets {@code labelSmoothing}.
+     *
+     * @param v the share of each target spread evenly over the classes, in [0, 1)
+     * @return this
+     */
+    public ParatrainClassifier setLabelSmoothing(double v) {
+        set(labelSmoothing, v);
+        return this;
+    }
+
+    @Override
+    String classWeightSetting() {
+        return $(classWeight);
+    }
+
+    @Override
+    double labelSmoothingSetting() {
+        return (Double) $(labelSmoothing);
     }
 
     /** {@return the probability column param} */

@@ -349,7 +349,17 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
         return new SparkTraining.Settings($(featuresCol()), $(labelCol()), $(indexCol), $(model), $(layers),
             $(activation), $(optimizer), (Double) $(learningRate), (Integer) $(epochs), (Integer) $(batchSize),
             (Long) $(seed), getNumRanks(), (Boolean) $(float32), $(checkpointDir), (Integer) $(checkpointInterval),
-            (Integer) $(timeoutSeconds), (Boolean) $(standardize), "", 0);
+            (Integer) $(timeoutSeconds), (Boolean) $(standardize), "", 0, classWeightSetting(), labelSmoothingSetting());
+    }
+
+    /** {@return the class weights the fit uses: none here, a classifier's param} */
+    String classWeightSetting() {
+        return "";
+    }
+
+    /** {@return the label smoothing the fit uses: none here, a classifier's param} */
+    double labelSmoothingSetting() {
+        return 0.0;
     }
 
     /**

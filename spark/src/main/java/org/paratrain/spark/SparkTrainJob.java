@@ -188,7 +188,7 @@ public final class SparkTrainJob {
         SparkTraining.Settings settings = new SparkTraining.Settings("paratrain_features", "paratrain_label", "",
             "auto", "", "relu", "adam", 1, 1, 0, 0, job.path("ranks").asInt(), false,
             job.path("checkpoint_dir").asText(""), job.path("checkpoint_every").asInt(10),
-            job.path("timeout_seconds").asInt(300), false, "", 0)
+            job.path("timeout_seconds").asInt(300), false, "", 0, "", 0.0)
             .with(SpecCodec.encode(spec).toString(), job.path("standardize").asBoolean(), logEvery);
         SparkTraining.Fitted fitted;
         try {

@@ -37,7 +37,8 @@ final class SparkTraining {
     record Settings(String featuresCol, String labelCol, String indexCol, String model, String layers,
                     String activation, String optimizer, double learningRate, int epochs, int batchSize, long seed,
                     int numRanks, boolean float32, String checkpointDir, int checkpointInterval, int timeoutSeconds,
-                    boolean standardize, String specJson, int logEvery) implements Serializable {
+                    boolean standardize, String specJson, int logEvery, String classWeight, double labelSmoothing)
+        implements Serializable {
         /**
          * {@return these settings training with a spec of the library's (as the command line
          * builds it) instead of the one the params make, with features standardised or not, and
@@ -46,7 +47,7 @@ final class SparkTraining {
         Settings with(String spec, boolean scale, int every) {
             return new Settings(featuresCol, labelCol, indexCol, model, layers, activation, optimizer, learningRate,
                 epochs, batchSize, seed, numRanks, float32, checkpointDir, checkpointInterval, timeoutSeconds, scale,
-                spec, every);
+                spec, every, classWeight, labelSmoothing);
         }
     }
 
@@ -246,9 +247,12 @@ final class SparkTraining {
         if (s.float32() && !(m instanceof ModelSpec.Mlp)) {
             throw new IllegalArgumentException("float32 applies to the mlp model, not " + s.model());
         }
-        return TrainSpec.paper().withModel(m).withLearningRate(s.learningRate())
+        TrainSpec spec = TrainSpec.paper().withModel(m).withLearningRate(s.learningRate())
             .withMethod(s.optimizer().equals("gd") ? OptimizerSpec.Method.GD : OptimizerSpec.Method.ADAM)
             .withRun(new RunSpec(new RunSpec.Nodes.Count(1), s.epochs(), s.batchSize(), s.seed(), LossReduction.MEAN, 0));
+        org.paratrain.train.spec.LossSpec loss = org.paratrain.train.spec.LossSpec.parse(s.classWeight(),
+            s.labelSmoothing());
+        return loss.plain() ? spec : spec.withLoss(loss);
     }
 
     /** The library's spec a caller gave (as JSON), its classes checked against the labels' range. */

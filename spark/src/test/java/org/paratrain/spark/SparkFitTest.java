@@ -78,6 +78,33 @@ class SparkFitTest {
         assertArrayEquals(local.history().loss(), spark.history().loss());
     }
 
+    /**
+     * Class weights (given and balanced, counted over every task's rows) and label smoothing: the
+     * bits of one local rank with the same loss, at 1 to 3 tasks; a weight that is not a number is
+     * refused when set, naming the param.
+     */
+    @Test
+    void classWeightsAndLabelSmoothingOnSparkAreTheBitsOfOneLocalRank() {
+        org.paratrain.data.Dataset data = data();
+        for (String weights : new String[] {"1,3", "balanced"}) {
+            org.paratrain.train.spec.LossSpec loss = weights.equals("balanced")
+                ? new org.paratrain.train.spec.LossSpec(List.of(), true, 0.1)
+                : new org.paratrain.train.spec.LossSpec(List.of(1.0, 3.0), false, 0.1);
+            TrainingResult local = Training.local(data, reference("mlp", 16).withLoss(loss));
+            TrainingResult plain = Training.local(data, reference("mlp", 16));
+            assertTrue(!java.util.Arrays.equals(local.params(), plain.params()), "the loss changes training");
+            for (int ranks = 1; ranks <= 3; ranks++) {
+                ParatrainClassificationModel fitted = estimator("mlp", 16, ranks).setClassWeight(weights)
+                    .setLabelSmoothing(0.1).fit(SparkSessions.frame(data, 4));
+                assertArrayEquals(local.params(), fitted.trainingResult().params(), weights + ", " + ranks + " tasks");
+            }
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> new ParatrainClassifier().setClassWeight("1,x"));
+        assertTrue(e.getMessage().contains("classWeight"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new ParatrainClassifier().setLabelSmoothing(1.0));
+    }
+
     @Test
     void standardisingOverTheTasksIsTheBitsOfOneFitOnAllRows() {
         org.paratrain.data.Dataset raw = data();
