@@ -10,8 +10,9 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
 
 /**
  * What the one-vector exchanges share: each rank keeps its own blocks' partials, a row of
- * loss then gradient a block, until the step sums them; a fixed-point sum first agrees its
- * grid and then deposits every row, a float sum adds the rows in block order.
+ * loss then gradient a block, until the step sums them; a fixed-point sum deposits every row
+ * on the grid of the step before when it still fits (checked with the sum), else agrees its grid
+ * first; a float sum adds the rows in block order.
  */
 abstract class OwnRowsExchange implements GradientExchange {
     final Communicator comm;

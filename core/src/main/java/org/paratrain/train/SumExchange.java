@@ -43,7 +43,7 @@ final class SumExchange extends OwnRowsExchange {
     private final AllreduceHalves halves;
     /** The small allreduce of the check words in one ring: latency is all it costs, recursive doubling has the least. */
     private final Allreduce checkWords = new RecursiveDoublingAllreduce();
-    /** The sum, loss first (float only). */
+    /** The sum, loss first (a float sum, and a fixed one by halves or in one ring). */
     private final double[] total;
     private final double[] gradient;
 

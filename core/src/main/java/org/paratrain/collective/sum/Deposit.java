@@ -12,7 +12,9 @@ package org.paratrain.collective.sum;
  *
  * <p><b>The magnitude summary.</b> Each loop returns, instead of stopping at a value beyond the
  * bound, a summary of the run's magnitudes: the bitwise OR of {@code |trunc(y)|} over the run,
- * with the sign bit set if a value was NaN or infinite. Since the bounds that matter are powers
+ * with the sign bit set if a value was NaN or infinite (the two-word loops make it from their
+ * largest {@code |y|}: an infinity then gives {@code Long.MAX_VALUE}, which reaches every bound
+ * alike). Since the bounds that matter are powers
  * of two, {@code 2^(62-h)} (the limit) and {@code 2^(61-h)} (half of it), and {@code |y| >= 2^k}
  * holds exactly when {@code |trunc(y)| >= 2^k} for an integer {@code k >= 0}, the summary says
  * exactly whether some {@code |y|} reached either: {@code summary >>> k != 0}
@@ -73,7 +75,8 @@ final class Deposit {
     /**
      * As {@link #oneWord}, for a two-word sum: the high and low word of each value. This loop does
      * not vectorise (two words a value), and there a maximum of {@code |y|} costs less than the
-     * integer summary's conversions: the summary is made from it at the end, the same one.
+     * integer summary's conversions: the summary is made from it at the end, one that reaches
+     * the same bounds.
      */
     static long twoWords(long[] words, Grid g, boolean add, double lowScale, int index, double[] values, int offset,
                          int length) {

@@ -21,8 +21,8 @@ import org.paratrain.comm.Communicator;
  * 23 bits. A trainer declares {@code new FixedSum(format, 1, params)}: the loss at index 0, the
  * gradient at {@code 1..params}.
  *
- * <p>Call order, per step, on every rank (one instance per rank, reused: no allocation after
- * construction):
+ * <p>Call order, per step, on every rank (one instance per rank, reused: no allocation a step;
+ * the buffers of {@link #reduceInto} and {@link #ringInto} are made by their first call):
  * <ol>
  *   <li>{@link #begin(int) begin(blocks)}: {@code blocks} is the number of blocks of the step
  *       over all ranks, which sizes the headroom.</li>
@@ -47,8 +47,8 @@ import org.paratrain.comm.Communicator;
  * <p><b>A guessed grid: no observing pass, one round fewer.</b> In training the largest
  * magnitude of each segment seldom changes its power of two from one step to the next, so steps
  * 2 and 3 can be skipped: after {@link #begin}, {@link #guessGrid()} takes the grids agreed at
- * the last step, and the deposits go straight onto them, keeping the largest magnitude they see
- * per segment (in the same loop: no pass of its own over the values). Before the words leave,
+ * the last step, and the deposits go straight onto them, keeping a summary of the magnitudes
+ * they see per segment ({@link Deposit}: in the same loop, no pass of its own over the values). Before the words leave,
  * one check word per segment is put beside them, saying whether this rank's largest magnitude
  * was above the guessed bound or at it. Reduce as usual; then {@link #guessHeld()} reads the
  * summed check words: when no rank was above and some rank was at the bound, the guessed grid
@@ -163,6 +163,14 @@ public final class FixedSum {
         sealed = false;
     }
 
+    /** Refuses a deposit once a guess's check words were written: they would not count it. */
+    private void checkNotSealed() {
+        if (sealed) {
+            throw new IllegalStateException("deposit after the words left (words(), reduce or merge) on a guessed grid: "
+                + "the check words would not count it");
+        }
+    }
+
     /** Zeroes the value words if this step has not written them yet. */
     private void clear() {
         if (!cleared) {
@@ -238,7 +246,8 @@ public final class FixedSum {
     }
 
     /**
-     * After a guess that did not hold: clears the words and grids and keeps what was observed, so
+     * After a guess that did not hold: the words count as zero again (they are cleared or written
+     * before they are read), the grids are dropped, and what was observed is kept, so
      * that the observing of every value (if not done before the guess), {@link #agree} and the
      * deposits can follow again.
      */
@@ -323,6 +332,7 @@ public final class FixedSum {
      *         fails instead)
      */
     public void deposit(int index, double x) {
+        checkNotSealed();
         clear();
         int s = segments.of(index);
         Grid g = grids[s];
@@ -356,6 +366,7 @@ public final class FixedSum {
      */
     public void deposit(int index, double[] values, int offset, int length) {
         checkRange(index, values.length, offset, length);
+        checkNotSealed();
         // The first deposit of a step over the whole vector writes the words: no clearing pass.
         boolean add = cleared || index != 0 || length != segments.size();
         if (add) {
@@ -420,6 +431,7 @@ public final class FixedSum {
      */
     public void depositColumn(int index, double[] values, int offset, int stride, int count) {
         checkColumn(index, values.length, offset, stride, count);
+        checkNotSealed();
         clear();
         int s = segments.of(index);
         long m = Deposit.column(words, format.words(), grids[s], lowScale, index, values, offset, stride, count);
@@ -488,7 +500,8 @@ public final class FixedSum {
      * @param halves the reduce-scatter and the allgather
      * @param out    where the sums go (unspecified when the guess failed)
      * @param offset index in {@code out} of the first
-     * @return {@link #guessHeld()}: when false, nothing but the small allreduce was done; retry
+     * @return {@link #guessHeld()}: when false, nothing but the small allreduce was done; retry.
+     *         Afterwards the words hold the sum of this rank's own chunk only: read {@code out}
      */
     public boolean reduceInto(Communicator comm, Allreduce tail, AllreduceHalves halves, double[] out, int offset) {
         Objects.checkFromIndexSize(offset, segments.size(), out.length);
@@ -535,7 +548,6 @@ public final class FixedSum {
                 : (count - 1) * stride + n, rows.length);
         }
         int p = comm.size();
-        int u = format.words();
         cut(p);
         int r = comm.rank();
         if (p == 1) {
@@ -581,8 +593,8 @@ public final class FixedSum {
                     }
                 }
             }
+            cleared = true;       // every chunk's words were written (p == 1: by the deposits, if any)
         }
-        cleared = true;
         endBlocks(count);
         if (!reduceTail(comm, tail)) {
             return false;
@@ -670,10 +682,14 @@ public final class FixedSum {
             int s = segments.of(i);
             int stop = Math.min(to, segments.end(s));
             long m = Deposit.oneWordPairOut(peerIn, grids[s], rows, offset + i, stop - i, out, outOffset + i, wordBits);
-            int bad = checkDeposited(s, m, rows, offset + i, 1, stop - i);
-            if (bad >= 0) {
-                throw refused(i + bad, rows[offset + i + bad]);
+            if (!guessed && Deposit.reaches(m, limitBits)) {
+                // The run holds the previous rank's values too: name the first beyond, wherever it is.
+                int k = Deposit.firstBeyond(grids[s], limit, rows, offset + i, 1, stop - i);
+                double[] where = k >= 0 ? rows : peerIn;
+                k = k >= 0 ? k : Math.max(0, Deposit.firstBeyond(grids[s], limit, peerIn, offset + i, 1, stop - i));
+                throw refused(i + k, where[offset + i + k]);
             }
+            checkDeposited(s, m, rows, offset + i, 1, stop - i);
             i = stop;
         }
         if (wordBits[0] >>> 62 != 0) {

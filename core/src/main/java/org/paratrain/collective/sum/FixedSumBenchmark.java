@@ -20,7 +20,7 @@ import org.paratrain.comm.local.LocalCluster;
  * halves (each rank converting its own chunk) and in one ring (the deposits made as the ring's
  * reduce-scatter combines) where the allreduce named allows.
  *
- * <p>The three are interleaved round by round so that they share the machine's state; each
+ * <p>The ways are interleaved round by round so that they share the machine's state; each
  * is the best of {@code rounds} loops of at least 20 ms, after a warm-up loop that lets the
  * JIT compile them. The phases of the fixed sums are timed on rank 0 in the best loop.
  */
@@ -31,7 +31,8 @@ public final class FixedSumBenchmark {
      * One sum's figures, seconds per step.
      *
      * @param name          {@code double}, {@code fixed:1}, {@code fixed:2}, or either followed by
-     *                      {@code  guessed}
+     *                      {@code  guessed}, {@code  guessed, by halves} or
+     *                      {@code  guessed, in one ring}
      * @param seconds       the whole step
      * @param wordsPerValue 8-byte words in the reduced vector per value (the fixed sums add one
      *                      word, the block count, and reduce one exponent word beforehand)
@@ -51,8 +52,8 @@ public final class FixedSumBenchmark {
      * @param values    values in the vector, at least 1
      * @param algorithm a portable allreduce, e.g. {@code ring}
      * @param rounds    timing loops per sum; the best counts
-     * @return the double allreduce, then fixed:1 and fixed:2, then both on a guessed grid, as rank 0
-     *         timed them
+     * @return the double allreduce, then fixed:1 and fixed:2, then both on a guessed grid, then by
+     *         halves and in one ring where the algorithm has them, as rank 0 timed them
      * @throws IllegalStateException if two ways of one format gave sums that differ in a bit (each
      *         is checked against the others on every rank after the timing)
      */

@@ -127,6 +127,49 @@ class ByHalvesTest {
         }
     }
 
+    /**
+     * One rank that holds no row this step after one that held some: the sum is zero, not the
+     * step before's words; and on a guessed grid a deposit after the words left is refused (the
+     * check words, already written, would not count it).
+     */
+    @ParameterizedTest
+    @EnumSource(FixedFormat.class)
+    void aRankWithoutRowsSumsZeroAndNoDepositFollowsTheWords(FixedFormat format) {
+        LocalCluster.run(1, comm -> {
+            FixedSum sum = new FixedSum(format, 1, 4);
+            double[] v = {3.0, 0.5, -0.25, 0.125, 7.0};     // on every grid: the sum of one row is the row
+            double[] out = new double[5];
+            for (int t = 0; t < 2; t++) {
+                sum.begin(2);
+                if (!sum.guessGrid()) {
+                    sum.observe(0, v, 0, 5);
+                    sum.fixGrid();
+                }
+                assertTrue(sum.ringInto(comm, Allreduces.create("ring"), v, 0, 5, 1, 1, out, 0));
+            }
+            assertArrayEquals(v, out, 0.0);
+            sum.begin(2);
+            assertTrue(sum.guessGrid());
+            // No value at all: no rank at the guessed bound, so the guess fails and the agreement follows.
+            assertFalse(sum.ringInto(comm, Allreduces.create("ring"), v, 0, 5, 0, 0, out, 0));
+            sum.retry();
+            sum.fixGrid();
+            assertTrue(sum.ringInto(comm, Allreduces.create("ring"), v, 0, 5, 0, 0, out, 0));
+            assertArrayEquals(new double[5], out, 0.0, "no row: zero, not the step before's words");
+            sum.begin(2);
+            sum.observe(0, v, 0, 5);
+            sum.fixGrid();
+            sum.deposit(0, v, 0, 5);
+            sum.endBlock();
+            sum.begin(2);
+            assertTrue(sum.guessGrid());
+            sum.words();
+            assertThrows(IllegalStateException.class, () -> sum.deposit(0, v, 0, 5));
+            assertThrows(IllegalStateException.class, () -> sum.deposit(1, 0.5));
+            return null;
+        });
+    }
+
     @ParameterizedTest
     @EnumSource(FixedFormat.class)
     void aSumBeyondTheDoublesInOneRingFailsEveryRank(FixedFormat format) {
