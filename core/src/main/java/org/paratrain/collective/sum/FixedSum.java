@@ -3,11 +3,8 @@ package org.paratrain.collective.sum;
 import java.util.Arrays;
 import java.util.Objects;
 import org.paratrain.collective.Allreduce;
-import org.paratrain.collective.Allgather;
 import org.paratrain.collective.AllreduceHalves;
-import org.paratrain.collective.Chunks;
 import org.paratrain.collective.Reduction;
-import org.paratrain.collective.RingAllgather;
 import org.paratrain.comm.Communicator;
 
 /**
@@ -65,48 +62,33 @@ import org.paratrain.comm.Communicator;
 public final class FixedSum {
     /** A check word's count of ranks above the guessed bound, in its high half (at most 2^31 ranks). */
     private static final long ABOVE = 1L << 32;
-    private final FixedFormat format;
-    private final Segments segments;
+    final FixedFormat format;
+    final Segments segments;
     /**
      * Per value 1 or 2 words (high, low), then a check word per segment (a guessed grid's: see
      * {@link #guessGrid()}), then the number of blocks deposited.
      */
-    private final long[] words;
+    final long[] words;
     /** Index in {@link #words} of the first check word. */
-    private final int checks;
+    final int checks;
     /** Whether this step's grids are the last step's, not agreed. */
-    private boolean guessed;
+    boolean guessed;
     /** On a guessed grid, the summary of the scaled magnitudes deposited per segment ({@link Deposit}). */
-    private final long[] seen;
+    final long[] seen;
     /** Whether the value words hold this step's deposits (else they are stale and count as zero). */
-    private boolean cleared;
+    boolean cleared;
     /** Whether a guess's check words are in {@link #words} (written once, before they leave). */
     private boolean sealed;
-    /** The cuts of {@link #reduceInto}, words and values, made for the last rank count it saw. */
-    private Chunks wordChunks;
-    private Chunks valueChunks;
-    /**
-     * {@link #ringInto}'s receive buffer, laid out as the value words (each chunk received where
-     * its words are: see {@link Deposit#oneWordOnto}), made by its first call; and its allgather.
-     */
-    private long[] ringIn;
-    /** {@link #ringInto}'s receive buffer for the other rank's values, laid out as the rows. */
-    private double[] peerIn;
-    private final Allgather ringGather = new RingAllgather();
-    /** Whether {@link #ringInto} converted the own chunk on the way, and its scratch. */
-    private boolean converted;
-    private final long[] wordBits = new long[1];
-    private final long[] seenBefore;
-    /** The tag of {@link #ringInto}'s messages. */
-    private static final int RING_TAG = 32012;
+    /** The chunked ways of a step ({@link #reduceInto}, {@link #ringInto}), made by the first. */
+    private ChunkedSum chunked;
     private final Exponents exponents;
-    private final Grid[] grids;
+    final Grid[] grids;
     private int blocks;
     /** Scaled magnitudes must stay below {@code 2^(62-h)}: {@code limit}, {@code 2^limitBits}. */
-    private double limit;
-    private int limitBits;
+    double limit;
+    int limitBits;
     private int lowBits;
-    private double lowScale;
+    double lowScale;
 
     /**
      * An accumulator for a vector of {@code sum(segmentLengths)} values.
@@ -122,7 +104,6 @@ public final class FixedSum {
         this.exponents = new Exponents(segments.count());
         this.grids = new Grid[segments.count()];
         this.seen = new long[segments.count()];
-        this.seenBefore = new long[segments.count()];
         Arrays.fill(grids, Grid.NONE);
     }
 
@@ -213,7 +194,7 @@ public final class FixedSum {
      * bound, and the summary of {@link Deposit} exact at powers of two, so the check says what
      * the exponent codes would.
      */
-    private void seal() {
+    void seal() {
         clear();
         if (!guessed || sealed) {
             return;
@@ -392,7 +373,7 @@ public final class FixedSum {
      * ({@link Deposit}): on an agreed grid a value beyond the bound is refused (the position of the
      * first is returned, else -1), on a guessed one the summary is kept for the check words.
      */
-    private int checkDeposited(int s, long m, double[] values, int offset, int stride, int count) {
+    int checkDeposited(int s, long m, double[] values, int offset, int stride, int count) {
         if (guessed) {
             seen[s] |= m;
             return -1;
@@ -504,14 +485,7 @@ public final class FixedSum {
      *         Afterwards the words hold the sum of this rank's own chunk only: read {@code out}
      */
     public boolean reduceInto(Communicator comm, Allreduce tail, AllreduceHalves halves, double[] out, int offset) {
-        Objects.checkFromIndexSize(offset, segments.size(), out.length);
-        if (!reduceTail(comm, tail)) {
-            return false;
-        }
-        scatterWords(comm, halves);
-        SumOverflowException failed = convertOwn(comm.rank(), out, offset);
-        gatherValues(comm, halves, out, offset, failed);
-        return true;
+        return chunked().reduceInto(comm, tail, halves, out, offset);
     }
 
     /**
@@ -541,309 +515,15 @@ public final class FixedSum {
      */
     public boolean ringInto(Communicator comm, Allreduce tail, double[] rows, int offset, int stride, int count,
                             int previousCount, double[] out, int outOffset) {
-        int n = segments.size();
-        Objects.checkFromIndexSize(outOffset, n, out.length);
-        if (count > 0) {
-            Objects.checkFromIndexSize(offset, (long) (count - 1) * stride + n > Integer.MAX_VALUE ? -1
-                : (count - 1) * stride + n, rows.length);
-        }
-        int p = comm.size();
-        cut(p);
-        int r = comm.rank();
-        if (p == 1) {
-            for (int k = 0; k < count; k++) {
-                deposit(0, rows, offset + k * stride, n);
-            }
-        } else {
-            if (ringIn == null) {
-                ringIn = new long[checks];
-            }
-            int next = (r + 1) % p;
-            int prev = (r - 1 + p) % p;
-            // A rank of one row sends, in the first step, the values themselves, which the next rank
-            // deposits with its own (the same words: each value is rounded once, on the same grid),
-            // so that no rank deposits a chunk only to send it. Other ranks send the words.
-            boolean sendValues = count == 1;
-            boolean receiveValues = previousCount == 1;
-            if (receiveValues && (peerIn == null || peerIn.length < offset + n)) {
-                peerIn = new double[offset + n];
-            }
-            if (!sendValues) {
-                depositChunk(Math.floorMod(r - 1, p), rows, offset, stride, count, false);
-            }
-            converted = false;
-            for (int s = 0; s < p - 1; s++) {
-                // As RingReduceScatter: step s passes on the chunk that ends s + 1 steps later at its owner.
-                int send = Math.floorMod(r - s - 1, p);
-                int recv = Math.floorMod(r - s - 2, p);
-                if (s == 0 && (sendValues || receiveValues)) {
-                    firstStep(comm, send, recv, next, prev, sendValues, receiveValues, rows, offset);
-                    if (!receiveValues) {
-                        if (recv != r || !convertedOnTheWay(r, rows, offset, count, out, outOffset)) {
-                            depositChunk(recv, rows, offset, stride, count, true);
-                        }
-                    } else if (recv != r || count != 1 || !pairConverted(r, rows, offset, out, outOffset)) {
-                        depositPair(recv, rows, offset, stride, count);
-                    }
-                } else {
-                    comm.sendRecv(words, wordChunks.start(send), wordChunks.size(send), next, RING_TAG,
-                        ringIn, wordChunks.start(recv), wordChunks.size(recv), prev, RING_TAG);
-                    if (recv != r || !convertedOnTheWay(r, rows, offset, count, out, outOffset)) {
-                        depositChunk(recv, rows, offset, stride, count, true);
-                    }
-                }
-            }
-            cleared = true;       // every chunk's words were written (p == 1: by the deposits, if any)
-        }
-        endBlocks(count);
-        if (!reduceTail(comm, tail)) {
-            return false;
-        }
-        if (p == 1) {
-            get(0, out, outOffset, n);
-            return true;
-        }
-        SumOverflowException failed = converted ? null : convertOwn(r, out, outOffset);
-        gatherValues(comm, ringGather, out, outOffset, failed);
-        return true;
+        return chunked().ringInto(comm, tail, rows, offset, stride, count, previousCount, out, outOffset);
     }
 
-    /**
-     * The first step of the ring when values travel: the own row's values or the words sent, the
-     * previous rank's values or its words received (into {@link #peerIn} or {@link #ringIn}).
-     */
-    private void firstStep(Communicator comm, int send, int recv, int next, int prev, boolean sendValues,
-                           boolean receiveValues, double[] rows, int offset) {
-        // Two one-way messages, as sendRecv would pair them, when their kinds differ: the even
-        // ranks send first, so that a ring of any length cannot wait on itself.
-        if (sendValues && receiveValues) {
-            comm.sendRecv(rows, offset + valueChunks.start(send), valueChunks.size(send), next, RING_TAG,
-                peerIn, offset + valueChunks.start(recv), valueChunks.size(recv), prev, RING_TAG);
-            return;
+    /** {@return the chunked ways of this sum's steps (the benchmark times their parts)} */
+    ChunkedSum chunked() {
+        if (chunked == null) {
+            chunked = new ChunkedSum(this);
         }
-        boolean sendFirst = comm.rank() % 2 == 0;
-        for (int turn = 0; turn < 2; turn++) {
-            if ((turn == 0) == sendFirst) {
-                if (sendValues) {
-                    comm.send(rows, offset + valueChunks.start(send), valueChunks.size(send), next, RING_TAG);
-                } else {
-                    comm.send(words, wordChunks.start(send), wordChunks.size(send), next, RING_TAG);
-                }
-            } else if (receiveValues) {
-                comm.recv(peerIn, offset + valueChunks.start(recv), valueChunks.size(recv), prev, RING_TAG);
-            } else {
-                comm.recv(ringIn, wordChunks.start(recv), wordChunks.size(recv), prev, RING_TAG);
-            }
-        }
-    }
-
-    /**
-     * Deposits chunk {@code c} of the values received ({@link #peerIn}) and of the own rows: its
-     * words written by the first, added by the others.
-     */
-    private void depositPair(int c, double[] rows, int offset, int stride, int count) {
-        int from = valueChunks.start(c);
-        int to = valueChunks.start(c + 1);
-        for (int i = from; i < to; ) {
-            int s = segments.of(i);
-            int stop = Math.min(to, segments.end(s));
-            depositRun(s, i, stop, peerIn, offset + i, false);
-            for (int k = 0; k < count; k++) {
-                depositRun(s, i, stop, rows, offset + k * stride + i, true);
-            }
-            i = stop;
-        }
-    }
-
-    /** Deposits {@code v[at, ...)} at {@code [i, stop)}, all of segment {@code s}: written, or added. */
-    private void depositRun(int s, int i, int stop, double[] v, int at, boolean add) {
-        long m = format == FixedFormat.ONE_WORD ? Deposit.oneWord(words, grids[s], add, i, v, at, stop - i)
-            : Deposit.twoWords(words, grids[s], add, lowScale, i, v, at, stop - i);
-        int bad = checkDeposited(s, m, v, at, 1, stop - i);
-        if (bad >= 0) {
-            throw refused(i + bad, v[at + bad]);
-        }
-    }
-
-    /**
-     * The own chunk's sum of the values received and the own row, converted in the same pass
-     * ({@link Deposit#oneWordPairOut}), where it applies: as {@link #convertedOnTheWay}.
-     * {@return whether it was done}
-     */
-    private boolean pairConverted(int r, double[] rows, int offset, double[] out, int outOffset) {
-        int from = valueChunks.start(r);
-        int to = valueChunks.start(r + 1);
-        if (format != FixedFormat.ONE_WORD || !normalGrids(from, to)) {
-            return false;
-        }
-        System.arraycopy(seen, 0, seenBefore, 0, seen.length);
-        wordBits[0] = 0;
-        for (int i = from; i < to; ) {
-            int s = segments.of(i);
-            int stop = Math.min(to, segments.end(s));
-            long m = Deposit.oneWordPairOut(peerIn, grids[s], rows, offset + i, stop - i, out, outOffset + i, wordBits);
-            if (!guessed && Deposit.reaches(m, limitBits)) {
-                // The run holds the previous rank's values too: name the first beyond, wherever it is.
-                int k = Deposit.firstBeyond(grids[s], limit, rows, offset + i, 1, stop - i);
-                double[] where = k >= 0 ? rows : peerIn;
-                k = k >= 0 ? k : Math.max(0, Deposit.firstBeyond(grids[s], limit, peerIn, offset + i, 1, stop - i));
-                throw refused(i + k, where[offset + i + k]);
-            }
-            checkDeposited(s, m, rows, offset + i, 1, stop - i);
-            i = stop;
-        }
-        if (wordBits[0] >>> 62 != 0) {
-            System.arraycopy(seenBefore, 0, seen, 0, seen.length);
-            return false;
-        }
-        converted = true;
-        return true;
-    }
-
-    /** {@return whether every segment of the values {@code [from, to)} is on a grid that converts by one multiplication} */
-    private boolean normalGrids(int from, int to) {
-        for (int i = from; i < to; ) {
-            int s = segments.of(i);
-            if (!grids[s].normal()) {
-                return false;
-            }
-            i = Math.min(to, segments.end(s));
-        }
-        return true;
-    }
-
-    /**
-     * The own chunk's last combine and its conversion in one pass ({@link Deposit#oneWordOntoOut}),
-     * where it applies: one word, one row, every segment of the chunk on a grid that converts by
-     * one multiplication, no word of 2^62 or more. Then the chunk's words are not stored (only
-     * its doubles are needed). {@return whether it was done; if not, nothing counts and the chunk
-     * goes the usual way}
-     */
-    private boolean convertedOnTheWay(int r, double[] rows, int offset, int count, double[] out, int outOffset) {
-        int from = valueChunks.start(r);
-        int to = valueChunks.start(r + 1);
-        if (format != FixedFormat.ONE_WORD || count != 1 || !normalGrids(from, to)) {
-            return false;
-        }
-        long[] before = seenBefore;
-        System.arraycopy(seen, 0, before, 0, seen.length);
-        wordBits[0] = 0;
-        for (int i = from; i < to; ) {
-            int s = segments.of(i);
-            int stop = Math.min(to, segments.end(s));
-            long m = Deposit.oneWordOntoOut(ringIn, grids[s], i, rows, offset + i, stop - i, out, outOffset + i,
-                wordBits);
-            int bad = checkDeposited(s, m, rows, offset + i, 1, stop - i);
-            if (bad >= 0) {
-                throw refused(i + bad, rows[offset + i + bad]);
-            }
-            i = stop;
-        }
-        if (wordBits[0] >>> 62 != 0) {
-            System.arraycopy(before, 0, seen, 0, seen.length);     // the usual way will see them again
-            return false;
-        }
-        converted = true;
-        return true;
-    }
-
-    /**
-     * Deposits the rows' values of chunk {@code c} into its words: written by the first row (onto
-     * the words just received when {@code onto}), added by the others; the largest magnitudes kept.
-     */
-    private void depositChunk(int c, double[] rows, int offset, int stride, int count, boolean onto) {
-        int from = valueChunks.start(c);
-        int to = valueChunks.start(c + 1);
-        if (count == 0) {
-            if (onto) {
-                System.arraycopy(ringIn, from * format.words(), words, from * format.words(), (to - from) * format.words());
-            } else {
-                Arrays.fill(words, from * format.words(), to * format.words(), 0L);
-            }
-            return;
-        }
-        for (int i = from; i < to; ) {
-            int s = segments.of(i);
-            int stop = Math.min(to, segments.end(s));
-            for (int k = 0; k < count; k++) {
-                int at = offset + k * stride + i;
-                int len = stop - i;
-                long m;
-                if (k > 0 || !onto) {
-                    m = format == FixedFormat.ONE_WORD ? Deposit.oneWord(words, grids[s], k > 0, i, rows, at, len)
-                        : Deposit.twoWords(words, grids[s], k > 0, lowScale, i, rows, at, len);
-                } else {
-                    m = format == FixedFormat.ONE_WORD ? Deposit.oneWordOnto(words, ringIn, grids[s], i, rows, at, len)
-                        : Deposit.twoWordsOnto(words, ringIn, grids[s], lowScale, i, rows, at, len);
-                }
-                int bad = checkDeposited(s, m, rows, at, 1, len);
-                if (bad >= 0) {
-                    throw refused(i + bad, rows[at + bad]);
-                }
-            }
-            i = stop;
-        }
-    }
-
-    /** Cuts the vector for {@code p} ranks, words and values alike, once per rank count. */
-    private void cut(int p) {
-        if (wordChunks == null || wordChunks.p() != p) {
-            wordChunks = new Chunks(segments.size(), format.words(), p, checks);
-            valueChunks = new Chunks(segments.size(), p);
-        }
-    }
-
-    /** The first step of {@link #reduceInto}: the check words and the count; whether the guess held. */
-    boolean reduceTail(Communicator comm, Allreduce tail) {
-        seal();
-        tail.allreduce(comm, words, checks, words.length - checks, Reduction.WORD_SUM);
-        if (!guessHeld()) {
-            return false;
-        }
-        for (int s = 0; s < grids.length; s++) {
-            checkReadable(s);      // the same on every rank: the grids and the summed count
-        }
-        return true;
-    }
-
-    /** The second: the value words reduce-scattered, chunk r summed on rank r. */
-    void scatterWords(Communicator comm, AllreduceHalves halves) {
-        cut(comm.size());
-        halves.reduceScatter().reduceScatter(comm, words, 0, wordChunks, Reduction.WORD_SUM);
-    }
-
-    /**
-     * The third: rank {@code r}'s chunk converted into {@code out}; a chunk that cannot be is
-     * filled with NaN, for every rank to see after the allgather (a sum of finite values is never
-     * NaN), and its reason returned.
-     */
-    SumOverflowException convertOwn(int r, double[] out, int offset) {
-        int from = valueChunks.start(r);
-        int n = valueChunks.size(r);
-        try {
-            get(from, out, offset + from, n);
-            return null;
-        } catch (SumOverflowException e) {
-            Arrays.fill(out, offset + from, offset + from + n, Double.NaN);
-            return e;
-        }
-    }
-
-    /** The last: the doubles allgathered; a chunk that failed its conversion on any rank fails every rank alike. */
-    void gatherValues(Communicator comm, AllreduceHalves halves, double[] out, int offset, SumOverflowException own) {
-        gatherValues(comm, halves.allgather(), out, offset, own);
-    }
-
-    private void gatherValues(Communicator comm, Allgather allgather, double[] out, int offset,
-                              SumOverflowException own) {
-        allgather.allgather(comm, out, offset, valueChunks, Reduction.DOUBLE_SUM);
-        for (int c = 0; c < comm.size(); c++) {
-            if (valueChunks.size(c) > 0 && Double.isNaN(out[offset + valueChunks.start(c)])) {
-                throw own != null ? own : new SumOverflowException("the sum of values " + valueChunks.start(c) + " to "
-                    + (valueChunks.start(c + 1) - 1) + " could not be converted on rank " + c
-                    + ": beyond the largest double, or an index deposited twice in a block");
-            }
-        }
+        return chunked;
     }
 
     /**
@@ -918,7 +598,7 @@ public final class FixedSum {
         }
     }
 
-    private void checkReadable(int s) {
+    void checkReadable(int s) {
         clear();
         if (grids[s] == Grid.NONE) {
             throw new IllegalStateException("get before the grid of " + segments.describe(s) + " was fixed");
@@ -932,7 +612,7 @@ public final class FixedSum {
     }
 
     /** Why a deposit was refused: no grid yet, a non-finite value, or one beyond the agreed bound. */
-    private RuntimeException refused(int index, double x) {
+    RuntimeException refused(int index, double x) {
         int s = segments.of(index);
         if (grids[s] == Grid.NONE) {
             return new IllegalStateException("deposit at index " + index + " before the grid was fixed: begin, "

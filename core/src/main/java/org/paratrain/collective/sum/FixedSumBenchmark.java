@@ -236,19 +236,19 @@ public final class FixedSumBenchmark {
 
         /** The rest of a step by halves: the check words, the reduce-scatter, the own chunk's conversion, the allgather. */
         private void byHalves(Communicator comm, double t0, double t1, double t2) {
-            if (!sum.reduceTail(comm, algorithm)) {
+            if (!sum.chunked().reduceTail(comm, algorithm)) {
                 sum.retry();
                 sum.observe(0, partials, 0, partials.length);
                 sum.agree(comm, algorithm);
                 sum.deposit(0, partials, 0, partials.length);
                 sum.endBlock();
-                sum.reduceTail(comm, algorithm);
+                sum.chunked().reduceTail(comm, algorithm);
             }
-            sum.scatterWords(comm, halves);
+            sum.chunked().scatterWords(comm, halves);
             double t3 = comm.wtime();
-            SumOverflowException failed = sum.convertOwn(comm.rank(), buf, 0);
+            SumOverflowException failed = sum.chunked().convertOwn(comm.rank(), buf, 0);
             double t4 = comm.wtime();
-            sum.gatherValues(comm, halves, buf, 0, failed);
+            sum.chunked().gatherValues(comm, halves, buf, 0, failed);
             double t5 = comm.wtime();
             phases[0] += t1 - t0;
             phases[1] += t2 - t1;
