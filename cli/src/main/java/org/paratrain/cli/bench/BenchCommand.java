@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
         BenchDlCommand.class, BenchKernelsCommand.class, BenchKernelsCommand.VectorRun.class,
         BenchMlpCommand.class, BenchMpiCommand.class, BenchMpiCommand.Worker.class, BenchMpiCommand.TcpWorker.class,
         BenchSparkCommand.class,
-        BenchMpiCommand.SelfTest.class, BenchMpiCommand.InitProbe.class, BenchMpiCommand.FixedSums.class})
+        BenchMpiCommand.SelfTest.class, BenchMpiCommand.InitProbe.class, BenchMpiFixedCommand.class})
 public final class BenchCommand implements Runnable {
     /** The command as picocli makes it, for {@code Main}'s list of subcommands. */
     public BenchCommand() { }

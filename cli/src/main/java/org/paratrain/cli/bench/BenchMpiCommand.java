@@ -11,9 +11,7 @@ import org.paratrain.comm.Communicator;
 import org.paratrain.comm.JobLaunch;
 import org.paratrain.train.Backend;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code paratrain bench mpi}: MPI latency and bandwidth from paratrain and from a C program
@@ -305,41 +303,6 @@ final class BenchMpiCommand implements Runnable {
             c.nativeCollectives().orElseThrow().allreduceMax(ms, 0, 1);
             if (c.rank() == 0) {
                 System.out.printf(Locale.ROOT, "init_ms %.1f%n", ms[0]);
-            }
-        }
-    }
-
-    /**
-     * The fixed-point sums beside the double allreduce, as {@code bench collectives --fixed-only}
-     * times them, on the ranks of an MPI job (one a process): across the hosts of an emulated
-     * cluster the vector crosses a link. {@code mpirun -np 2 paratrain bench mpi-fixed}; rank 0
-     * prints the table.
-     */
-    @Command(name = "mpi-fixed", hidden = true)
-    static final class FixedSums implements Runnable {
-        @Option(names = "--values", defaultValue = "1000000")
-        int values;
-
-        @Option(names = "--allreduce", defaultValue = "ring")
-        String allreduce;
-
-        @Option(names = "--rounds", defaultValue = "5")
-        int rounds;
-
-        @Spec
-        CommandSpec spec;
-
-        @Override
-        public void run() {
-            org.paratrain.cli.OptionChecks.range("--values", values, 1, 100_000_000);
-            org.paratrain.cli.OptionChecks.range("--rounds", rounds, 1, 1000);
-            Communicator c = Backend.mpiWorld();
-            List<org.paratrain.collective.sum.FixedSumBenchmark.Line> lines =
-                org.paratrain.collective.sum.FixedSumBenchmark.onRanks(c, values, allreduce, rounds);
-            if (c.rank() == 0) {
-                BenchCollectivesCommand.printFixed(spec.commandLine().getOut(), lines, values, c.size()
-                    + " MPI processes (" + allreduce + ", " + Backend.mpiImplementation() + ")", rounds);
-                spec.commandLine().getOut().flush();
             }
         }
     }
