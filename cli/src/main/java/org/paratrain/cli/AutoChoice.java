@@ -26,7 +26,12 @@ final class AutoChoice {
         EpochModel model = Calibration.forWorkload(data, config);
         // Each candidate carries its sum: auto with --sum float is costed as float, not as the default.
         List<ExchangeSpec> exchanges = spec.exchange().isAuto()
-            ? Plan.candidatesOn(mpi, spec.exchange().sum(), false) : List.of(spec.exchange());
+            ? new ArrayList<>(Plan.candidatesOn(mpi, spec.exchange().sum(), false)) : List.of(spec.exchange());
+        if (spec.exchange().isAuto() && spec.model() instanceof org.paratrain.train.spec.ModelSpec.Cnn c
+            && c.normalises()) {
+            // Batchnorm sums statistics over each rank's own blocks: not the shared step's handed-out ones.
+            exchanges.removeIf(x -> x.scheme() == ExchangeSpec.Scheme.SHARED);
+        }
         Plan.Row chosen = autoNodes
             ? Plan.fastest(Plan.rows(model, data.samples(), spec.run().blockSize(), params, exchanges,
                 Integer.highestOneBit(model.cores())))

@@ -24,7 +24,7 @@ final class TorchRun {
         import json, struct, torch
         nn = torch.nn
         torch.set_num_threads(1)
-        DTYPES = {"F64": torch.float64, "F32": torch.float32}
+        DTYPES = {"F64": torch.float64, "F32": torch.float32, "I64": torch.int64}
 
         def load(path):
             data = open(path, "rb").read()
@@ -68,11 +68,15 @@ final class TorchRun {
                 return nn.Sequential(*mods, *([nn.Softmax(dim=1)] if kind == "mlp" else []))
             h, w, c = (int(v) for v in m["image_shape"].split("x"))
             image, size = True, None
-            for layer in m["layers"].split(",") + ["head"]:
+            layers = m["layers"].split(",") + ["head"]
+            for i, layer in enumerate(layers):
                 name, *a = layer.split(":")
+                relu = [] if layers[i + 1 if i + 1 < len(layers) else i] == "batchnorm" else [nn.ReLU()]
                 if name == "conv":
-                    mods += [nn.Conv2d(c, int(a[0]), kernel_size=int(a[1])), nn.ReLU()]
+                    mods += [nn.Conv2d(c, int(a[0]), kernel_size=int(a[1]))] + relu
                     c, h, w = int(a[0]), h - int(a[1]) + 1, w - int(a[1]) + 1
+                elif name == "batchnorm":
+                    mods += [nn.BatchNorm2d(c) if image else nn.BatchNorm1d(size), nn.ReLU()]
                 elif name == "dropout":
                     mods.append(nn.Dropout(float(a[0])))
                 elif name == "pool":
@@ -81,7 +85,7 @@ final class TorchRun {
                 else:
                     width = k if name == "head" else int(a[0])
                     mods += ([nn.Flatten()] if image else []) + [nn.Linear(h * w * c if image else size, width)]
-                    mods.append(nn.Softmax(dim=1) if name == "head" else nn.ReLU())
+                    mods += [nn.Softmax(dim=1)] if name == "head" else relu
                     image, size = False, width
             return nn.Sequential(*mods)
 
@@ -92,7 +96,8 @@ final class TorchRun {
             coded = eval(m["torch_sequential"], {"torch": torch})
             assert repr(model) == repr(coded), "%s: torch_sequential %r, the architecture %r" % (stem, coded, model)
             assert all(p.dtype == dtype for p in coded.parameters()), stem + ": torch_sequential's dtype"
-            assert all(t.dtype == dtype for t in tensors.values()), stem + ": the tensors' dtype"
+            assert all(t.dtype == (torch.int64 if k.endswith(".num_batches_tracked") else dtype)
+                       for k, t in tensors.items()), stem + ": the tensors' dtype"
             model.load_state_dict(tensors, strict=True)
             coded.load_state_dict(tensors, strict=True)
             x = torch.frombuffer(bytearray(open(stem + ".rows", "rb").read()), dtype=torch.float64)

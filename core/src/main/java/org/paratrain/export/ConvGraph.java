@@ -30,14 +30,24 @@ final class ConvGraph {
         String v = x;
         boolean image = false;              // whether v is an NCHW image, else [N, values] rows
         int at = 0;
-        for (ConvNet.Layer layer : spec.layers()) {
+        List<ConvNet.Layer> layers = spec.layers();
+        for (int l = 0; l < layers.size(); l++) {
+            ConvNet.Layer layer = layers.get(l);
+            // A layer followed by batchnorm has its ReLU after the normalisation.
+            boolean normalised = l + 1 < layers.size() && layers.get(l + 1) instanceof ConvNet.BatchNorm;
             if (layer instanceof ConvNet.Dropout) {
                 continue;           // the identity in inference
+            }
+            if (layer instanceof ConvNet.BatchNorm) {
+                v = g.node("Relu", batchNorm(g, v, m.params(), at, shape.channels()));
+                at += 4 * shape.channels();
+                continue;
             }
             if (layer instanceof ConvNet.Dense d) {
                 v = image ? flatten(g, v) : v;
                 image = false;
-                v = g.node("Relu", Layers.dense(g, v, m.params(), at, shape.size(), d.width()));
+                String z = Layers.dense(g, v, m.params(), at, shape.size(), d.width());
+                v = normalised ? z : g.node("Relu", z);
                 at += (shape.size() + 1) * d.width();
                 shape = new ConvNet.Shape(1, 1, d.width());
                 continue;
@@ -50,8 +60,9 @@ final class ConvGraph {
             if (layer instanceof ConvNet.Conv c) {
                 ConvNet.Shape out = new ConvNet.Shape(shape.height() - c.kernel() + 1, shape.width() - c.kernel() + 1,
                     c.filters());
-                v = g.node("Relu", g.real() == TensorProto.DataType.FLOAT ? conv(g, v, m.params(), at, c, shape)
-                    : patches(g, v, m.params(), at, c, shape, out));
+                String z = g.real() == TensorProto.DataType.FLOAT ? conv(g, v, m.params(), at, c, shape)
+                    : patches(g, v, m.params(), at, c, shape, out);
+                v = normalised ? z : g.node("Relu", z);
                 at += (c.kernel() * c.kernel() * shape.channels() + 1) * c.filters();
                 shape = out;
             } else if (layer instanceof ConvNet.Pool p) {
@@ -68,6 +79,18 @@ final class ConvGraph {
                 + m.params().length);
         }
         Layers.classifier(g, logits, m.classes());
+    }
+
+    /**
+     * ONNX's {@code BatchNormalization} in inference (running mean and variance) over the C
+     * channels of an NCHW image or of {@code [N, C]} rows: gamma, beta, mean and variance as
+     * paratrain stores them from {@code at}, and paratrain's epsilon.
+     */
+    private static String batchNorm(OnnxGraph g, String v, double[] params, int at, int c) {
+        return g.node("BatchNormalization", List.of(v, g.constant("bn_scale", params, at, c),
+            g.constant("bn_bias", params, at + c, c), g.constant("bn_mean", params, at + 2 * c, c),
+            g.constant("bn_var", params, at + 3 * c, c)), OnnxGraph.attribute("epsilon",
+            (float) ConvNet.BatchNorm.EPSILON));
     }
 
     /** NCHW back to channels last, then one row a sample: the order of paratrain's dense weights. */

@@ -139,7 +139,7 @@ public record InitialParameters(Path file, String format, String sha256, double[
         }
         List<String> expected = want.tensors().stream().map(TorchLayout.Entry::name).toList();
         for (String name : found.keySet()) {
-            if (!expected.contains(name)) {
+            if (!expected.contains(name) && !want.counters().contains(name)) {     // PyTorch's counters: ignored
                 throw new DataFormatException(file + ": tensor " + name + " is not one of " + what + "'s ("
                     + names(expected) + ")");
             }

@@ -126,6 +126,11 @@ final class OnnxGraph {
         return AttributeProto.newBuilder().setName(name).setType(AttributeProto.AttributeType.INT).setI(value).build();
     }
 
+    /** {@return a float attribute} */
+    static AttributeProto attribute(String name, float value) {
+        return AttributeProto.newBuilder().setName(name).setType(AttributeProto.AttributeType.FLOAT).setF(value).build();
+    }
+
     /** {@return an attribute that is a list of integers} */
     static AttributeProto attributes(String name, long... values) {
         AttributeProto.Builder a = AttributeProto.newBuilder().setName(name).setType(AttributeProto.AttributeType.INTS);

@@ -109,9 +109,15 @@ public final class SafetensorsExport {
         return this;
     }
 
-    /** {@return the tensors as {@code NAME [SHAPE]}, in the file's order: {@code 0.weight [16, 4]}, ...} */
+    /**
+     * {@return the tensors as {@code NAME [SHAPE]}, in the file's order: {@code 0.weight [16, 4]},
+     * ...; the batchnorm modules' {@code num_batches_tracked} counters (int64 scalars) come last}
+     */
     public List<String> tensors() {
-        return layout.tensors().stream().map(e -> e.name() + " " + e.shapeText()).toList();
+        List<String> t = new java.util.ArrayList<>(layout.tensors().stream().map(e -> e.name() + " " + e.shapeText())
+            .toList());
+        layout.counters().forEach(c -> t.add(c + " []"));
+        return t;
     }
 
     /** {@return the {@code torch.nn.Sequential} whose state_dict the file holds, as Python code} */
@@ -164,6 +170,13 @@ public final class SafetensorsExport {
                 }
             }
         }
+        for (int c = 0; c < layout.counters().size(); c++) {
+            if (b.remaining() < 8) {
+                out.write(b.array(), 0, b.position());
+                b.clear();
+            }
+            b.putLong(0L);          // num_batches_tracked: see TorchLayout.counters
+        }
         out.write(b.array(), 0, b.position());
     }
 
@@ -184,6 +197,13 @@ public final class SafetensorsExport {
             long end = at + (long) e.index().length * width;
             t.putArray("data_offsets").add(at).add(end);
             at = end;
+        }
+        for (String c : layout.counters()) {
+            ObjectNode t = h.putObject(c);
+            t.put("dtype", "I64");
+            t.putArray("shape");
+            t.putArray("data_offsets").add(at).add(at + 8);
+            at += 8;
         }
         byte[] json = compact(h).getBytes(StandardCharsets.UTF_8);
         int padded = (json.length + 7) / 8 * 8;

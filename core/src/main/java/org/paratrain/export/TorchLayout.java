@@ -49,6 +49,8 @@ final class TorchLayout {
     }
 
     private final List<Entry> tensors = new ArrayList<>();
+    /** Each batch normalisation module's {@code INDEX.num_batches_tracked}: an int64 scalar PyTorch keeps beside the values. */
+    private final List<String> counters = new ArrayList<>();
     private final List<String> modules = new ArrayList<>();
     private final String kind;
     private final int parameters;
@@ -78,6 +80,16 @@ final class TorchLayout {
     /** {@return the tensors, in the state_dict's order} */
     List<Entry> tensors() {
         return tensors;
+    }
+
+    /**
+     * {@return the names of the batch normalisation modules' {@code num_batches_tracked} counters,
+     * which PyTorch's {@code state_dict} holds (an int64 scalar each) and paratrain has no use
+     * for: its momentum is fixed, so the count never enters its arithmetic. Exported as 0 so that
+     * {@code load_state_dict(strict=True)} finds every key; ignored on import.}
+     */
+    List<String> counters() {
+        return counters;
     }
 
     /** {@return the model's kind} */
@@ -161,11 +173,17 @@ final class TorchLayout {
         ConvNet.Shape s = shape;
         boolean image = true;       // whether the values are still an image (not yet flattened)
         int at = 0;
-        for (ConvNet.Layer layer : spec.layers()) {
+        List<ConvNet.Layer> layers = spec.layers();
+        for (int l = 0; l < layers.size(); l++) {
+            ConvNet.Layer layer = layers.get(l);
+            // A layer followed by batchnorm has its ReLU after the normalisation.
+            boolean normalised = l + 1 < layers.size() && layers.get(l + 1) instanceof ConvNet.BatchNorm;
             switch (layer) {
                 case ConvNet.Conv c -> {
                     at = conv(at, s.channels(), c);
-                    module("torch.nn.ReLU()");
+                    if (!normalised) {
+                        module("torch.nn.ReLU()");
+                    }
                     s = new ConvNet.Shape(s.height() - c.kernel() + 1, s.width() - c.kernel() + 1, c.filters());
                 }
                 case ConvNet.Pool p -> {
@@ -175,8 +193,14 @@ final class TorchLayout {
                 case ConvNet.Dense d -> {
                     at = dense(at, s.size(), d.width(), image ? s : null);
                     image = false;
-                    module("torch.nn.ReLU()");
+                    if (!normalised) {
+                        module("torch.nn.ReLU()");
+                    }
                     s = new ConvNet.Shape(1, 1, d.width());
+                }
+                case ConvNet.BatchNorm b -> {
+                    at = batchNorm(at, s.channels(), image);
+                    module("torch.nn.ReLU()");
                 }
                 // Identity in eval(); a module of its own, so the later modules keep PyTorch's numbering.
                 case ConvNet.Dropout r -> module("torch.nn.Dropout(" + r.rate() + ")");
@@ -219,6 +243,22 @@ final class TorchLayout {
         int channel = t / plane;
         int pixel = t % plane;          // y W + x
         return pixel * image.channels() + channel;
+    }
+
+    /**
+     * Batch normalisation of {@code c} channels: {@code BatchNorm2d(c)} on an image,
+     * {@code BatchNorm1d(c)} after a dense layer; weight (gamma), bias (beta), running mean and
+     * running variance, c values each, as paratrain stores them; and PyTorch's
+     * {@code num_batches_tracked} counter ({@link #counters}).
+     */
+    private int batchNorm(int at, int c, boolean image) {
+        int m = module("torch.nn.BatchNorm" + (image ? "2d(" : "1d(") + c + ")");
+        add(m + ".weight", new long[] {c}, range(at, c));
+        add(m + ".bias", new long[] {c}, range(at + c, c));
+        add(m + ".running_mean", new long[] {c}, range(at + 2 * c, c));
+        add(m + ".running_var", new long[] {c}, range(at + 3 * c, c));
+        counters.add(m + ".num_batches_tracked");
+        return at + 4 * c;
     }
 
     /** A convolution: filter matrix {@code (k k c) x f} from {@code at}, then f biases, as {@code [f, c, k, k]}. */

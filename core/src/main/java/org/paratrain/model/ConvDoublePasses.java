@@ -19,9 +19,13 @@ import org.paratrain.model.ConvNet.Stage;
  * belongs to one rank): the scratch is grown to the largest chunk and then reused, so a training
  * step allocates nothing.
  */
-final class ConvDoublePasses {
+final class ConvDoublePasses implements ChunkPasses {
     private final Shape image;
     private final Stage[] stages;
+    private final boolean[] relu;
+    /** A batchnorm stage's inference coefficients from its running statistics ({@link BatchNormArithmetic#running}). */
+    private final double[][] runningA;
+    private final double[][] runningB;
     private final int classes;
     private double[][] acts = new double[0][];
     private double[][] deltas = new double[0][];
@@ -36,9 +40,18 @@ final class ConvDoublePasses {
     /** The head's training loss: see {@link Model#objective}. */
     Objective objective = Objective.PLAIN;
 
-    ConvDoublePasses(Shape image, Stage[] stages, int classes) {
+    ConvDoublePasses(Shape image, Stage[] stages, boolean[] relu, int classes) {
         this.image = image;
         this.stages = stages;
+        this.relu = relu;
+        this.runningA = new double[stages.length][];
+        this.runningB = new double[stages.length][];
+        for (int s = 0; s < stages.length; s++) {
+            if (stages[s].layer() instanceof ConvNet.BatchNorm) {
+                runningA[s] = new double[stages[s].units()];
+                runningB[s] = new double[stages[s].units()];
+            }
+        }
         this.classes = classes;
         this.dropouts = dropouts(stages);
     }
@@ -55,7 +68,8 @@ final class ConvDoublePasses {
     }
 
     /** The step the next training passes belong to: see {@link Model#trainingStep}. */
-    void trainingStep(long seed, long step, long firstRow) {
+    @Override
+    public void trainingStep(long seed, long step, long firstRow) {
         this.seed = seed;
         this.step = step;
         this.firstRow = firstRow;
@@ -94,6 +108,16 @@ final class ConvDoublePasses {
      */
     private double forward(Dataset data, int from, int n, double[] params, boolean deltasToo) {
         pass(data, from, n, params, deltasToo);
+        return head(data, from, n, deltasToo);
+    }
+
+    @Override
+    public double head(Dataset data, int from, int n) {
+        return head(data, from, n, true);
+    }
+
+    /** The chunk's summed cross-entropy from its logits; the head's deltas too if asked. */
+    private double head(Dataset data, int from, int n, boolean deltasToo) {
         double loss = 0.0;
         double[] z = acts[stages.length - 1];
         double[] d = deltas[stages.length - 1];
@@ -117,22 +141,59 @@ final class ConvDoublePasses {
 
     /** Runs the block through every stage; in training, the dropout stages drop. */
     private void pass(Dataset data, int from, int n, double[] params, boolean training) {
-        ensure(n);
         for (int s = 0; s < stages.length; s++) {
-            Stage st = stages[s];
-            double[] in = s == 0 ? data.x() : acts[s - 1];
-            int inBase = s == 0 ? from * image.size() : 0;
-            double[] out = acts[s];
-            switch (st.layer()) {
-                case Pool q -> ConvKernels.pool(st, q.size(), n, in, inBase, out, choices[s]);
-                case Conv c -> {
-                    ConvKernels.im2col(st, c.kernel(), n, in, inBase, cols[s]);
-                    convolve(st, n * st.pixels(), cols[s], params, out);
-                }
-                case Dense d -> affine(st, n, in, inBase, params, out, s < stages.length - 1);
-                case Dropout r -> drop(s, data, from, n, in, inBase, out, training);
+            forwardStage(s, data, from, n, params, training);
+        }
+    }
+
+    @Override
+    public void forwardStage(int s, Dataset data, int from, int n, double[] params, boolean training) {
+        ensure(n);
+        Stage st = stages[s];
+        double[] in = s == 0 ? data.x() : acts[s - 1];
+        int inBase = s == 0 ? from * image.size() : 0;
+        double[] out = acts[s];
+        switch (st.layer()) {
+            case Pool q -> ConvKernels.pool(st, q.size(), n, in, inBase, out, choices[s]);
+            case Conv c -> {
+                ConvKernels.im2col(st, c.kernel(), n, in, inBase, cols[s]);
+                convolve(st, n * st.pixels(), cols[s], params, out, relu[s]);
+            }
+            case Dense d -> affine(st, n, in, inBase, params, out, relu[s]);
+            case Dropout r -> drop(s, data, from, n, in, inBase, out, training);
+            case ConvNet.BatchNorm b -> {
+                // Inference: the running statistics. Training normalises through normalize().
+                BatchNormArithmetic.running(params, st.offset(), st.units(), runningA[s], runningB[s]);
+                normalize(s, n, runningA[s], runningB[s]);
             }
         }
+    }
+
+    @Override
+    public void normSums(int s, int n, double[] shift, double[] s1, double[] s2) {
+        BatchNormArithmetic.sums(acts[s - 1], n * stages[s].pixels(), stages[s].units(), shift, s1, s2);
+    }
+
+    @Override
+    public void normalize(int s, int n, double[] a, double[] b) {
+        BatchNormArithmetic.affine(acts[s - 1], acts[s], n * stages[s].pixels(), stages[s].units(), a, b);
+    }
+
+    @Override
+    public void normGradients(int s, int n, double[] mean, double[] scale, double[] s1, double[] s2) {
+        BatchNormArithmetic.gradientSums(acts[s - 1], acts[s], deltas[s], n * stages[s].pixels(), stages[s].units(),
+            mean, scale, s1, s2);
+    }
+
+    @Override
+    public void normBackward(int s, int n, double[] k1, double[] k2, double[] k3) {
+        BatchNormArithmetic.backward(acts[s - 1], deltas[s], deltas[s - 1], n * stages[s].pixels(), stages[s].units(),
+            k1, k2, k3);
+    }
+
+    @Override
+    public void backwardStage(int s, Dataset data, int from, int n, double[] params, double[] grad, int offset) {
+        backward(data, from, n, s, params, grad, offset);
     }
 
     /** A dropout stage: {@code out = in x factors} in training, a copy in inference. */
@@ -161,11 +222,13 @@ final class ConvDoublePasses {
      * follow the weights in the parameters, so {@code W'} is the weights and biases as they lie
      * and the product adds the biases (and, backward, sums their gradient) itself.
      */
-    private static void convolve(Stage st, int rows, double[] cols, double[] params, double[] out) {
+    private static void convolve(Stage st, int rows, double[] cols, double[] params, double[] out, boolean relu) {
         int units = st.units();
         Gemm.dgemm(false, false, rows, units, st.patch() + 1, 1.0, cols, 0, params, st.offset(), 0.0, out, 0);
-        for (int j = 0; j < rows * units; j++) {
-            out[j] = Math.max(out[j], 0.0);
+        if (relu) {
+            for (int j = 0; j < rows * units; j++) {
+                out[j] = Math.max(out[j], 0.0);
+            }
         }
     }
 
@@ -194,6 +257,9 @@ final class ConvDoublePasses {
      */
     private void backward(Dataset data, int from, int n, int s, double[] params, double[] grad, int offset) {
         Stage st = stages[s];
+        if (st.layer() instanceof ConvNet.BatchNorm) {
+            throw new IllegalStateException("batch normalisation's backward pass needs the step's sums: ConvNormSteps");
+        }
         double[] d = deltas[s];
         double[] prev = s == 0 ? null : deltas[s - 1];
         if (st.layer() instanceof Dropout) {
@@ -214,7 +280,7 @@ final class ConvDoublePasses {
         }
         int rows = n * st.pixels();
         int units = st.units();
-        if (s < stages.length - 1) {
+        if (relu[s]) {
             double[] a = acts[s];
             for (int j = 0; j < rows * units; j++) {
                 d[j] *= Math.signum(a[j]);      // through the ReLU: a >= 0, so 1 or 0, and vectorised (a select is not)

@@ -20,9 +20,15 @@ import org.paratrain.model.ConvNet.Stage;
  *
  * <p>One instance a network (a network belongs to one rank): its buffers are reused.
  */
-final class ConvFloatPasses {
+final class ConvFloatPasses implements ChunkPasses {
     private final ConvNet net;
     private final Stage[] stages;
+    private final boolean[] relu;
+    /** A batchnorm stage's inference coefficients from its running statistics ({@link BatchNormArithmetic#running}). */
+    private final double[][] runningA;
+    private final double[][] runningB;
+    /** The parameters last rounded: inference's batchnorm reads its running statistics in double from them. */
+    private double[] lastParams;
     private float[] paramsF = new float[0];     // made at the first pass: counting parameters builds a network too
     private float[] gradF = new float[0];
     private float[] inputsF = new float[0];
@@ -37,14 +43,24 @@ final class ConvFloatPasses {
     private long firstRow;
     private int capacity;
 
-    ConvFloatPasses(ConvNet net, Stage[] stages) {
+    ConvFloatPasses(ConvNet net, Stage[] stages, boolean[] relu) {
         this.net = net;
         this.stages = stages;
+        this.relu = relu;
         this.dropouts = ConvDoublePasses.dropouts(stages);
+        runningA = new double[stages.length][];
+        runningB = new double[stages.length][];
+        for (int s = 0; s < stages.length; s++) {
+            if (stages[s].layer() instanceof ConvNet.BatchNorm) {
+                runningA[s] = new double[stages[s].units()];
+                runningB[s] = new double[stages[s].units()];
+            }
+        }
     }
 
     /** The step the next training passes belong to: see {@link Model#trainingStep}. */
-    void trainingStep(long seed, long step, long firstRow) {
+    @Override
+    public void trainingStep(long seed, long step, long firstRow) {
         this.seed = seed;
         this.step = step;
         this.firstRow = firstRow;
@@ -78,7 +94,28 @@ final class ConvFloatPasses {
         return loss;
     }
 
+    @Override
+    public void prepare(double[] params, ChunkPasses first) {
+        if (first == this) {
+            round(params);
+        } else {
+            paramsF = ((ConvFloatPasses) first).paramsF;
+            if (gradF.length != paramsF.length) {
+                gradF = new float[paramsF.length];
+            }
+        }
+        Arrays.fill(gradF, 0f);
+    }
+
+    @Override
+    public void gradientInto(double[] grad, int offset) {
+        for (int j = 0; j < gradF.length; j++) {
+            grad[offset + j] += gradF[j];
+        }
+    }
+
     private void round(double[] params) {
+        lastParams = params;
         if (paramsF.length != net.parameterCount()) {
             paramsF = new float[net.parameterCount()];
             gradF = new float[net.parameterCount()];
@@ -90,26 +127,82 @@ final class ConvFloatPasses {
 
     /** Runs n samples forward; returns their summed cross-entropy, and leaves the head's deltas if asked. */
     private double forward(Dataset data, int from, int n, boolean deltasToo) {
-        ensure(n);
-        int size = net.image().size();
-        double[] x = data.x();
-        for (int j = 0; j < n * size; j++) {
-            inputsF[j] = (float) x[from * size + j];
-        }
         for (int s = 0; s < stages.length; s++) {
-            Stage st = stages[s];
-            float[] in = s == 0 ? inputsF : acts[s - 1];
-            switch (st.layer()) {
-                case Pool q -> ConvKernels.pool(st, q.size(), n, in, acts[s], choices[s]);
-                case Conv c -> {
-                    ConvKernels.im2col(st, c.kernel(), n, in, cols[s]);
-                    convolve(st, n * st.pixels(), cols[s], acts[s]);
-                }
-                case Dense d -> affine(st, n, in, acts[s], s < stages.length - 1);
-                case Dropout r -> drop(s, from, n, in, acts[s], deltasToo);
+            stage(s, data, from, n, deltasToo, null);
+        }
+        return head(data, from, n, deltasToo);
+    }
+
+    @Override
+    public void forwardStage(int s, Dataset data, int from, int n, double[] params, boolean training) {
+        stage(s, data, from, n, training, params);
+    }
+
+    /** Stage s forward; a batchnorm stage by the running statistics of {@code params} (inference), or of the rounded ones. */
+    private void stage(int s, Dataset data, int from, int n, boolean training, double[] params) {
+        ensure(n);
+        Stage st = stages[s];
+        if (s == 0) {
+            int size = net.image().size();
+            double[] x = data.x();
+            for (int j = 0; j < n * size; j++) {
+                inputsF[j] = (float) x[from * size + j];
             }
         }
-        // The head in doubles, from the float logits.
+        float[] in = s == 0 ? inputsF : acts[s - 1];
+        switch (st.layer()) {
+            case Pool q -> ConvKernels.pool(st, q.size(), n, in, acts[s], choices[s]);
+            case Conv c -> {
+                ConvKernels.im2col(st, c.kernel(), n, in, cols[s]);
+                convolve(st, n * st.pixels(), cols[s], acts[s], relu[s]);
+            }
+            case Dense d -> affine(st, n, in, acts[s], relu[s]);
+            case Dropout r -> drop(s, from, n, in, acts[s], training);
+            case ConvNet.BatchNorm b -> {
+                // Inference: the running statistics, from the doubles the rounded parameters came from.
+                if (params == null) {
+                    params = lastParams;
+                }
+                BatchNormArithmetic.running(params, st.offset(), st.units(), runningA[s], runningB[s]);
+                normalize(s, n, runningA[s], runningB[s]);
+            }
+        }
+    }
+
+    @Override
+    public void normSums(int s, int n, double[] shift, double[] s1, double[] s2) {
+        BatchNormArithmetic.sums(acts[s - 1], n * stages[s].pixels(), stages[s].units(), shift, s1, s2);
+    }
+
+    @Override
+    public void normalize(int s, int n, double[] a, double[] b) {
+        BatchNormArithmetic.affine(acts[s - 1], acts[s], n * stages[s].pixels(), stages[s].units(), a, b);
+    }
+
+    @Override
+    public void normGradients(int s, int n, double[] mean, double[] scale, double[] s1, double[] s2) {
+        BatchNormArithmetic.gradientSums(acts[s - 1], acts[s], deltas[s], n * stages[s].pixels(), stages[s].units(),
+            mean, scale, s1, s2);
+    }
+
+    @Override
+    public void normBackward(int s, int n, double[] k1, double[] k2, double[] k3) {
+        BatchNormArithmetic.backward(acts[s - 1], deltas[s], deltas[s - 1], n * stages[s].pixels(), stages[s].units(),
+            k1, k2, k3);
+    }
+
+    @Override
+    public void backwardStage(int s, Dataset data, int from, int n, double[] params, double[] grad, int offset) {
+        backward(n, s);
+    }
+
+    @Override
+    public double head(Dataset data, int from, int n) {
+        return head(data, from, n, true);
+    }
+
+    /** The head in doubles, from the float logits: the summed loss, and the deltas if asked. */
+    private double head(Dataset data, int from, int n, boolean deltasToo) {
         int k = net.classes();
         float[] z = acts[stages.length - 1];
         float[] d = deltas[stages.length - 1];
@@ -153,11 +246,13 @@ final class ConvFloatPasses {
     }
 
     /** As {@link ConvDoublePasses}'s: the biases come in through each patch row's trailing 1. */
-    private void convolve(Stage st, int rows, float[] cols, float[] out) {
+    private void convolve(Stage st, int rows, float[] cols, float[] out, boolean relu) {
         int units = st.units();
         Gemm.sgemm(false, false, rows, units, st.patch() + 1, 1f, cols, 0, paramsF, st.offset(), 0f, out, 0);
-        for (int j = 0; j < rows * units; j++) {
-            out[j] = Math.max(out[j], 0f);
+        if (relu) {
+            for (int j = 0; j < rows * units; j++) {
+                out[j] = Math.max(out[j], 0f);
+            }
         }
     }
 
@@ -182,6 +277,9 @@ final class ConvFloatPasses {
     /** Stage s's gradient added into {@link #gradF}, then the deltas of stage s-1's output. */
     private void backward(int n, int s) {
         Stage st = stages[s];
+        if (st.layer() instanceof ConvNet.BatchNorm) {
+            throw new IllegalStateException("batch normalisation's backward pass needs the step's sums: ConvNormSteps");
+        }
         float[] d = deltas[s];
         float[] prev = s == 0 ? null : deltas[s - 1];
         if (st.layer() instanceof Dropout) {
@@ -202,7 +300,7 @@ final class ConvFloatPasses {
         }
         int rows = n * st.pixels();
         int units = st.units();
-        if (s < stages.length - 1) {
+        if (relu[s]) {
             float[] a = acts[s];
             for (int j = 0; j < rows * units; j++) {
                 d[j] *= Math.signum(a[j]);

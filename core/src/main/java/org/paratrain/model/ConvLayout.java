@@ -24,10 +24,15 @@ import org.paratrain.model.ConvNet.Stage;
 final class ConvLayout {
     /** The given layers, then the head: dense to the classes, no ReLU. */
     final Stage[] stages;
+    /** Whether stage s applies a ReLU to its output: a hidden conv or dense layer not followed by batchnorm, or a batchnorm. */
+    final boolean[] relu;
     final int parameters;
+    /** Whether a stage is batch normalisation: training then sums statistics over the step's blocks. */
+    final boolean normalises;
     private long p;             // parameters placed so far
     private long scratch;       // a sample's values in the largest chunk buffer: an output, or a convolution's patches
     private boolean flat;       // a dense layer has flattened the image
+    private Layer previous;     // the layer placed last
 
     /**
      * Places the layers over images of this shape, then the head over K classes.
@@ -57,6 +62,13 @@ final class ConvLayout {
         s.add(head);
         stages = s.toArray(new Stage[0]);
         parameters = (int) p;
+        relu = new boolean[stages.length];
+        for (int k = 0; k < stages.length - 1; k++) {
+            Layer l = stages[k].layer();
+            boolean normalised = stages[k + 1].layer() instanceof ConvNet.BatchNorm;
+            relu[k] = l instanceof ConvNet.BatchNorm || ((l instanceof Conv || l instanceof Dense) && !normalised);
+        }
+        normalises = s.stream().anyMatch(st -> st.layer() instanceof ConvNet.BatchNorm);
     }
 
     /** The layer over an input of this shape, its parameters after those placed so far. */
@@ -87,9 +99,16 @@ final class ConvLayout {
                 out = new Shape(1, 1, d.width());
             }
             case ConvNet.Dropout r -> out = shape;
+            case ConvNet.BatchNorm b -> {
+                check(previous instanceof Conv || previous instanceof Dense, layer,
+                    "must follow a conv or dense layer (it normalises that layer's outputs before its ReLU)");
+                out = shape;
+            }
         }
+        previous = layer;
         Stage st = new Stage(layer, shape, out, (int) Math.min(p, Integer.MAX_VALUE), patch);
-        p += layer instanceof Pool || layer instanceof ConvNet.Dropout ? 0 : ((long) st.fanIn() + 1) * st.units();
+        p += layer instanceof Pool || layer instanceof ConvNet.Dropout ? 0
+            : layer instanceof ConvNet.BatchNorm ? 4L * st.units() : ((long) st.fanIn() + 1) * st.units();
         scratch = Math.max(scratch, out.size());
         return st;
     }
@@ -100,12 +119,22 @@ final class ConvLayout {
         }
     }
 
-    /** He (normal) for the convolutions and hidden dense layers, Xavier (uniform) for the head, biases 0. */
+    /**
+     * He (normal) for the convolutions and hidden dense layers, Xavier (uniform) for the head,
+     * biases 0; batch normalisation's {@code gamma} 1, {@code beta} 0, running mean 0 and
+     * variance 1 (PyTorch's start).
+     */
     void initialize(double[] params, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         Arrays.fill(params, 0.0);
         for (int s = 0; s < stages.length; s++) {
             Stage st = stages[s];
+            if (st.layer() instanceof ConvNet.BatchNorm) {
+                int c = st.units();
+                Arrays.fill(params, st.offset(), st.offset() + c, 1.0);
+                Arrays.fill(params, st.offset() + 3 * c, st.offset() + 4 * c, 1.0);
+                continue;
+            }
             if (st.layer() instanceof Pool || st.layer() instanceof ConvNet.Dropout) {
                 continue;
             }

@@ -28,7 +28,10 @@ import org.paratrain.data.Dataset;
  * <p>One instance per rank: the block's activations, patches and pooling choices are scratch
  * grown to the largest block and reused, so a training step allocates nothing. Each block's
  * gradient depends on its samples alone, so the sum across ranks keeps the bits of any node
- * count.
+ * count. With a {@link BatchNorm} layer a block's gradient depends on the whole step's batch
+ * statistics: training then runs stage by stage over the rank's blocks and sums the statistics
+ * across ranks block by block ({@code ConvNormSteps}, {@link BatchStatistics}), which keeps the
+ * same property.
  *
  * <p>The layout and initialisation live in {@code ConvLayout}, the passes and their scratch
  * in {@code ConvDoublePasses} and {@code ConvFloatPasses}; this class holds the layer types,
@@ -124,6 +127,34 @@ public final class ConvNet implements Classifier {
     }
 
     /**
+     * {@code batchnorm}: batch normalisation of the convolution or dense layer before it, per
+     * channel, then that layer's ReLU (so {@code conv:32:3,batchnorm} is convolution, batch
+     * normalisation, ReLU, as Ioffe and Szegedy place it). In training each channel is
+     * normalised by the mean and (biased) variance over every value of the step's batch on
+     * every rank, scaled by a learned {@code gamma} and shifted by a learned {@code beta}; in
+     * inference by the running mean and variance, updated each step with momentum
+     * {@value #MOMENTUM} (the variance unbiased), as PyTorch's {@code BatchNorm2d} does,
+     * {@code eps} {@value #EPSILON}.
+     *
+     * <p>The batch's statistics are sums over the step's blocks, each block's partial sum taken
+     * in a fixed order and the blocks' added in block order whichever ranks hold them
+     * ({@link BatchStatistics}): so they, and the run, are the same bits at any node count.
+     * Parameters: {@code gamma, beta, running mean, running variance}, C of each; the running
+     * statistics are not trained (their gradient is 0) but set after each step.
+     */
+    public record BatchNorm() implements Layer {
+        /** The running statistics' momentum: {@code running = (1 - m) running + m batch}. */
+        public static final double MOMENTUM = 0.1;
+        /** Added to the variance before its square root. */
+        public static final double EPSILON = 1e-5;
+
+        @Override
+        public String label() {
+            return "batchnorm";
+        }
+    }
+
+    /**
      * The shape of an image or of a layer's output.
      *
      * @param height   rows, at least 1
@@ -177,6 +208,8 @@ public final class ConvNet implements Classifier {
     private final ConvDoublePasses doubles;
     /** The float32 passes of training, or null in float64. */
     private final ConvFloatPasses floats;
+    /** The staged training step of a network with batchnorm, or null. */
+    private ConvNormSteps steps;
 
     /**
      * A network of these layers over images of this shape, trained in float64.
@@ -209,8 +242,23 @@ public final class ConvNet implements Classifier {
         this.layers = List.copyOf(layers);
         this.classes = classes;
         layout = new ConvLayout(image, this.layers, classes);
-        doubles = new ConvDoublePasses(image, layout.stages, classes);
-        floats = precision == MultilayerPerceptron.Precision.FLOAT32 ? new ConvFloatPasses(this, layout.stages) : null;
+        doubles = new ConvDoublePasses(image, layout.stages, layout.relu, classes);
+        floats = precision == MultilayerPerceptron.Precision.FLOAT32
+            ? new ConvFloatPasses(this, layout.stages, layout.relu) : null;
+        steps = layout.normalises ? normSteps() : null;
+    }
+
+    /** The staged step of a network with batchnorm, its chunks in this network's precision and objective. */
+    private ConvNormSteps normSteps() {
+        boolean f = precision == MultilayerPerceptron.Precision.FLOAT32;
+        return new ConvNormSteps(layout.stages, () -> {
+            if (f) {
+                return new ConvFloatPasses(this, layout.stages, layout.relu);
+            }
+            ConvDoublePasses d = new ConvDoublePasses(image, layout.stages, layout.relu, classes);
+            d.objective = doubles.objective;
+            return d;
+        });
     }
 
     /** {@return the arithmetic of training} */
@@ -251,6 +299,46 @@ public final class ConvNet implements Classifier {
     @Override
     public void objective(Objective o) {
         doubles.objective = o.forClasses(classes, name());
+        if (steps != null) {
+            BatchStatistics across = steps.across;
+            steps = normSteps();
+            steps.across = across;
+        }
+    }
+
+    /** {@return whether a layer is batchnorm}: then a step's blocks depend on each other's statistics. */
+    @Override
+    public boolean sumsStatistics() {
+        return steps != null;
+    }
+
+    @Override
+    public void statistics(BatchStatistics across) {
+        if (steps != null) {
+            steps.across = across;
+        }
+    }
+
+    @Override
+    public void afterStep(double[] params) {
+        if (steps != null) {
+            steps.afterStep(params);
+        }
+    }
+
+    /**
+     * {@inheritDoc} With batchnorm, every chunk of the blocks goes through each stage before the
+     * next and the batch statistics are summed over the step's blocks on every rank
+     * ({@link #statistics}); the running statistics move at {@link #afterStep}.
+     */
+    @Override
+    public void blocks(Dataset data, int from, int to, int size, double[] params, double[] losses, int lossAt,
+                       int lossStride, double[] grad, int gradAt, int gradStride) {
+        if (steps == null) {
+            Classifier.super.blocks(data, from, to, size, params, losses, lossAt, lossStride, grad, gradAt, gradStride);
+            return;
+        }
+        steps.blocks(data, from, to, size, params, losses, lossAt, lossStride, grad, gradAt, gradStride);
     }
 
     /** {@return the head's training loss (see {@link Model#objective})} */
@@ -260,6 +348,9 @@ public final class ConvNet implements Classifier {
 
     @Override
     public void trainingStep(long seed, long step, long firstRow) {
+        if (steps != null) {
+            steps.trainingStep(seed, step, firstRow);
+        }
         doubles.trainingStep(seed, step, firstRow);
         if (floats != null) {
             floats.trainingStep(seed, step, firstRow);
@@ -273,6 +364,22 @@ public final class ConvNet implements Classifier {
      */
     @Override
     public double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        if (steps != null) {
+            // The range is one batch: its own statistics, as one block of one rank.
+            double[] row = new double[parameterCount()];
+            double[] loss = new double[1];
+            BatchStatistics across = steps.across;
+            steps.across = BatchStatistics.ALONE;
+            try {
+                steps.blocks(data, from, to, Math.max(1, to - from), params, loss, 0, 1, row, 0, row.length);
+            } finally {
+                steps.across = across;
+            }
+            for (int j = 0; j < row.length; j++) {
+                grad[offset + j] += row[j];
+            }
+            return loss[0];
+        }
         if (floats != null) {
             return floats.lossAndGradient(data, from, to, params, grad, offset);
         }

@@ -84,6 +84,39 @@ public interface Model {
     }
 
     /**
+     * {@return whether a training step's blocks depend on each other} (batch normalisation: a
+     * sample's output depends on the whole batch's statistics). The trainer then calls
+     * {@link #blocks} on every rank at every step, a rank holding no block with an empty range,
+     * once a step, and gives the model the step's {@link BatchStatistics} by {@link #statistics}.
+     */
+    default boolean sumsStatistics() {
+        return false;
+    }
+
+    /**
+     * Sets how {@link #blocks} sums statistics over the step's blocks on every rank; until it is
+     * called, over the blocks of the call alone ({@link BatchStatistics#ALONE}). Models whose
+     * blocks are independent ignore it.
+     *
+     * @param across the step's sum over every rank's blocks
+     */
+    default void statistics(BatchStatistics across) {
+        // Independent blocks.
+    }
+
+    /**
+     * Writes into {@code params} what the last training step's {@link #blocks} call set aside
+     * beside the gradient: batch normalisation's running mean and variance. The trainer calls it
+     * on every rank after the optimizer's update, whatever that update did to those slots (their
+     * gradient is 0). Models without such state ignore it.
+     *
+     * @param params the parameters after the update, written in place
+     */
+    default void afterStep(double[] params) {
+        // No state beside the gradient.
+    }
+
+    /**
      * Sets what a classifier's training loss weighs and aims at: class weights and label
      * smoothing ({@link Objective}). {@link #lossAndGradient}, {@link #blocks} and {@link #loss} of
      * this instance use it from then on; inference does not change. Models that are not

@@ -148,6 +148,14 @@ public final class RankTrainer {
         if (!spec.loss().plain() && model instanceof org.paratrain.model.Classifier c) {
             model.objective(spec.loss().objective(c.classes(), spec.loss().balanced() ? classCounts(c.classes()) : null));
         }
+        if (model.sumsStatistics()) {
+            if (spec.exchange().scheme() == ExchangeSpec.Scheme.SHARED) {
+                // In domain terms: the command line refuses it first, in its own words.
+                throw new IllegalArgumentException("batchnorm sums each step's statistics over every rank's blocks; "
+                    + "the shared exchange hands blocks out as ranks are ready, so it cannot");
+            }
+            model.statistics(new StepStatistics(comm, ranges, Allreduces.create("recursive-doubling", comm)));
+        }
         GradientExchange exchange = exchange(model.parameterCount());
         shared = exchange instanceof SharedExchange s ? s : null;
         RankLoop loop = new RankLoop(comm, model, optimizer, spec, batches, seed, control, exchange);
@@ -200,12 +208,15 @@ public final class RankTrainer {
             } else {
                 Dataset d = batches.step(e, s);
                 trainingStep(d, e, s);
-                for (int k = 0; k < repeats; k++) {     // more than once only when a slower rank is injected
+                // More than once only when a slower rank is injected (and never with batchnorm, whose
+                // blocks sum their statistics with the other ranks').
+                for (int k = 0; k < (model.sumsStatistics() ? 1 : repeats); k++) {
                     computeBlocks(exchange, ranges, d, loop.weights, true);
                 }
             }
             double t1 = comm.wtime();
             h.loss()[e] += exchange.step(loop.weights, optimizer, loop.scale);
+            model.afterStep(loop.weights);
             t2 = comm.wtime();
             // A shared exchange computes blocks inside its step, and counts that time itself.
             double inStep = shared == null ? 0.0 : shared.computeSeconds();
@@ -294,7 +305,8 @@ public final class RankTrainer {
         // The whole data set's blocks, or (for a shard) the same blocks shifted by the shard's start.
         int shift = data == this.data ? origin : 0;
         if (gradients) {
-            if (end > first) {
+            // A model whose blocks sum statistics with the other ranks' is called by every rank.
+            if (end > first || model.sumsStatistics()) {
                 // One call for the rank's blocks: consecutive, of one size but for the data's last,
                 // at offsets that step evenly (GradientExchange's contract).
                 model.blocks(data, sharding.blockStart(first) - shift, sharding.blockStart(end) - shift,

@@ -50,7 +50,11 @@ class OnnxLayoutTest {
             Arguments.of("cnn, 1x1 kernel then a pool at the end", new ModelSpec.Cnn(List.of(new ConvNet.Conv(2, 1),
                 new ConvNet.Conv(3, 3), new ConvNet.Pool(3)), odd, 4), odd.size(), 4, "idx+standardize"),
             Arguments.of("cnn of dense layers", new ModelSpec.Cnn(List.of(new ConvNet.Dense(6), new ConvNet.Dense(4)),
-                new ConvNet.Shape(4, 4, 1), 3), 16, 3, null));
+                new ConvNet.Shape(4, 4, 1), 3), 16, 3, null),
+            // Parameters drawn positive: a running variance must be.
+            Arguments.of("cnn with batchnorm after a conv and a dense layer", new ModelSpec.Cnn(List.of(
+                new ConvNet.Conv(3, 3), new ConvNet.BatchNorm(), new ConvNet.Pool(2), new ConvNet.Dense(5),
+                new ConvNet.BatchNorm()), odd, 3), odd.size(), 3, "idx"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -61,7 +65,7 @@ class OnnxLayoutTest {
         boolean idx = scaling != null && scaling.contains("idx");
         double[] params = new double[spec.newModel(features, classes).parameterCount()];
         for (int i = 0; i < params.length; i++) {
-            params[i] = r.nextDouble(-1, 1);
+            params[i] = name.contains("batchnorm") ? r.nextDouble(0.05, 1) : r.nextDouble(-1, 1);
         }
         double[] raw = new double[ROWS * features];
         for (int i = 0; i < raw.length; i++) {

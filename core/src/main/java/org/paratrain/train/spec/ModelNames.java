@@ -82,8 +82,8 @@ public final class ModelNames {
     /**
      * A CNN's layers written as the command line writes them.
      *
-     * @param s {@code conv:FILTERS:KERNEL}, {@code pool:SIZE}, {@code dense:WIDTH} and
-     *          {@code dropout:RATE}, separated by commas
+     * @param s {@code conv:FILTERS:KERNEL}, {@code pool:SIZE}, {@code dense:WIDTH},
+     *          {@code dropout:RATE} and {@code batchnorm}, separated by commas
      * @return the layers, input side first
      * @throws SpecException naming the first part that is not a layer
      */
@@ -96,11 +96,12 @@ public final class ModelNames {
                 case "pool" -> f.length == 2 ? new ConvNet.Pool(positive(f[1], 2, part)) : null;
                 case "dense" -> f.length == 2 ? new ConvNet.Dense(positive(f[1], 1, part)) : null;
                 case "dropout" -> f.length == 2 ? new ConvNet.Dropout(rate(f[1], part)) : null;
+                case "batchnorm" -> f.length == 1 ? new ConvNet.BatchNorm() : null;
                 default -> null;
             };
             if (layer == null) {
-                throw new SpecException("layers", "of a cnn must be conv:FILTERS:KERNEL, pool:SIZE, dense:WIDTH or "
-                    + "dropout:RATE separated by commas, e.g. " + CNN_EXAMPLE + "; got '" + part.strip() + "'");
+                throw new SpecException("layers", "of a cnn must be conv:FILTERS:KERNEL, pool:SIZE, dense:WIDTH, "
+                    + "dropout:RATE or batchnorm separated by commas, e.g. " + CNN_EXAMPLE + "; got '" + part.strip() + "'");
             }
             layers.add(layer);
         }

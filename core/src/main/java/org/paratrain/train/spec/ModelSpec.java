@@ -314,6 +314,11 @@ public sealed interface ModelSpec {
             return true;
         }
 
+        /** {@return whether a layer is batchnorm: a step's blocks then sum statistics over every rank} */
+        public boolean normalises() {
+            return layers.stream().anyMatch(l -> l instanceof ConvNet.BatchNorm);
+        }
+
         /** {@return the layers as the command line writes them ({@code conv:32:3,pool:2,dense:128})} */
         public String label() {
             return String.join(",", layers.stream().map(ConvNet.Layer::label).toList());
