@@ -63,6 +63,30 @@ public final class OptionChecks {
     }
 
     /**
+     * Batchnorm keeps a rank's whole step in memory and sums statistics over each rank's own
+     * blocks: a full batch of many samples, or the shared exchange (which hands blocks out), is
+     * refused before the data is trained on.
+     */
+    private static void batchNorm(TrainCommand c, Dataset train, TrainSpec spec) {
+        if (!(spec.model() instanceof org.paratrain.train.spec.ModelSpec.Cnn cnn) || !cnn.normalises()) {
+            return;
+        }
+        if (spec.exchange().scheme() == org.paratrain.train.spec.ExchangeSpec.Scheme.SHARED) {
+            throw new IllegalArgumentException("--allreduce shared does not go with batchnorm in --layers: batchnorm "
+                + "sums each step's statistics over every rank's own blocks, and shared hands blocks out as ranks are "
+                + "ready; use ring, rabenseifner or auto");
+        }
+        long step = c.batchSize > 0 ? Math.min(c.batchSize, train.samples()) : train.samples();
+        long perRank = (step + spec.nodes() - 1) / spec.nodes();
+        int most = org.paratrain.model.ConvNet.BatchNorm.MAX_STEP_SAMPLES;
+        if (perRank > most) {
+            throw new IllegalArgumentException("batchnorm in --layers keeps every activation of a rank's step until its "
+                + "backward pass: " + (c.batchSize > 0 ? "--batch-size " + c.batchSize : "a full batch of " + step)
+                + " gives " + perRank + " samples a rank, more than " + most + "; give a smaller --batch-size");
+        }
+    }
+
+    /**
      * {@code --allreduce native} is refused on the local backend, which has no MPI, and
      * {@code --allreduce shared} on MPI, whose ranks share no memory ({@code auto}: may auto be named).
      */
@@ -99,6 +123,7 @@ public final class OptionChecks {
     static void trainData(TrainCommand c, Dataset train, int classes, TrainSpec spec) {
         // auto picks its count later (at most the cores); the arrays and the heap are checked at one rank here
         TrainSpec counted = spec.run().nodes() instanceof RunSpec.Nodes.Auto ? spec.withNodes(1) : spec;
+        batchNorm(c, train, counted);
         if (c.batchSize > 0 && c.batchSize <= train.samples()) {
             long steps = (long) c.epochs * (train.samples() / c.batchSize);
             if (c.learning.warmupSteps > steps) {

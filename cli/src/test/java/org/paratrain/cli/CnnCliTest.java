@@ -177,6 +177,86 @@ class CnnCliTest {
         }
     }
 
+    /**
+     * Batchnorm from the command line: the same model.json at 1 and 3 local ranks and with
+     * master-worker, in float64 and float32; the running statistics in the file; evaluate by
+     * them from the file; the shared exchange and a full batch too large refused in one line.
+     */
+    @Test
+    void batchnormKeepsTheBitsAndTheFileEvaluates() throws IOException {
+        bars("train", 300, 5);
+        bars("test", 200, 6);
+        for (String precision : List.of("float64", "float32")) {
+            ModelFile first = null;
+            for (List<String> w : List.of(List.of("--nodes", "1"), List.of("--nodes", "3"),
+                List.of("--nodes", "2", "--allreduce", "master-worker"))) {
+                ModelFile m = batchnorm(precision, w);
+                if (first == null) {
+                    first = m;
+                } else {
+                    assertArrayEquals(first.params(), m.params(), 0.0, precision + " " + w);
+                }
+            }
+            Path file = dir.resolve("bn-" + precision + "-nodes1/model.json");
+            JsonNode json = new ObjectMapper().readTree(file.toFile());
+            assertEquals("conv:4:3,batchnorm,pool:2,dense:8,batchnorm,dropout:0.2", json.get("layers").asText());
+            // conv 4 x (9 + 1), batchnorm 4 x 4, pool, dense 36 x 8 + 8, batchnorm 8 x 4, head 8 x 3 + 3.
+            assertEquals(40 + 16 + 296 + 32 + 27, first.params().length);
+            assertTrue(first.params()[40 + 8] != 0.0 && first.params()[40 + 12] != 1.0, "running statistics moved");
+            Path metrics = dir.resolve("bn-metrics-" + precision + ".json");
+            CliTest.Run eval = CliTest.run("evaluate", "--model-file", file.toString(), "--format", "idx", "--data",
+                dir.resolve("test-images").toString(), "--labels", dir.resolve("test-labels").toString(), "--out",
+                metrics.toString());
+            assertEquals(0, eval.status(), eval.err());
+            Dataset test = IdxFormat.read(dir.resolve("test-images"), dir.resolve("test-labels"));
+            double accuracy = ((ConvNet) first.newModel()).accuracy(test, first.params());
+            assertTrue(accuracy > 0.9, precision + ": test accuracy " + accuracy);
+            assertEquals(accuracy, new ObjectMapper().readTree(metrics.toFile()).get("accuracy").asDouble(), 1e-12);
+        }
+        CliTest.Run shared = CliTest.run("train", "--format", "idx", "--data", dir.resolve("train-images").toString(),
+            "--labels", dir.resolve("train-labels").toString(), "--model", "cnn", "--layers", "conv:2:3,batchnorm",
+            "--nodes", "2", "--allreduce", "shared", "--epochs", "1");
+        assertEquals(2, shared.status(), shared.err());
+        assertEquals("paratrain train: error: --allreduce shared does not go with batchnorm in --layers: batchnorm sums each "
+            + "step's statistics over every rank's own blocks, and shared hands blocks out as ranks are ready; use "
+            + "ring, rabenseifner or auto", shared.err().strip());
+        bars("big", 8200, 7);
+        CliTest.Run big = CliTest.run("train", "--format", "idx", "--data", dir.resolve("big-images").toString(),
+            "--labels", dir.resolve("big-labels").toString(), "--model", "cnn", "--layers", "conv:2:3,batchnorm",
+            "--batch-size", "8200", "--epochs", "1", "--out", dir.resolve("big").toString());
+        assertEquals(2, big.status(), big.err());
+        assertEquals("paratrain train: error: batchnorm in --layers keeps every activation of a rank's step until its "
+            + "backward pass: --batch-size 8200 gives 8200 samples a rank, more than 8192; give a smaller --batch-size",
+            big.err().strip());
+        assertTrue(!Files.exists(dir.resolve("big")), "no output");
+    }
+
+    /** The same network with batchnorm on Open MPI: 2 processes, and 2 of 2 ranks as threads, as one local rank. */
+    @Test
+    void batchnormOnMpiRanksKeepsTheBits() throws IOException {
+        org.paratrain.NeedMpi.mpirun();
+        bars("train", 300, 5);
+        bars("test", 200, 6);
+        ModelFile one = batchnorm("float32", List.of("--nodes", "1"));
+        for (List<String> w : List.of(List.of("--backend", "mpi", "--nodes", "2"),
+            List.of("--backend", "mpi", "--nodes", "4", "--ranks-per-process", "2"))) {
+            assertArrayEquals(one.params(), batchnorm("float32", w).params(), 0.0, w.toString());
+        }
+    }
+
+    private ModelFile batchnorm(String precision, List<String> w) throws IOException {
+        Path out = dir.resolve("bn-" + precision + "-" + String.join("", w).replace("-", ""));
+        List<String> args = new java.util.ArrayList<>(List.of("train", "--format", "idx", "--data",
+            dir.resolve("train-images").toString(), "--labels", dir.resolve("train-labels").toString(), "--model",
+            "cnn", "--layers", "conv:4:3,batchnorm,pool:2,dense:8,batchnorm,dropout:0.2", "--precision", precision,
+            "--optimizer", "adam", "--lr", "0.01", "--batch-size", "60", "--block-size", "20", "--epochs", "6",
+            "--seed", "3", "--quiet", "--out", out.toString()));
+        args.addAll(w);
+        CliTest.Run r = CliTest.run(args.toArray(String[]::new));
+        assertEquals(0, r.status(), w + ": " + r.err());
+        return ModelFile.read(out.resolve("model.json"));
+    }
+
     /** IDX images keep their shape: 6 x 10 images train without --image-shape, and the model records it. */
     @Test
     void nonSquareIdxImagesKeepTheirShape() throws IOException {

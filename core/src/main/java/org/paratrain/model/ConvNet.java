@@ -147,6 +147,8 @@ public final class ConvNet implements Classifier {
         public static final double MOMENTUM = 0.1;
         /** Added to the variance before its square root. */
         public static final double EPSILON = 1e-5;
+        /** The most samples a rank's training step may hold: every activation of each stays until its backward pass. */
+        public static final int MAX_STEP_SAMPLES = 8192;
 
         @Override
         public String label() {

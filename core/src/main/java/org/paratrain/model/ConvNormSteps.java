@@ -30,7 +30,7 @@ import org.paratrain.model.ConvNet.Stage;
  */
 final class ConvNormSteps {
     /** The most samples a rank's step may hold: every activation of each stays in memory. */
-    static final int MAX_SAMPLES = 8192;
+    static final int MAX_SAMPLES = ConvNet.BatchNorm.MAX_STEP_SAMPLES;
     private final Stage[] stages;
     private final Supplier<ChunkPasses> make;
     private ChunkPasses[] chunks = new ChunkPasses[0];
