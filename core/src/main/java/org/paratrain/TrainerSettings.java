@@ -148,6 +148,12 @@ final class TrainerSettings {
                     + "which blocks (\"blocks\" or \"fixed\"), got sum(\"float\")");
             }
         }
+        if (e.scheme() == ExchangeSpec.Scheme.SHARED && m instanceof org.paratrain.train.spec.ModelSpec.Cnn c
+            && c.normalises()) {
+            // Refused here, before any rank starts, as the ranks would refuse it.
+            throw new IllegalArgumentException("allreduce(\"shared\") does not go with batchnorm: it sums each step's "
+                + "statistics over every rank's own blocks, and shared hands blocks out as ranks are ready");
+        }
         return new TrainSpec(m, o, shard ? e.sharded() : e, run, LossSpec.parse(classWeights, labelSmoothing));
     }
 

@@ -31,7 +31,8 @@ final class ModelOptions {
     @Option(names = "--layers", defaultValue = "", description = "Hidden-layer widths of --model mlp, e.g. 256,128 "
         + "(default 100, one hidden layer, as scikit-learn's MLPClassifier); "
         + "the layers of --model cnn, e.g. conv:32:3,pool:2,conv:64:3,pool:2,dense:128 (dropout:0.5 drops half "
-        + "the values before it in training, the same units at any node count).")
+        + "the values before it in training, the same units at any node count; batchnorm after a conv or dense "
+        + "layer normalises it by the whole batch over every rank, the same bits at any node count).")
     String layers;
 
     @Option(names = "--image-shape", defaultValue = "", paramLabel = "HxWxC", description = "The images' shape for "

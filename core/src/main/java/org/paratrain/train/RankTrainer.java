@@ -24,6 +24,8 @@ public final class RankTrainer {
     private final Communicator comm;
     private final Dataset data;
     private final Model model;
+    /** Batchnorm's sums over every rank's blocks, or null for a model whose blocks are independent. */
+    private StepStatistics statistics;
     private final Optimizer optimizer;
     private final TrainSpec spec;
     private final Batches batches;
@@ -154,7 +156,8 @@ public final class RankTrainer {
                 throw new IllegalArgumentException("batchnorm sums each step's statistics over every rank's blocks; "
                     + "the shared exchange hands blocks out as ranks are ready, so it cannot");
             }
-            model.statistics(new StepStatistics(comm, ranges, Allreduces.create("recursive-doubling", comm)));
+            statistics = new StepStatistics(comm, ranges, Allreduces.create("recursive-doubling", comm));
+            model.statistics(statistics);
         }
         GradientExchange exchange = exchange(model.parameterCount());
         shared = exchange instanceof SharedExchange s ? s : null;
@@ -220,8 +223,10 @@ public final class RankTrainer {
             t2 = comm.wtime();
             // A shared exchange computes blocks inside its step, and counts that time itself.
             double inStep = shared == null ? 0.0 : shared.computeSeconds();
-            h.compute()[e] += t1 - t0 + inStep;
-            h.comm()[e] += t2 - t1 - inStep;
+            // Batchnorm's statistics cross ranks inside the blocks: communication, not compute.
+            double sync = statistics == null ? 0.0 : statistics.takeSeconds();
+            h.compute()[e] += t1 - t0 + inStep - sync;
+            h.comm()[e] += t2 - t1 - inStep + sync;
             if (rebalancer != null && rebalancer.record(t1 - t0, t2 - t0)) {
                 if (rebalancer.rebalance()) {
                     exchange.rangesMoved();

@@ -22,6 +22,8 @@ final class StepStatistics implements BatchStatistics {
     private final BlockRanges ranges;
     private final Allreduce allreduce;
     private double[] table = new double[0];
+    /** Seconds in the allreduces since the last {@link #takeSeconds}: communication, not compute. */
+    private double seconds;
 
     StepStatistics(Communicator comm, BlockRanges ranges, Allreduce allreduce) {
         this.comm = comm;
@@ -46,7 +48,16 @@ final class StepStatistics implements BatchStatistics {
         for (int i = 0; i < blocks * width; i++) {
             table[at + i] = rows[i] + 0.0;      // -0.0 as +0.0, as the allreduce's adding of zeros would make it
         }
+        double t = comm.wtime();
         allreduce.allreduce(comm, table, 0, n);
+        seconds += comm.wtime() - t;
         BatchStatistics.inOrder(table, all, width, out);
+    }
+
+    /** {@return the seconds spent in the allreduces since the last call}, and starts counting again */
+    double takeSeconds() {
+        double s = seconds;
+        seconds = 0.0;
+        return s;
     }
 }

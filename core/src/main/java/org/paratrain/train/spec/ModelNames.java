@@ -68,6 +68,10 @@ public final class ModelNames {
                 d.set(d.size() - 1, rate(p.substring("dropout:".length()), p));
                 continue;
             }
+            // A dense network with batch normalisation is a cnn of dense layers: say so rather than "not a width".
+            SpecException.check(!p.equals("batchnorm"), "layers", "of an mlp take no batchnorm; a dense network "
+                + "with batch normalisation is --model cnn --layers dense:256,batchnorm,... with --image-shape 1x1xD "
+                + "for D features");
             try {
                 w.add(Integer.parseInt(p));
                 d.add(0.0);
