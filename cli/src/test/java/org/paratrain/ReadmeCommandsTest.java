@@ -86,7 +86,9 @@ class ReadmeCommandsTest {
         // the evaluate line after it reads.
         new Smaller("./paratrain train --format idx", "--epochs 15", "--epochs 1"),
         // 20 epochs of the CNN take minutes; one shows that the command runs as written.
-        new Smaller("./paratrain train --model cnn", "--epochs 20", "--epochs 1"),
+        new Smaller("./paratrain train --model cnn --layers", "--epochs 20", "--epochs 1"),
+        // The same for the CNN with batch normalisation (about 35 s an epoch).
+        new Smaller("./paratrain train --model cnn --precision", "--epochs 20", "--epochs 1"),
         // 1..32 ranks, each an MPI job of JVMs, 25 runs a count: minutes. Two counts, one run each.
         new Smaller("./paratrain paper --backend mpi", "--backend mpi", "--backend mpi --nodes 1,2 --repeats 1"));
 
