@@ -46,6 +46,11 @@ final class TrainDataOptions {
         + "is dropped without asking.")
     java.util.List<String> dropColumns;
 
+    @Option(names = "--sample-weight", paramLabel = "COLUMN", description = "With --format csv: the column of "
+        + "the training samples' weights (by header name, or 0-based index with --no-header): each sample's loss and "
+        + "gradient count that many times; not a feature. Test and validation losses stay unweighted.")
+    String sampleWeight;
+
     @Option(names = "--val-fraction", defaultValue = "0", description = "Hold out this fraction of the training "
         + "samples (after any test split) for validation: stratified by class for classifiers, drawn from --seed, the "
         + "same at any node count (0: none, default).")
@@ -74,12 +79,19 @@ final class TrainDataOptions {
             throw new IllegalArgumentException((features != null ? "--features" : "--drop-columns") + " chooses "
                 + "columns of a CSV file; with --format " + f.label() + " there are none to choose");
         }
+        if (f != DataSpec.Format.CSV && sampleWeight != null) {
+            throw new IllegalArgumentException("--sample-weight names a column of a CSV file; with --format " + f.label()
+                + " there is none (the Java API's Dataset.withWeights weighs samples of any format)");
+        }
         if (features != null && dropColumns != null) {
             throw new IllegalArgumentException("--features and --drop-columns exclude each other: --features names "
                 + "every column kept");
         }
         CsvFormat.Layout layout = f != DataSpec.Format.CSV ? null : features != null ? files.csv().keeping(features)
             : dropColumns != null ? files.csv().dropping(dropColumns) : files.csv();
+        if (layout != null && sampleWeight != null) {
+            layout = layout.withWeight(sampleWeight);
+        }
         LibSvmFormat.Layout libsvm = files.libsvm() == null || nFeatures == null ? files.libsvm()
             : files.libsvm().withFeatures(nFeatures, "--n-features " + nFeatures);
         return new DataSpec(f, layout, libsvm, files.npz(), xFile, yFile, testX, testY, testFraction,

@@ -82,6 +82,20 @@ final class BadInputFiles {
         c.add(bad("csv NUL inside a number", 1, "d.csv:2", csv).file("d.csv", "a,b,y\n1\u00002,3,0\n3,4,1\n"));
         c.add(bad("csv labels of one class", 1, "d.csv|two classes", BadInputTest.concat(csv, "--model", "logistic"))
             .file("d.csv", "a,b,y\n1,2,1\n3,4,1\n5,6,1\n"));
+        String[] weighted = BadInputTest.concat(csv, "--sample-weight", "w");
+        c.add(bad("csv sample weight column unknown", 1, "d.csv|sample weight column 'w'", weighted));
+        c.add(bad("csv sample weight negative", 1, "d.csv:3|'-1'|at least 0", weighted).file("d.csv",
+            "a,w,y\n1,2,0\n3,-1,1\n"));
+        c.add(bad("csv sample weight not a number", 1, "d.csv:2|'x'", weighted).file("d.csv", "a,w,y\n1,x,0\n"));
+        c.add(bad("csv sample weights all zero", 1, "d.csv|is 0", weighted).file("d.csv", "a,w,y\n1,0,0\n2,0,1\n"));
+        c.add(bad("csv sample weight is the label", 1, "d.csv|label column", BadInputTest.concat(csv,
+            "--sample-weight", "y")));
+        c.add(bad("csv sample weight also a feature", 1, "d.csv|sample weights", BadInputTest.concat(csv,
+            "--sample-weight", "b", "--features", "a,b")));
+        c.add(bad("sample weight with libsvm", 2, "--sample-weight|libsvm", BadInputTest.concat(svm,
+            "--sample-weight", "1")));
+        c.add(bad("sample weight with the paper's format", 2, "--sample-weight|paper", BadInputTest.train(
+            "--sample-weight", "1")));
         c.add(bad("libsvm repeated index", 1, "d.svm:2|index 3", svm).file("d.svm", "1 1:2\n0 3:1 2:4 3:5\n"));
         c.add(bad("libsvm index 0 when one-based", 1, "d.svm:1|one-based", BadInputTest.concat(svm, "--zero-based",
             "false")).file("d.svm", "1 0:2\n"));

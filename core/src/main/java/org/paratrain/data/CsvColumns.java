@@ -20,13 +20,15 @@ final class CsvColumns {
      * @param file   the file, for messages
      * @param names  the header's names (0-based indices without a header)
      * @param label  the label's column, or -1
+     * @param weight the sample weights' column, or -1
      * @param layout which columns to keep or drop
      * @param notes  receives what a user should hear of
      * @throws DataFormatException naming the columns asked for that the file lacks
      */
-    static int[] features(Path file, String[] names, int label, CsvFormat.Layout layout, List<String> notes) {
-        List<Integer> chosen = layout.keep() != null ? kept(file, names, label, layout, notes)
-            : remaining(file, names, label, layout, notes);
+    static int[] features(Path file, String[] names, int label, int weight, CsvFormat.Layout layout,
+                          List<String> notes) {
+        List<Integer> chosen = layout.keep() != null ? kept(file, names, label, weight, layout, notes)
+            : remaining(file, names, label, weight, layout, notes);
         if (chosen.isEmpty()) {
             throw new DataFormatException(file + ": no feature columns left (the header: "
                 + Clip.message(String.join(",", names)) + ")");
@@ -34,7 +36,7 @@ final class CsvColumns {
         return chosen.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    private static List<Integer> kept(Path file, String[] names, int label, CsvFormat.Layout layout,
+    private static List<Integer> kept(Path file, String[] names, int label, int weight, CsvFormat.Layout layout,
                                       List<String> notes) {
         List<Integer> chosen = new ArrayList<>();
         List<String> missing = new ArrayList<>();
@@ -45,6 +47,9 @@ final class CsvColumns {
             } else if (c == label) {
                 throw new DataFormatException(file + ": column '" + Clip.value(want) + "' is the label column; a "
                     + "feature cannot be the label too (--label names another)");
+            } else if (c == weight) {
+                throw new DataFormatException(file + ": column '" + Clip.value(want) + "' holds the sample weights "
+                    + "(--sample-weight); a feature cannot be the weights too");
             } else {
                 chosen.add(c);
             }
@@ -56,7 +61,7 @@ final class CsvColumns {
         }
         List<String> ignored = new ArrayList<>();
         for (int c = 0; c < names.length; c++) {
-            if (c != label && !chosen.contains(c)) {
+            if (c != label && c != weight && !chosen.contains(c)) {
                 ignored.add(c == 0 && layout.header() && index(names[c]) ? "the unnamed first (pandas' index)"
                     : names[c].isBlank() ? "(unnamed column " + (c + 1) + ")" : names[c]);
             }
@@ -68,9 +73,12 @@ final class CsvColumns {
         return chosen;
     }
 
-    private static List<Integer> remaining(Path file, String[] names, int label, CsvFormat.Layout layout,
+    private static List<Integer> remaining(Path file, String[] names, int label, int weight, CsvFormat.Layout layout,
                                            List<String> notes) {
         boolean[] out = new boolean[names.length];
+        if (weight >= 0) {
+            out[weight] = true;
+        }
         for (String d : layout.drop()) {
             int c = find(file, names, d, layout.header());
             if (c < 0) {
@@ -83,7 +91,7 @@ final class CsvColumns {
             }
             out[c] = true;
         }
-        if (layout.header() && label != 0 && !out[0] && index(names[0])) {
+        if (layout.header() && label != 0 && weight != 0 && !out[0] && index(names[0])) {
             out[0] = true;
             notes.add(file + ": dropped the first column, unnamed in the header: pandas' index (df.to_csv() writes "
                 + "it unless index=False); --features chooses the columns");

@@ -41,13 +41,29 @@ public final class CsvFormat {
      * @param keep      the feature columns to read, by header name (or 0-based index without a header), in
      *                  this order; other columns are ignored. Null: every column but the label and those dropped
      * @param drop      columns to leave out, by name or index, when {@code keep} is null; empty for none
+     * @param weight    the column of the sample weights, by name or index; null when the samples weigh 1
      */
     public record Layout(String label, char delimiter, boolean header, boolean labelled, List<String> keep,
-                         List<String> drop) {
+                         List<String> drop, String weight) {
         /** Copies the lists. */
         public Layout {
             keep = keep == null ? null : List.copyOf(keep);
             drop = drop == null ? List.of() : List.copyOf(drop);
+        }
+
+        /**
+         * Samples that weigh 1.
+         *
+         * @param label     the label column, or null for the last
+         * @param delimiter the field separator
+         * @param header    whether the first record names the columns
+         * @param labelled  whether a column holds labels
+         * @param keep      the feature columns to read, or null for every column but the label and those dropped
+         * @param drop      columns to leave out when {@code keep} is null
+         */
+        public Layout(String label, char delimiter, boolean header, boolean labelled, List<String> keep,
+                      List<String> drop) {
+            this(label, delimiter, header, labelled, keep, drop, null);
         }
 
         /**
@@ -69,7 +85,7 @@ public final class CsvFormat {
 
         /** {@return the same layout without a label column, for files of features only} */
         public Layout unlabelled() {
-            return new Layout(null, delimiter, header, false, keep, drop);
+            return new Layout(null, delimiter, header, false, keep, drop, null);
         }
 
         /**
@@ -77,7 +93,7 @@ public final class CsvFormat {
          * @param names the feature columns, by header name
          */
         public Layout keeping(List<String> names) {
-            return new Layout(label, delimiter, header, labelled, names, List.of());
+            return new Layout(label, delimiter, header, labelled, names, List.of(), weight);
         }
 
         /**
@@ -85,7 +101,7 @@ public final class CsvFormat {
          * @param names columns by name or 0-based index
          */
         public Layout dropping(List<String> names) {
-            return new Layout(label, delimiter, header, labelled, keep, names);
+            return new Layout(label, delimiter, header, labelled, keep, names, weight);
         }
 
         /**
@@ -93,7 +109,15 @@ public final class CsvFormat {
          * @param column the label column, by name or 0-based index
          */
         public Layout withLabel(String column) {
-            return new Layout(column, delimiter, header, labelled, keep, drop);
+            return new Layout(column, delimiter, header, labelled, keep, drop, weight);
+        }
+
+        /**
+         * {@return this layout reading the sample weights from a column}
+         * @param column the weights' column, by name or 0-based index; null for none
+         */
+        public Layout withWeight(String column) {
+            return new Layout(label, delimiter, header, labelled, keep, drop, column);
         }
     }
 
@@ -147,9 +171,15 @@ public final class CsvFormat {
                 + "separated by '" + layout.delimiter() + "'" + (layout.delimiter() == ',' ? "" : " (--delimiter)"));
         }
         int label = layout.labelled() ? labelColumn(file, names, layout) : -1;
+        int weight = layout.weight() == null ? -1
+            : column(file, names, layout.header(), layout.weight(), "sample weight", "--sample-weight");
+        if (weight >= 0 && weight == label) {
+            throw new DataFormatException(file + ": column '" + Clip.value(names[weight]) + "' is the label column; "
+                + "the sample weights (--sample-weight) need a column of their own");
+        }
         List<String> notes = new ArrayList<>();
-        int[] columns = CsvColumns.features(file, names, label, layout, notes);
-        CsvTable.Builder rows = new CsvTable.Builder(file, names, label, layout.header(), columns, notes);
+        int[] columns = CsvColumns.features(file, names, label, weight, layout, notes);
+        CsvTable.Builder rows = new CsvTable.Builder(file, names, label, weight, layout.header(), columns, notes);
         if (!layout.header()) {
             rows.add(fields(file, first, parser.getCurrentLineNumber()), (int) parser.getCurrentLineNumber());
         }
@@ -200,15 +230,20 @@ public final class CsvFormat {
         if (label == null) {
             return names.length - 1;
         }
+        return column(file, names, layout.header(), label, "label", "--label");
+    }
+
+    /** The column {@code label} names, by header name or 0-based index, for the role {@code what}. */
+    private static int column(Path file, String[] names, boolean header, String label, String what, String option) {
         List<Integer> byName = new ArrayList<>();
         for (int c = 0; c < names.length; c++) {
-            if (layout.header() && names[c].equals(label)) {
+            if (header && names[c].equals(label)) {
                 byName.add(c);
             }
         }
         if (byName.size() > 1) {
             throw new DataFormatException(file + ":1: the header names " + byName.size() + " columns '"
-                + Clip.value(label) + "'; give the label column by its 0-based index");
+                + Clip.value(label) + "'; give the " + what + " column by its 0-based index");
         }
         if (byName.size() == 1) {
             return byName.get(0);
@@ -221,13 +256,13 @@ public final class CsvFormat {
         } catch (NumberFormatException e) {
             // Not an index either: reported below.
         }
-        if (!layout.header()) {
-            throw new DataFormatException(file + ": label column '" + Clip.value(label) + "' is not a column index "
-                + "(0 to " + (names.length - 1) + "): with --no-header the columns have no names, so --label takes "
-                + "an index");
+        if (!header) {
+            throw new DataFormatException(file + ": " + what + " column '" + Clip.value(label) + "' is not a column "
+                + "index (0 to " + (names.length - 1) + "): with --no-header the columns have no names, so " + option
+                + " takes an index");
         }
-        throw new DataFormatException(file + ": label column '" + Clip.value(label) + "' is neither a column of the "
-            + "header " + Clip.value(String.join(",", names)) + " nor an index below " + names.length);
+        throw new DataFormatException(file + ": " + what + " column '" + Clip.value(label) + "' is neither a column "
+            + "of the header " + Clip.value(String.join(",", names)) + " nor an index below " + names.length);
     }
 
     /** Whether a field is a missing value: empty, or NA, NaN, null and their kin. */

@@ -16,9 +16,10 @@ import org.paratrain.io.Clip;
  * @param lines    each sample's line in the file
  * @param columns  the feature columns read, in the order of the features
  * @param notes    what the reader did that a user should hear of (an index column dropped, columns ignored)
+ * @param weights  each sample's weight, from the weights' column; null when the file has none
  */
 public record CsvTable(Path file, String[] names, int label, double[] x, String[] labels, int[] lines,
-                       int[] columns, java.util.List<String> notes) {
+                       int[] columns, java.util.List<String> notes, double[] weights) {
 
     /** The number of samples. */
     int samples() {
@@ -70,7 +71,7 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
     }
 
     private Dataset dataset(double[] y) {
-        return new Dataset(x, y, y.length, features());
+        return new Dataset(x, y, y.length, features(), weights);
     }
 
     /** Collects rows, checking each as it comes. */
@@ -78,6 +79,7 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
         private final Path file;
         private final String[] names;
         private final int label;
+        private final int weight;
         private final boolean header;
         private final int[] columns;
         private final java.util.List<String> notes;
@@ -85,12 +87,16 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
         private double[] x = new double[1024];
         private String[] labels = new String[256];
         private int[] lines = new int[256];
+        private double[] weights;
         private int n;
 
-        Builder(Path file, String[] names, int label, boolean header, int[] columns, java.util.List<String> notes) {
+        Builder(Path file, String[] names, int label, int weight, boolean header, int[] columns,
+                java.util.List<String> notes) {
             this.file = file;
             this.names = names;
             this.label = label;
+            this.weight = weight;
+            this.weights = weight >= 0 ? new double[256] : null;
             this.header = header;
             this.columns = columns;
             this.notes = notes;
@@ -100,6 +106,9 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
             }
             if (label >= 0) {
                 used[label] = true;
+            }
+            if (weight >= 0) {
+                used[weight] = true;
             }
         }
 
@@ -116,6 +125,7 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
             if (n == labels.length) {
                 labels = Arrays.copyOf(labels, n * 2);
                 lines = Arrays.copyOf(lines, n * 2);
+                weights = weights == null ? null : Arrays.copyOf(weights, n * 2);
             }
             for (int c = 0; c < cols; c++) {
                 if (used[c] && CsvFormat.missing(f[c])) {
@@ -129,6 +139,15 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
             }
             for (int k = 0; k < d; k++) {
                 x[n * d + k] = number(f[columns[k]], columns[k], line);
+            }
+            if (weight >= 0) {
+                double w = number(f[weight], weight, line);
+                if (w < 0) {
+                    throw new DataFormatException(file + ":" + line + ": column " + (weight + 1) + " ('"
+                        + Clip.value(names[weight]) + "') is '" + Clip.value(f[weight]) + "'; a sample weight must be "
+                        + "at least 0");
+                }
+                weights[n] = w;
             }
             labels[n] = label >= 0 ? labels[n] : "";
             lines[n] = line;
@@ -154,8 +173,13 @@ public record CsvTable(Path file, String[] names, int label, double[] x, String[
                 throw new DataFormatException(file + ": no samples" + (header ? " after the header" : ""));
             }
             int d = columns.length;
+            double[] w = weights == null ? null : Arrays.copyOf(weights, n);
+            if (w != null && Arrays.stream(w).allMatch(v -> v == 0)) {
+                throw new DataFormatException(file + ": every sample weight in column " + (weight + 1) + " ('"
+                    + Clip.value(names[weight]) + "') is 0; nothing to train on");
+            }
             return new CsvTable(file, names, label, Arrays.copyOf(x, n * d), Arrays.copyOf(labels, n),
-                Arrays.copyOf(lines, n), columns, java.util.List.copyOf(notes));
+                Arrays.copyOf(lines, n), columns, java.util.List.copyOf(notes), w);
         }
     }
 }

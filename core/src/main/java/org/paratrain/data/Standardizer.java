@@ -115,6 +115,6 @@ public record Standardizer(double[] mean, double[] scale) {
                 x[i * f + j] = (d.x(i, j) - mean[j]) / scale[j];
             }
         }
-        return new Dataset(x, d.y(), d.samples(), f);
+        return new Dataset(x, d.y(), d.samples(), f, d.weights());
     }
 }

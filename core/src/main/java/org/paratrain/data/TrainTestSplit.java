@@ -131,13 +131,6 @@ public record TrainTestSplit(Dataset train, Dataset test) {
     }
 
     private static Dataset take(Dataset d, int[] order, int from, int to) {
-        int f = d.features();
-        double[] x = new double[(to - from) * f];
-        double[] y = new double[to - from];
-        for (int k = from; k < to; k++) {
-            System.arraycopy(d.x(), order[k] * f, x, (k - from) * f, f);
-            y[k - from] = d.y()[order[k]];
-        }
-        return new Dataset(x, y, to - from, f);
+        return d.pick(order, from, to);
     }
 }

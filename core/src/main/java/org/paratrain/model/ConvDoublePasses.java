@@ -124,10 +124,11 @@ final class ConvDoublePasses implements ChunkPasses {
         for (int i = 0; i < n; i++) {
             int label = (int) data.y()[from + i];
             double lse = Softmax.logSumExp(z, i * classes, classes);
-            loss += objective.crossEntropy(lse, z, i * classes, classes, label);
+            double s = data.weight(from + i);       // 1 without sample weights: the same bits
+            loss += s * objective.crossEntropy(lse, z, i * classes, classes, label);
             if (deltasToo) {        // the head's deltas from the same log-sum-exp: softmax minus the target
                 for (int c = 0; c < classes; c++) {
-                    d[i * classes + c] = objective.delta(Math.exp(z[i * classes + c] - lse), c, label, classes);
+                    d[i * classes + c] = s * objective.delta(Math.exp(z[i * classes + c] - lse), c, label, classes);
                 }
             }
         }

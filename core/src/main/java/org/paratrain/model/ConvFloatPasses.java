@@ -219,10 +219,11 @@ final class ConvFloatPasses implements ChunkPasses {
                 sum += Math.exp(z[i * k + c] - max);
             }
             double lse = max + Math.log(sum);
-            loss += o.crossEntropy(lse, z, i * k, k, label);
+            double s = data.weight(from + i);       // 1 without sample weights: the same bits
+            loss += s * o.crossEntropy(lse, z, i * k, k, label);
             if (deltasToo) {
                 for (int c = 0; c < k; c++) {
-                    d[i * k + c] = (float) o.delta(Math.exp(z[i * k + c] - lse), c, label, k);
+                    d[i * k + c] = (float) (s * o.delta(Math.exp(z[i * k + c] - lse), c, label, k));
                 }
             }
         }

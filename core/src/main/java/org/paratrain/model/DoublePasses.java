@@ -60,14 +60,15 @@ final class DoublePasses {
         double[] z = acts[last];
         double[] d = deltas[last];
         for (int i = 0; i < n; i++) {
+            double s = data.weight(from + i);       // 1 without sample weights: the same bits
             if (head == MultilayerPerceptron.Head.SQUARED) {
-                d[i] = 2.0 * (z[i] - data.y()[from + i]);
+                d[i] = s * (2.0 * (z[i] - data.y()[from + i]));
                 continue;
             }
             int label = (int) data.y()[from + i];
             double lse = Softmax.logSumExp(z, i * k, k);
             for (int c = 0; c < k; c++) {
-                d[i * k + c] = net.objective.delta(Math.exp(z[i * k + c] - lse), c, label, k);
+                d[i * k + c] = s * net.objective.delta(Math.exp(z[i * k + c] - lse), c, label, k);
             }
         }
     }
@@ -79,11 +80,13 @@ final class DoublePasses {
         int k = widths[last];
         double[] z = acts[last];
         for (int i = 0; i < n; i++) {
+            double s = data.weight(from + i);
             if (head == MultilayerPerceptron.Head.SQUARED) {
                 double r = z[i] - data.y()[from + i];
-                loss += r * r;
+                loss += s * (r * r);
             } else {
-                loss += net.objective.crossEntropy(Softmax.logSumExp(z, i * k, k), z, i * k, k, (int) data.y()[from + i]);
+                loss += s * net.objective.crossEntropy(Softmax.logSumExp(z, i * k, k), z, i * k, k,
+                    (int) data.y()[from + i]);
             }
         }
         return loss;

@@ -76,7 +76,7 @@ public final class LinearRegression extends LinearPredictor {
     @Override
     public void blocks(Dataset data, int from, int to, int size, double[] params, double[] losses, int lossAt,
                        int lossStride, double[] grad, int gradAt, int gradStride) {
-        if (features != 1) {
+        if (features != 1 || data.weighted()) {
             super.blocks(data, from, to, size, params, losses, lossAt, lossStride, grad, gradAt, gradStride);
             return;
         }
@@ -94,9 +94,38 @@ public final class LinearRegression extends LinearPredictor {
 
     /** The loss, and the gradient added into {@code grad} unless it is null. */
     private double sums(Dataset data, int from, int to, double[] w, double[] grad, int off) {
+        if (data.weighted()) {
+            return weightedSums(data, from, to, w, grad, off);
+        }
         if (features == 1) {
             return OneFeature.sums(data.x(), data.y(), from, to, w[0], bias(w), grad, off, intercept);
         }
         return kernel.sums(data.x(), data.y(), from, to, features, w, intercept, grad, off);
+    }
+
+    /**
+     * The weighted squared error {@code sum_i s_i r_i^2} of samples {@code [from, to)}, and its
+     * gradient {@code sum_i 2 s_i r_i x_i} added into {@code grad} unless it is null: one sample
+     * after another, a fixed function of the range as the kernels are, plainer since weighted
+     * data is the rarer case (so all-1 weights agree with no weights to rounding, not to the bit).
+     */
+    private double weightedSums(Dataset data, int from, int to, double[] w, double[] grad, int off) {
+        double[] x = data.x();
+        double[] y = data.y();
+        double[] sw = data.weights();
+        int d = features;
+        double loss = 0.0;
+        for (int i = from; i < to; i++) {
+            double r = linear(x, i * d, w) - y[i];
+            loss += sw[i] * (r * r);
+            if (grad != null) {
+                double c = 2.0 * sw[i] * r;
+                Rows.addRow(grad, off, x, i * d, d, c);
+                if (intercept) {
+                    grad[off + d] += c;
+                }
+            }
+        }
+        return loss;
     }
 }

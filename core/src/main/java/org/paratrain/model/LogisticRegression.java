@@ -53,6 +53,7 @@ public final class LogisticRegression extends LinearPredictor implements Classif
     private double sums(Dataset data, int from, int to, double[] w, double[] grad, int off) {
         double[] x = data.x();
         double[] y = data.y();
+        double[] sw = data.weights();
         int d = features;
         double b = bias(w);
         int q = (to - from) / 4;
@@ -71,16 +72,17 @@ public final class LogisticRegression extends LinearPredictor implements Classif
                 z2 = Math.fma(wj, x[a + 2 * s + j], z2);
                 z3 = Math.fma(wj, x[a + 3 * s + j], z3);
             }
-            loss += group(x, y, i, q, a, s, z0, z1, z2, z3, grad, off);
+            loss += group(x, y, sw, i, q, a, s, z0, z1, z2, z3, grad, off);
         }
         for (int i = from + 4 * q; i < to; i++) {
             double z = linear(x, i * d, w);
             double e = Math.exp(-Math.abs(z));
             int label = (int) y[i];
             double t = target(y[i]);
-            loss += objective.weigh(logLoss(z, t, e), label);
+            double si = sw == null ? 1.0 : sw[i];
+            loss += si * objective.weigh(logLoss(z, t, e), label);
             if (grad != null) {
-                double c = objective.weigh(sigmoid(z, e) - t, label);
+                double c = si * objective.weigh(sigmoid(z, e) - t, label);
                 Rows.addRow(grad, off, x, i * d, d, c);
                 if (intercept) {
                     grad[off + d] += c;
@@ -93,9 +95,15 @@ public final class LogisticRegression extends LinearPredictor implements Classif
     /**
      * The k-th samples of the four quarters, with logits {@code z0 .. z3}: adds their gradient
      * terms {@code (sigmoid(z) - y) x} unless {@code grad} is null; returns their summed loss.
+     * Sample weights {@code sw} (null: all 1) scale each sample's terms; a weight of 1 leaves
+     * their bits as they are.
      */
-    private double group(double[] x, double[] y, int i, int q, int a, int s,
+    private double group(double[] x, double[] y, double[] sw, int i, int q, int a, int s,
                          double z0, double z1, double z2, double z3, double[] grad, int off) {
+        double s0 = sw == null ? 1.0 : sw[i];
+        double s1 = sw == null ? 1.0 : sw[i + q];
+        double s2 = sw == null ? 1.0 : sw[i + 2 * q];
+        double s3 = sw == null ? 1.0 : sw[i + 3 * q];
         double y0 = target(y[i]);
         double y1 = target(y[i + q]);
         double y2 = target(y[i + 2 * q]);
@@ -105,18 +113,19 @@ public final class LogisticRegression extends LinearPredictor implements Classif
         double e2 = Math.exp(-Math.abs(z2));
         double e3 = Math.exp(-Math.abs(z3));
         if (grad != null) {
-            double c0 = objective.weigh(sigmoid(z0, e0) - y0, (int) y[i]);
-            double c1 = objective.weigh(sigmoid(z1, e1) - y1, (int) y[i + q]);
-            double c2 = objective.weigh(sigmoid(z2, e2) - y2, (int) y[i + 2 * q]);
-            double c3 = objective.weigh(sigmoid(z3, e3) - y3, (int) y[i + 3 * q]);
+            double c0 = s0 * objective.weigh(sigmoid(z0, e0) - y0, (int) y[i]);
+            double c1 = s1 * objective.weigh(sigmoid(z1, e1) - y1, (int) y[i + q]);
+            double c2 = s2 * objective.weigh(sigmoid(z2, e2) - y2, (int) y[i + 2 * q]);
+            double c3 = s3 * objective.weigh(sigmoid(z3, e3) - y3, (int) y[i + 3 * q]);
             Rows.addRows4(grad, off, x, a, s, features, c0, c1, c2, c3);
             if (intercept) {
                 grad[off + features] += (c0 + c1) + (c2 + c3);
             }
         }
-        return (objective.weigh(logLoss(z0, y0, e0), (int) y[i]) + objective.weigh(logLoss(z1, y1, e1), (int) y[i + q]))
-            + (objective.weigh(logLoss(z2, y2, e2), (int) y[i + 2 * q])
-            + objective.weigh(logLoss(z3, y3, e3), (int) y[i + 3 * q]));
+        return (s0 * objective.weigh(logLoss(z0, y0, e0), (int) y[i])
+            + s1 * objective.weigh(logLoss(z1, y1, e1), (int) y[i + q]))
+            + (s2 * objective.weigh(logLoss(z2, y2, e2), (int) y[i + 2 * q])
+            + s3 * objective.weigh(logLoss(z3, y3, e3), (int) y[i + 3 * q]));
     }
 
     /** {@return the target of a sample labelled y: y itself, or with label smoothing {@code y (1 - eps) + eps / 2}} */

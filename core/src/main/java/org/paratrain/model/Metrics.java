@@ -32,12 +32,14 @@ public final class Metrics {
      *
      * @param model  the model, of the kind the parameters were trained for
      * @param params the trained parameters
-     * @param data   labelled samples (targets for a regression, class indices for a classifier)
+     * @param weighted labelled samples (targets for a regression, class indices for a classifier); their
+     *               sample weights, if any, are not applied: each sample counts once
      * @param names  the classes' names in index order, or null to name them by index
      * @return values (numbers, or nested maps and lists for the per-class table and the matrix),
      *     ready to print or write as JSON
      */
-    public static Map<String, Object> evaluate(Model model, double[] params, Dataset data, List<String> names) {
+    public static Map<String, Object> evaluate(Model model, double[] params, Dataset weighted, List<String> names) {
+        Dataset data = weighted.withWeights(null);      // every sample counts once here, as the training's weights say nothing of the test
         int n = data.samples();
         double loss = model.loss(data, 0, n, params);
         if (model instanceof Classifier c && c.classifies()) {

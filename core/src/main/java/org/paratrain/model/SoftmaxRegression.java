@@ -70,21 +70,22 @@ public final class SoftmaxRegression implements Classifier {
     private double sums(Dataset data, int from, int to, double[] w, double[] grad, int off) {
         double[] x = data.x();
         double[] y = data.y();
+        double[] sw = data.weights();
         int d = features;
         int q = (to - from) / 4;
         boolean gradient = grad != null;
         double loss = 0.0;
         for (int i = from; i < from + q; i++) {
             logits4(x, i * d, q * d, w);
-            loss += (sample(y[i], 0, gradient) + sample(y[i + q], 1, gradient))
-                + (sample(y[i + 2 * q], 2, gradient) + sample(y[i + 3 * q], 3, gradient));
+            loss += (sample(y[i], 0, gradient, sw, i) + sample(y[i + q], 1, gradient, sw, i + q))
+                + (sample(y[i + 2 * q], 2, gradient, sw, i + 2 * q) + sample(y[i + 3 * q], 3, gradient, sw, i + 3 * q));
             if (gradient) {
                 addGroup(grad, off, x, i * d, q * d);
             }
         }
         for (int i = from + 4 * q; i < to; i++) {
             logits(x, i * d, w);
-            loss += sample(y[i], 0, gradient);
+            loss += sample(y[i], 0, gradient, sw, i);
             for (int k = 0; gradient && k < classes; k++) {
                 Rows.addRow(grad, off + k * d, x, i * d, d, z[k]);
                 if (intercept) {
@@ -123,12 +124,14 @@ public final class SoftmaxRegression implements Classifier {
      * The loss {@code logsumexp(z) - z_label} of the sample whose logits are at
      * {@code z[t K, (t + 1) K)}; leaves there the loss's derivatives {@code softmax - onehot}
      * when {@code gradient} is set (the softmax from the exponentials of the loss, not new ones).
+     * With sample weights {@code sw} (null for none), sample i's loss and derivatives are scaled
+     * by its weight.
      */
-    private double sample(double label, int t, boolean gradient) {
+    private double sample(double label, int t, boolean gradient, double[] sw, int i) {
         int at = t * classes;
         int c = (int) label;
-        if (!objective.plain()) {
-            return weighted(c, at, gradient);
+        if (!objective.plain() || sw != null) {
+            return weighted(c, at, gradient, sw == null ? 1.0 : sw[i]);
         }
         double zc = z[at + c];
         double max = max(at);
@@ -139,13 +142,13 @@ public final class SoftmaxRegression implements Classifier {
         return max + Math.log(sum) - zc;
     }
 
-    /** {@link #sample} under class weights or label smoothing ({@link Objective}). */
-    private double weighted(int c, int at, boolean gradient) {
+    /** {@link #sample} under class weights, label smoothing ({@link Objective}) or a sample weight {@code s}. */
+    private double weighted(int c, int at, boolean gradient, double s) {
         double max = max(at);
-        double loss = objective.crossEntropy(Softmax.logSumExp(z, at, classes), z, at, classes, c);
+        double loss = s * objective.crossEntropy(Softmax.logSumExp(z, at, classes), z, at, classes, c);
         double sum = exponentials(at, max);
         for (int k = 0; gradient && k < classes; k++) {
-            z[at + k] = objective.delta(z[at + k] / sum, k, c, classes);
+            z[at + k] = s * objective.delta(z[at + k] / sum, k, c, classes);
         }
         return loss;
     }

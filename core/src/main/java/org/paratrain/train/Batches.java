@@ -23,6 +23,8 @@ final class Batches {
     private final int[] order;
     private final double[] bx;
     private final double[] by;
+    /** The batch's sample weights, when the data carries them. */
+    private final double[] bw;
     private final Dataset view;
     private int firstRow;
     private int endRow;
@@ -51,7 +53,8 @@ final class Batches {
         this.order = mini ? new int[data.samples()] : null;
         this.bx = mini ? new double[batch * data.features()] : null;
         this.by = mini ? new double[batch] : null;
-        this.view = mini ? new Dataset(bx, by, batch, data.features()) : data;
+        this.bw = mini && data.weighted() ? new double[batch] : null;
+        this.view = mini ? new Dataset(bx, by, batch, data.features(), bw) : data;
         this.firstRow = sharding.blockStart(sharding.firstBlock(rank, ranks));
         this.endRow = sharding.blockStart(sharding.endBlock(rank, ranks));
     }
@@ -109,6 +112,9 @@ final class Batches {
             int i = order[s * batch + row];
             System.arraycopy(data.x(), i * f, bx, row * f, f);
             by[row] = data.y()[i];
+            if (bw != null) {
+                bw[row] = data.weights()[i];
+            }
         }
     }
 

@@ -141,6 +141,10 @@ public final class RankTraining {
         int me = comm.rank();
         System.arraycopy(rows.x(), 0, x, start[me] * f, rows.samples() * f);
         System.arraycopy(rows.y(), 0, y, start[me], rows.samples());
+        double[] w = rows.weighted() ? new double[total] : null;     // every rank's rows weighted, or none
+        if (w != null) {
+            System.arraycopy(rows.weights(), 0, w, start[me], rows.samples());
+        }
         int next = (me + 1) % p;
         int prev = (me + p - 1) % p;
         for (int step = 0; step < p - 1; step++) {
@@ -150,13 +154,14 @@ public final class RankTraining {
             int inRows = start[in + 1] - start[in];
             comm.sendRecv(x, start[out] * f, outRows * f, next, 1, x, start[in] * f, inRows * f, prev, 1);
             comm.sendRecv(y, start[out], outRows, next, 2, y, start[in], inRows, prev, 2);
+            if (w != null) {
+                comm.sendRecv(w, start[out], outRows, next, 3, w, start[in], inRows, prev, 3);
+            }
         }
-        return new Dataset(x, y, total, f);
+        return new Dataset(x, y, total, f, w);
     }
 
     private static Dataset slice(Dataset d, int from, int to) {
-        int f = d.features();
-        return new Dataset(java.util.Arrays.copyOfRange(d.x(), from * f, to * f),
-            java.util.Arrays.copyOfRange(d.y(), from, to), to - from, f);
+        return d.rows(from, to);
     }
 }

@@ -265,17 +265,19 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
 
         /**
          * Validation on held-out samples: their loss (with the training's reduction) and, for a
-         * classifier, their accuracy.
+         * classifier, their accuracy. Sample weights are not applied (each held-out sample counts
+         * once), as class weights are not: the loss early stopping watches is the plain one.
          *
-         * @param held      the held-out samples
+         * @param weighted  the held-out samples
          * @param model     a model of the trained kind and shape (it keeps scratch space: one a run)
          * @param reduction the training's loss reduction, applied to the held-out loss too
          * @param every     validate every this many epochs
          * @param patience  stop after this many validations without improvement; 0 never stops
          * @return the validation
          */
-        public static Validation on(org.paratrain.data.Dataset held, org.paratrain.model.Model model,
+        public static Validation on(org.paratrain.data.Dataset weighted, org.paratrain.model.Model model,
                                     LossReduction reduction, int every, int patience) {
+            org.paratrain.data.Dataset held = weighted.withWeights(null);
             boolean classifier = model instanceof org.paratrain.model.Classifier c && c.classifies();
             return new Validation(every, patience, params -> {
                 double loss = model.loss(held, 0, held.samples(), params);

@@ -121,4 +121,46 @@ class CsvFormatTest {
         assertNull(ClassNames.ofSignedOrOneBased(new double[] {0, 1}));
         assertNull(ClassNames.ofSignedOrOneBased(new double[] {1, 2, 3}));
     }
+
+    /**
+     * A sample weights column: read into the samples' weights, never a feature nor an ignored
+     * column, by name or by index without a header; kept through --features; a negative, missing
+     * or non-numeric weight names its line and column, the label column or all zeros refused.
+     */
+    @Test
+    void aWeightColumnWeighsTheSamplesAndIsNoFeature() throws IOException {
+        Path f = write("w.csv", "a,wt,b,y\n1,2,3,0\n4,0.5,6,1\n7,0,9,1\n");
+        CsvTable t = CsvFormat.read(f, CsvFormat.Layout.standard().withWeight("wt"));
+        Dataset d = t.numeric();
+        assertArrayEquals(new double[] {1, 3, 4, 6, 7, 9}, d.x(), 0.0);
+        assertArrayEquals(new double[] {2, 0.5, 0}, d.weights(), 0.0);
+        assertTrue(t.notes().isEmpty(), t.notes().toString());
+        Dataset kept = CsvFormat.read(f, CsvFormat.Layout.standard().withWeight("wt").keeping(List.of("b"))).numeric();
+        assertArrayEquals(new double[] {3, 6, 9}, kept.x(), 0.0);
+        assertArrayEquals(d.weights(), kept.weights(), 0.0);
+        Path plain = write("p.csv", "1,2,3,0\n4,0.5,6,1\n");
+        Dataset byIndex = CsvFormat.read(plain, new CsvFormat.Layout(null, ',', false, true).withWeight("1")).numeric();
+        assertArrayEquals(new double[] {2, 0.5}, byIndex.weights(), 0.0);
+        assertNull(CsvFormat.read(f, CsvFormat.Layout.standard()).numeric().weights());
+        // pandas' unnamed index column is still dropped with a weight column beside it.
+        Path pandas = write("i.csv", ",a,wt,y\n0,1,2,0\n1,3,1,1\n");
+        CsvTable pt = CsvFormat.read(pandas, CsvFormat.Layout.standard().withWeight("wt"));
+        assertArrayEquals(new double[] {1, 3}, pt.x(), 0.0);
+        assertArrayEquals(new double[] {2, 1}, pt.numeric().weights(), 0.0);
+
+        assertEquals(f + ":3: column 2 ('wt') is '-0.5'; a sample weight must be at least 0",
+            error(write("w.csv", "a,wt,b,y\n1,2,3,0\n4,-0.5,6,1\n"), CsvFormat.Layout.standard().withWeight("wt")));
+        assertEquals(f + ":2: column 2 ('wt') is 'heavy', expected a finite number",
+            error(write("w.csv", "a,wt,b,y\n1,heavy,3,0\n"), CsvFormat.Layout.standard().withWeight("wt")));
+        String missing = error(write("w.csv", "a,wt,b,y\n1,,3,0\n"), CsvFormat.Layout.standard().withWeight("wt"));
+        assertTrue(missing.startsWith(f + ":2: column 2 ('wt') is empty: a missing value"), missing);
+        assertEquals(f + ": every sample weight in column 2 ('wt') is 0; nothing to train on",
+            error(write("w.csv", "a,wt,b,y\n1,0,3,0\n2,0,4,1\n"), CsvFormat.Layout.standard().withWeight("wt")));
+        assertEquals(f + ": column 'y' is the label column; the sample weights (--sample-weight) need a column of "
+            + "their own", error(f, CsvFormat.Layout.standard().withWeight("y")));
+        assertEquals(f + ": column 'wt' holds the sample weights (--sample-weight); a feature cannot be the weights too",
+            error(f, CsvFormat.Layout.standard().withWeight("wt").keeping(List.of("a", "wt"))));
+        String unknown = error(f, CsvFormat.Layout.standard().withWeight("w"));
+        assertTrue(unknown.startsWith(f + ": sample weight column 'w' is neither a column of the header"), unknown);
+    }
 }

@@ -116,6 +116,11 @@ public record DataFiles(Format format, CsvFormat.Layout csv, LibSvmFormat.Layout
         return l;
     }
 
+    /** {@return this reader without a CSV file's sample weights column: for test, validation and evaluated data} */
+    public DataFiles unweighted() {
+        return csv == null || csv.weight() == null ? this : new DataFiles(format, csv.withWeight(null), libsvm, npz);
+    }
+
     /**
      * {@return a reader that matches a CSV file's columns to a model's features by name: the
      * model's features are read in the model's order, whatever the file's order, and the
@@ -155,7 +160,7 @@ public record DataFiles(Format format, CsvFormat.Layout csv, LibSvmFormat.Layout
         if (names == null) {
             return new Labelled(d, null);
         }
-        return new Labelled(new Dataset(d.x(), names.encode(d.y(), file), d.samples(), d.features()), names);
+        return new Labelled(new Dataset(d.x(), names.encode(d.y(), file), d.samples(), d.features(), d.weights()), names);
     }
 
     /**
@@ -172,8 +177,8 @@ public record DataFiles(Format format, CsvFormat.Layout csv, LibSvmFormat.Layout
             return names == null ? t.numeric() : t.coded(names);
         }
         Dataset d = read(x, y);
-        return names == null ? d : new Dataset(d.x(), names.encode(d.y(), y == null ? x : y), d.samples(),
-            d.features());
+        return names == null ? d : new Dataset(d.x(), names.encode(d.y(), y == null ? x : y), d.samples(), d.features(),
+            d.weights());
     }
 
     /**

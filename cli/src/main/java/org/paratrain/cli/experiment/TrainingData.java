@@ -46,7 +46,8 @@ public record TrainingData(Dataset train, Dataset test, Standardizer standardize
         DataFiles.Labelled labelled = files.readForTraining(spec.x(), spec.y(), model);
         Dataset all = labelsSuit(model, labelled.data(), spec.y() == null ? spec.x() : spec.y());
         // Test and validation files are matched to the training data's columns by name, as evaluate does.
-        DataFiles others = files.matching(labelled.columns());
+        // They carry no sample weights: test and validation losses are plain means, as with class weights.
+        DataFiles others = files.unweighted().matching(labelled.columns());
         Dataset givenTest = spec.testX() == null ? null : other(others, spec, model, labelled, all, spec.testX(),
             spec.testY(), "test");
         Dataset givenVal = spec.valX() == null ? null : other(others, spec, model, labelled, all, spec.valX(),
@@ -121,6 +122,9 @@ public record TrainingData(Dataset train, Dataset test, Standardizer standardize
         if (spec.npz() != null && !spec.npz().equals(org.paratrain.data.NpzFormat.Names.DEFAULT)) {
             prep.put("npz_x", spec.npz().x() == null ? "" : spec.npz().x());
             prep.put("npz_y", spec.npz().y() == null ? "" : spec.npz().y());
+        }
+        if (spec.csv() != null && spec.csv().weight() != null) {
+            prep.put("sample_weight", spec.csv().weight());
         }
         prep.put("standardized", spec.standardize());
         prep.put("test_fraction", spec.testFraction());
