@@ -187,6 +187,20 @@ public final class Trainer {
     }
 
     /**
+     * {@return this trainer, weighing each training sample} Sample i counts {@code weights[i]}
+     * times in the loss and its gradient, in every model (scikit-learn's {@code sample_weight},
+     * Keras' {@code sample_weight}); with {@link #meanLoss} the sum is still divided by the
+     * number of samples, not by the weights' sum. Each weight goes with its sample through the
+     * shards and the batches, so the result is the same bits at any node count. Validation
+     * ({@link #validateOn}) and evaluation stay unweighted.
+     * @param weights one a sample of the data, finite and at least 0, not all 0 (copied); null: all 1
+     * @throws IllegalArgumentException if there are not as many as samples, or one is negative or not finite
+     */
+    public Trainer sampleWeights(double... weights) {
+        return set(t -> t.sampleWeights(weights));
+    }
+
+    /**
      * {@return this trainer, weighing each class by {@code n / (K n_c)} from the training labels}
      * As scikit-learn's {@code class_weight="balanced"}: every class weighs as much in total.
      */

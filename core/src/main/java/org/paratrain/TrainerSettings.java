@@ -26,7 +26,7 @@ import org.paratrain.train.spec.TrainSpec;
  * one.
  */
 final class TrainerSettings {
-    private final Dataset data;
+    private Dataset data;
     String model = "linear";
     int classes;
     String layers = "";
@@ -77,6 +77,15 @@ final class TrainerSettings {
 
     Dataset data() {
         return data;
+    }
+
+    /** Weighs the training samples ({@link Dataset#withWeights}); null: all weigh 1. */
+    void sampleWeights(double[] weights) {
+        if (weights != null && weights.length != data.samples()) {
+            throw new IllegalArgumentException("sampleWeights: " + weights.length + " weights for "
+                + data.samples() + " samples; give one a sample");
+        }
+        data = data.withWeights(weights == null ? null : weights.clone());
     }
 
     /** Picks the model; unlike {@link #mlp} and {@link #cnn} it leaves the layers as they were. */

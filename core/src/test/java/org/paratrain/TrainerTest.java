@@ -205,4 +205,39 @@ class TrainerTest {
             () -> Trainer.on(DATA).float32().run());
         assertTrue(e.getMessage().contains("precision"), e.getMessage());
     }
+
+    /**
+     * {@code sampleWeights}: whole-number weights train as the samples written that often
+     * (scikit-learn's reading of sample_weight), at 1 and 3 ranks; the count must match.
+     */
+    @Test
+    void sampleWeightsTrainAsDuplicatedSamples() {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(3);
+        int n = 40;
+        double[][] rows = new double[n][2];
+        double[] y = new double[n];
+        double[] w = new double[n];
+        List<double[]> copyRows = new ArrayList<>();
+        List<Double> copyY = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            rows[i] = new double[] {r.nextGaussian(), r.nextGaussian()};
+            y[i] = 2 * rows[i][0] - rows[i][1] + 0.1 * r.nextGaussian();
+            w[i] = r.nextInt(4);
+            for (int k = 0; k < w[i]; k++) {
+                copyRows.add(rows[i]);
+                copyY.add(y[i]);
+            }
+        }
+        Dataset copies = Datasets.of(copyRows.toArray(double[][]::new), copyY.stream().mapToDouble(Double::doubleValue)
+            .toArray());
+        for (int nodes : new int[] {1, 3}) {
+            double[] weighted = Trainer.on(Datasets.of(rows, y)).sampleWeights(w).gd(0.005).epochs(100).nodes(nodes)
+                .run().params();
+            double[] duplicated = Trainer.on(copies).gd(0.005).epochs(100).nodes(nodes).run().params();
+            assertArrayEquals(duplicated, weighted, 1e-9, nodes + " ranks");
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> Trainer.on(Datasets.of(rows, y)).sampleWeights(1, 2));
+        assertTrue(e.getMessage().contains("2 weights for 40 samples"), e.getMessage());
+    }
 }

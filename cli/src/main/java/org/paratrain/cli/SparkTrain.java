@@ -179,6 +179,10 @@ final class SparkTrain {
             ArrayNode f = job.putArray("features");
             c.input.features.forEach(f::add);
         }
+        if (c.input.sampleWeight != null) {
+            String w = c.input.sampleWeight;
+            job.put("sample_weight", c.dataFormat.noHeader && w.matches("[0-9]+") ? "_c" + w : w);
+        }
         if (c.input.dropColumns != null) {
             ArrayNode d = job.putArray("drop");
             c.input.dropColumns.forEach(n -> d.add(c.dataFormat.noHeader && n.matches("[0-9]+") ? "_c" + n : n));

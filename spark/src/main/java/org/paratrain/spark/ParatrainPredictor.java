@@ -42,6 +42,7 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
     private final BooleanParam float32;
     private final BooleanParam standardize;
     private final Param<String> indexCol;
+    private final Param<String> weightCol;
     private final Param<String> checkpointDir;
     private final IntParam checkpointInterval;
     private final IntParam timeoutSeconds;
@@ -75,6 +76,8 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
             + "the model scales new rows itself");
         indexCol = new Param<>(this, "indexCol", "a column of unique sortable values giving the sample order; "
             + "empty for the Dataset's own order");
+        weightCol = new Param<>(this, "weightCol", "a column of sample weights (finite, at least 0): a row's loss "
+            + "and gradient count that many times; empty for all 1");
         checkpointDir = new Param<>(this, "checkpointDir", "a directory every executor reaches (a shared mount) "
             + "for checkpoints, resumed from when Spark retries the stage; empty for none");
         checkpointInterval = new IntParam(this, "checkpointInterval", "epochs between checkpoints (>= 1)",
@@ -93,6 +96,7 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
         setDefault(float32, false);
         setDefault(standardize, false);
         setDefault(indexCol, "");
+        setDefault(weightCol, "");
         setDefault(checkpointDir, "");
         setDefault(checkpointInterval, 10);
         setDefault(timeoutSeconds, 300);
@@ -161,6 +165,11 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
     /** {@return the index column param} */
     public Param<String> indexCol() {
         return indexCol;
+    }
+
+    /** {@return the sample weight column param} */
+    public Param<String> weightCol() {
+        return weightCol;
     }
 
     /** {@return the checkpoint directory param} */
@@ -315,6 +324,16 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
     }
 
     /**
+     * Sets {@code weightCol}, as Spark ML's estimators name it.
+     *
+     * @param v the column of each row's weight; empty for all 1
+     * @return this
+     */
+    public L setWeightCol(String v) {
+        return with(weightCol, v);
+    }
+
+    /**
      * Sets {@code checkpointDir}.
      *
      * @param v a shared directory for checkpoints
@@ -349,7 +368,8 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
         return new SparkTraining.Settings($(featuresCol()), $(labelCol()), $(indexCol), $(model), $(layers),
             $(activation), $(optimizer), (Double) $(learningRate), (Integer) $(epochs), (Integer) $(batchSize),
             (Long) $(seed), getNumRanks(), (Boolean) $(float32), $(checkpointDir), (Integer) $(checkpointInterval),
-            (Integer) $(timeoutSeconds), (Boolean) $(standardize), "", 0, classWeightSetting(), labelSmoothingSetting());
+            (Integer) $(timeoutSeconds), (Boolean) $(standardize), "", 0, classWeightSetting(), labelSmoothingSetting(),
+            $(weightCol));
     }
 
     /** {@return the class weights the fit uses: none here, a classifier's param} */

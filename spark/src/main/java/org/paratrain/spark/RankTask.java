@@ -45,6 +45,7 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
     private final String rendezvous;
     private final int[] starts;
     private final int features;
+    private final boolean weighted;
     private final int classes;
     private final int timeoutSeconds;
     private final String checkpointDir;
@@ -52,13 +53,14 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
     private final boolean standardize;
     private final int logEvery;
 
-    RankTask(String spec, String secret, String rendezvous, int[] starts, int features, int classes, int timeoutSeconds,
-             String checkpointDir, int checkpointInterval, boolean standardize, int logEvery) {
+    RankTask(String spec, String secret, String rendezvous, int[] starts, int features, boolean weighted, int classes,
+             int timeoutSeconds, String checkpointDir, int checkpointInterval, boolean standardize, int logEvery) {
         this.spec = spec;
         this.secret = secret;
         this.rendezvous = rendezvous;
         this.starts = starts.clone();
         this.features = features;
+        this.weighted = weighted;
         this.classes = classes;
         this.timeoutSeconds = timeoutSeconds;
         this.checkpointDir = checkpointDir;
@@ -176,7 +178,8 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
         double[] x = new double[Math.multiplyExact(n, features)];
         double[] y = new double[n];
         int i = 0;
-        int width = features + 1;
+        double[] w = weighted ? new double[n] : null;
+        int width = features + (weighted ? 2 : 1);
         while (chunks.hasNext()) {
             Tuple2<Long, double[]> t = chunks.next();
             int count = t._2().length / width;
@@ -186,13 +189,16 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
             }
             for (int k = 0; k < count; k++, i++) {
                 System.arraycopy(t._2(), k * width, x, i * features, features);
-                y[i] = t._2()[k * width + features];
+                y[i] = t._2()[k * width + width - 1];
+                if (w != null) {
+                    w[i] = t._2()[k * width + features];
+                }
             }
         }
         if (i != n) {
             throw new IllegalStateException("rank " + rank + " got " + i + " of its " + n + " rows");
         }
-        return new Dataset(x, y, n, features);
+        return new Dataset(x, y, n, features, w);
     }
 
     /**
@@ -221,6 +227,9 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
         f.put("source", "spark");
         f.put("samples", starts[starts.length - 1]);
         f.put("features", features);
+        if (weighted) {
+            f.put("weighted", true);
+        }
         return f;
     }
 

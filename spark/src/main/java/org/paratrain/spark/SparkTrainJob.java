@@ -129,6 +129,8 @@ public final class SparkTrainJob {
         }
         names.removeAll(PANDAS_INDEX);
         String label = label(job, names, path);
+        String weight = weight(job, names, label, path);
+        names.remove(weight);                                    // a weight is never a feature
         List<String> features = features(job, names, label, path);
         Map<String, DataType> types = new LinkedHashMap<>();
         for (var f : table.schema().fields()) {
@@ -149,7 +151,15 @@ public final class SparkTrainJob {
                 + " values; " + (classifier ? "a classifier's labels are numbers or names" : "a regression's targets "
                 + "are numbers"));
         }
-        long total = nulls(table, features, label, path);
+        if (weight != null && !(types.get(weight) instanceof NumericType)) {
+            throw new DataFormatException(path + ": weight column '" + weight + "' holds "
+                + types.get(weight).simpleString() + " values; sample weights are numbers");
+        }
+        List<String> checked = new ArrayList<>(features);
+        if (weight != null) {
+            checked.add(weight);
+        }
+        long total = nulls(table, checked, label, path);
         if (total == 0) {
             throw new DataFormatException(path + ": no rows to train on");
         }
@@ -182,19 +192,22 @@ public final class SparkTrainJob {
                 }
             }
         }
-        Dataset<Row> rows = new VectorAssembler().setInputCols(features.toArray(new String[0]))
-            .setOutputCol("paratrain_features").transform(table.withColumn("paratrain_label", y))
-            .select("paratrain_features", "paratrain_label");
+        Dataset<Row> assembled = new VectorAssembler().setInputCols(features.toArray(new String[0]))
+            .setOutputCol("paratrain_features").transform(table.withColumn("paratrain_label", y));
+        Dataset<Row> rows = weight == null ? assembled.select("paratrain_features", "paratrain_label")
+            : assembled.withColumn("paratrain_weight", functions.col(weight).cast("double"))
+                .select("paratrain_features", "paratrain_label", "paratrain_weight");
         SparkTraining.Settings settings = new SparkTraining.Settings("paratrain_features", "paratrain_label", "",
             "auto", "", "relu", "adam", 1, 1, 0, 0, job.path("ranks").asInt(), false,
             job.path("checkpoint_dir").asText(""), job.path("checkpoint_every").asInt(10),
-            job.path("timeout_seconds").asInt(300), false, "", 0, "", 0.0)
+            job.path("timeout_seconds").asInt(300), false, "", 0, "", 0.0, weight == null ? "" : "paratrain_weight")
             .with(SpecCodec.encode(spec).toString(), job.path("standardize").asBoolean(), logEvery);
         SparkTraining.Fitted fitted;
         try {
             fitted = SparkTraining.fit(rows, settings, classifier);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(e.getMessage().replace("numRanks ", "--nodes ")
+                .replace("weight column paratrain_weight", "--sample-weight " + weight)
                 .replace("checkpointDir ", "--checkpoint-dir ").replace("batchSize ", "--batch-size "), e);
         }
         TrainingResult r = fitted.outcome().result();
@@ -243,6 +256,25 @@ public final class SparkTrainJob {
                 + org.paratrain.io.Clip.message(String.join(", ", names)));
         }
         return label;
+    }
+
+    /** {@return the sample weights' column ({@code --sample-weight}), or null for none} */
+    private static String weight(JsonNode job, List<String> names, String label, String path) {
+        String weight = job.path("sample_weight").asText("");
+        if (weight.isEmpty()) {
+            return null;
+        }
+        if (!names.contains(weight) || weight.equals(label)) {
+            throw new IllegalArgumentException("--sample-weight " + weight + ": " + (weight.equals(label) ? "it is the "
+                + "label column" : path + " has no such column; its columns are "
+                + org.paratrain.io.Clip.message(String.join(", ", names))));
+        }
+        for (JsonNode f : job.path("features")) {
+            if (f.asText().equals(weight)) {
+                throw new IllegalArgumentException("--features " + weight + ": it is the --sample-weight column");
+            }
+        }
+        return weight;
     }
 
     private static List<String> features(JsonNode job, List<String> names, String label, String path) {

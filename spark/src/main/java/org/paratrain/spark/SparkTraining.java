@@ -37,7 +37,8 @@ final class SparkTraining {
     record Settings(String featuresCol, String labelCol, String indexCol, String model, String layers,
                     String activation, String optimizer, double learningRate, int epochs, int batchSize, long seed,
                     int numRanks, boolean float32, String checkpointDir, int checkpointInterval, int timeoutSeconds,
-                    boolean standardize, String specJson, int logEvery, String classWeight, double labelSmoothing)
+                    boolean standardize, String specJson, int logEvery, String classWeight, double labelSmoothing,
+                    String weightCol)
         implements Serializable {
         /**
          * {@return these settings training with a spec of the library's (as the command line
@@ -47,7 +48,7 @@ final class SparkTraining {
         Settings with(String spec, boolean scale, int every) {
             return new Settings(featuresCol, labelCol, indexCol, model, layers, activation, optimizer, learningRate,
                 epochs, batchSize, seed, numRanks, float32, checkpointDir, checkpointInterval, timeoutSeconds, scale,
-                spec, every, classWeight, labelSmoothing);
+                spec, every, classWeight, labelSmoothing, weightCol);
         }
     }
 
@@ -61,24 +62,27 @@ final class SparkTraining {
 
     /** Per-column facts of the rows, gathered in one pass. */
     record Stats(long rows, int minFeatures, int maxFeatures, double minLabel, double maxLabel, boolean wholeLabels,
-                 boolean finite) implements Serializable {
+                 boolean finite, double maxWeight) implements Serializable {
         /** The facts of no rows: what {@link #and} leaves any other unchanged by. */
         static final Stats NONE = new Stats(0, Integer.MAX_VALUE, Integer.MIN_VALUE, Double.POSITIVE_INFINITY,
-            Double.NEGATIVE_INFINITY, true, true);
+            Double.NEGATIVE_INFINITY, true, true, 0.0);
 
-        static Stats of(double[] row) {
+        /** The facts of one row: features, then its weight when {@code weighted}, then its label. */
+        static Stats of(double[] row, boolean weighted) {
             double y = row[row.length - 1];
             boolean finite = true;
             for (double v : row) {
                 finite &= Double.isFinite(v);
             }
-            return new Stats(1, row.length - 1, row.length - 1, y, y, y == Math.rint(y), finite);
+            int features = row.length - (weighted ? 2 : 1);
+            return new Stats(1, features, features, y, y, y == Math.rint(y), finite,
+                weighted ? row[row.length - 2] : 1.0);
         }
 
         Stats and(Stats o) {
             return new Stats(rows + o.rows, Math.min(minFeatures, o.minFeatures), Math.max(maxFeatures, o.maxFeatures),
                 Math.min(minLabel, o.minLabel), Math.max(maxLabel, o.maxLabel), wholeLabels && o.wholeLabels,
-                finite && o.finite);
+                finite && o.finite, Math.max(maxWeight, o.maxWeight));
         }
     }
 
@@ -99,11 +103,15 @@ final class SparkTraining {
     private static Fitted run(Dataset<?> dataset, Settings s, boolean classifier) {
         SparkContext sc = dataset.sparkSession().sparkContext();
         Dataset<?> ordered = s.indexCol().isEmpty() ? dataset : dataset.orderBy(functions.col(s.indexCol()));
-        JavaRDD<double[]> rows = ordered.select(functions.col(s.featuresCol()),
-            functions.col(s.labelCol()).cast("double")).toJavaRDD().map(SparkTraining::row);
+        boolean weighted = !s.weightCol().isEmpty();
+        String weightCol = s.weightCol();
+        JavaRDD<double[]> rows = (weighted ? ordered.select(functions.col(s.featuresCol()),
+            functions.col(s.labelCol()).cast("double"), functions.col(weightCol).cast("double"))
+            : ordered.select(functions.col(s.featuresCol()), functions.col(s.labelCol()).cast("double")))
+            .toJavaRDD().map(r -> row(r, weightCol));
         // The sample order: the Dataset's own (or the index column's), numbered once.
         JavaPairRDD<double[], Long> numbered = rows.zipWithIndex();
-        Stats st = numbered.map(t -> Stats.of(t._1())).fold(Stats.NONE, Stats::and);
+        Stats st = numbered.map(t -> Stats.of(t._1(), weighted)).fold(Stats.NONE, Stats::and);
         int features = check(st, s, classifier);
         int classes = classifier ? Math.max(2, (int) st.maxLabel() + 1) : 0;
         int ranks = ranks(sc, s.numRanks());
@@ -135,7 +143,7 @@ final class SparkTraining {
         try (TcpRendezvous rendezvous = TcpRendezvous.open(sc.getConf().get("spark.driver.host", "127.0.0.1"), ranks,
             key)) {
             RankTask task = new RankTask(SpecCodec.encode(spec).toString(), key.secretHex(), rendezvous.address(),
-                starts, features, classes, s.timeoutSeconds(), s.checkpointDir(), s.checkpointInterval(),
+                starts, features, weighted, classes, s.timeoutSeconds(), s.checkpointDir(), s.checkpointInterval(),
                 s.standardize(), s.logEvery());
             RDD<RankTask.Outcome> trained = placed.rdd().barrier().mapPartitions(task, false,
                 scala.reflect.ClassTag$.MODULE$.apply(RankTask.Outcome.class));
@@ -165,7 +173,8 @@ final class SparkTraining {
         }
     }
 
-    private static double[] row(Row r) {
+    /** A row as {@code [features..., weight, label]}, the weight only when {@code weightCol} is not empty. */
+    private static double[] row(Row r, String weightCol) {
         Object v = r.get(0);
         if (!(v instanceof Vector vec)) {
             throw new IllegalArgumentException("features column: expected a vector (as VectorAssembler makes), got "
@@ -174,14 +183,33 @@ final class SparkTraining {
         if (r.isNullAt(1)) {
             throw new IllegalArgumentException("label column: a row has no label (null); every row needs one");
         }
-        double[] out = Arrays.copyOf(vec.toArray(), vec.size() + 1);
-        out[vec.size()] = r.getDouble(1);
+        if (weightCol.isEmpty()) {
+            double[] out = Arrays.copyOf(vec.toArray(), vec.size() + 1);
+            out[vec.size()] = r.getDouble(1);
+            return out;
+        }
+        if (r.isNullAt(2)) {
+            throw new IllegalArgumentException("weight column " + weightCol + ": a row has no weight (null); every row "
+                + "needs one");
+        }
+        double w = r.getDouble(2);
+        if (!(w >= 0 && w < Double.POSITIVE_INFINITY)) {
+            throw new IllegalArgumentException("weight column " + weightCol + ": a row weighs " + w + "; sample weights "
+                + "must be finite numbers of at least 0");
+        }
+        double[] out = Arrays.copyOf(vec.toArray(), vec.size() + 2);
+        out[vec.size()] = w;
+        out[vec.size() + 1] = r.getDouble(1);
         return out;
     }
 
     private static int check(Stats st, Settings s, boolean classifier) {
         if (st.rows() == 0) {
             throw new IllegalArgumentException("the Dataset has no rows to train on");
+        }
+        if (!s.weightCol().isEmpty() && st.maxWeight() == 0) {
+            throw new IllegalArgumentException("weight column " + s.weightCol() + ": every row weighs 0; nothing to "
+                + "train on");
         }
         if (st.minFeatures() != st.maxFeatures()) {
             throw new IllegalArgumentException("column " + s.featuresCol() + ": vectors of " + st.minFeatures() + " and "

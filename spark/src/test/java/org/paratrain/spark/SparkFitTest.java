@@ -106,6 +106,37 @@ class SparkFitTest {
     }
 
     @Test
+    void aWeightColumnOnSparkIsTheBitsOfOneLocalRankOnWeightedData() {
+        org.paratrain.data.Dataset plainData = data();
+        double[] w = new double[plainData.samples()];
+        for (int i = 0; i < w.length; i++) {
+            w[i] = (i % 5) * 0.5;                            // zero weights included
+        }
+        org.paratrain.data.Dataset data = plainData.withWeights(w);
+        TrainingResult local = Training.local(data, reference("mlp", 16));
+        TrainingResult plain = Training.local(plainData, reference("mlp", 16));
+        assertTrue(!java.util.Arrays.equals(local.params(), plain.params()), "the weights change training");
+        for (int ranks = 1; ranks <= 3; ranks++) {
+            ParatrainClassificationModel fitted = estimator("mlp", 16, ranks).setWeightCol("w")
+                .fit(SparkSessions.frame(data, 4));
+            assertArrayEquals(local.params(), fitted.trainingResult().params(), ranks + " tasks");
+        }
+        // Without setWeightCol the column is ignored: the unweighted fit.
+        ParatrainClassificationModel ignored = estimator("mlp", 16, 2).fit(SparkSessions.frame(data, 4));
+        assertArrayEquals(plain.params(), ignored.trainingResult().params());
+        Dataset<Row> negative = SparkSessions.frame(data, 4)
+            .withColumn("w", org.apache.spark.sql.functions.when(org.apache.spark.sql.functions.col("w").gt(1),
+                -1.0).otherwise(org.apache.spark.sql.functions.col("w")));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> estimator("mlp", 16, 2).setWeightCol("w").fit(negative));
+        assertTrue(e.getMessage().startsWith("weight column w: a row weighs -1.0"), e.getMessage());
+        Dataset<Row> zero = SparkSessions.frame(data, 4)
+            .withColumn("w", org.apache.spark.sql.functions.lit(0.0));
+        e = assertThrows(IllegalArgumentException.class, () -> estimator("mlp", 16, 2).setWeightCol("w").fit(zero));
+        assertEquals("weight column w: every row weighs 0; nothing to train on", e.getMessage());
+    }
+
+    @Test
     void standardisingOverTheTasksIsTheBitsOfOneFitOnAllRows() {
         org.paratrain.data.Dataset raw = data();
         double[] x = raw.x().clone();

@@ -29,7 +29,7 @@ final class SparkSessions {
         return spark;
     }
 
-    /** A DataFrame of (features, label) rows in the data set's order, cut into {@code partitions}. */
+    /** A DataFrame of (features, label) rows, and a weight column "w" when the data set has weights, in the data set's order, cut into {@code partitions}. */
     static Dataset<Row> frame(org.paratrain.data.Dataset d, int partitions) {
         return frame(local3(), d, partitions);
     }
@@ -39,9 +39,13 @@ final class SparkSessions {
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < d.samples(); i++) {
             double[] x = java.util.Arrays.copyOfRange(d.x(), i * d.features(), (i + 1) * d.features());
-            rows.add(RowFactory.create(Vectors.dense(x), d.y()[i]));
+            rows.add(d.weights() == null ? RowFactory.create(Vectors.dense(x), d.y()[i])
+                : RowFactory.create(Vectors.dense(x), d.y()[i], d.weights()[i]));
         }
         StructType schema = new StructType().add("features", new VectorUDT()).add("label", DataTypes.DoubleType);
+        if (d.weights() != null) {
+            schema = schema.add("w", DataTypes.DoubleType);
+        }
         return s.createDataFrame(new org.apache.spark.api.java.JavaSparkContext(s.sparkContext())
             .parallelize(rows, partitions), schema);
     }

@@ -112,6 +112,46 @@ class SparkTrainCommandTest {
     }
 
     @Test
+    void aWeightColumnThroughSparkGivesTheBitsOfTheLocalBackend() throws Exception {
+        // rows.csv with a weight column w before the label: 0, 0.5, 1, 1.5, 2, 0, ...
+        List<String> lines = Files.readAllLines(csv);
+        StringBuilder sb = new StringBuilder("a,b,c,w,kind\n");
+        for (int i = 1; i < lines.size(); i++) {
+            String[] f = lines.get(i).split(",");
+            sb.append(f[0]).append(',').append(f[1]).append(',').append(f[2]).append(',').append(0.5 * (i % 5))
+                .append(',').append(f[3]).append('\n');
+        }
+        Path weighted = Files.writeString(dir.resolve("weighted.csv"), sb);
+        Path local = dir.resolve("w-local");
+        Path spark = dir.resolve("w-spark");
+        Path plain = dir.resolve("w-plain");
+        Run l = paratrain("train", "--data", weighted.toString(), "--sample-weight", "w", "--model", "logistic",
+            "--epochs", "30", "--nodes", "1", "--quiet", "--out", local.toString());
+        assertEquals(0, l.status(), l.err());
+        Run s = paratrain("train", "--backend", "spark", "--master", "local[3]", "--nodes", "3", "--data",
+            weighted.toString(), "--sample-weight", "w", "--model", "logistic", "--epochs", "30", "--quiet", "--out",
+            spark.toString());
+        assertEquals(0, s.status(), s.err());
+        assertSameModel(model(local), model(spark));
+        assertEquals("[\"a\",\"b\",\"c\"]", model(spark).get("feature_names").toString(), "the weight is no feature");
+        Run p = paratrain("train", "--data", csv.toString(), "--model", "logistic", "--epochs", "30", "--nodes", "1",
+            "--quiet", "--out", plain.toString());
+        assertEquals(0, p.status(), p.err());
+        assertTrue(!model(plain).get("params").equals(model(spark).get("params")), "the weights change training");
+
+        Run bad = paratrain("train", "--backend", "spark", "--master", "local[1]", "--data", weighted.toString(),
+            "--sample-weight", "nope", "--model", "logistic", "--out", dir.resolve("w-bad").toString());
+        assertEquals(2, bad.status(), bad.err());
+        assertOneLine(bad, "--sample-weight nope: " + weighted + " has no such column");
+        Path negative = Files.writeString(dir.resolve("negative.csv"), sb.toString().replaceFirst(",1.5,", ",-1.5,"));
+        bad = paratrain("train", "--backend", "spark", "--master", "local[1]", "--data", negative.toString(),
+            "--sample-weight", "w", "--model", "logistic", "--out", dir.resolve("w-bad").toString());
+        assertEquals(2, bad.status(), bad.err());
+        assertOneLine(bad, "--sample-weight w: a row weighs -1.5");
+        assertFalse(Files.exists(dir.resolve("w-bad")), "no output for a refused run");
+    }
+
+    @Test
     void parquetThroughSparkGivesTheBitsOfTheSameRowsAsCsv() throws Exception {
         // The same rows as Parquet, written by Spark (one file, in order), and as CSV for the local backend.
         SplittableRandom rnd = new SplittableRandom(9);
