@@ -16,8 +16,9 @@ import picocli.CommandLine.Option;
 
 /**
  * What a training run shows while it runs, and how it is validated: a progress bar on a
- * terminal (epoch, loss, validation), one line every N epochs with {@code --log-every} (for
- * pipes and log files), nothing with {@code --quiet}; validation on the validation data
+ * terminal (epoch, loss, validation), one line every N epochs with {@code --log-every}, and
+ * without either in a pipe or a log file a line on standard error every
+ * {@link #logPeriodSeconds()}; nothing with {@code --quiet}. Validation on the validation data
  * (never the test data) every epoch or every N, and early stopping on it.
  */
 final class MonitorOptions {
@@ -25,7 +26,8 @@ final class MonitorOptions {
     boolean quiet;
 
     @Option(names = "--log-every", defaultValue = "0",
-        description = "Print one line every N epochs (epoch, loss, learning rate, validation, time); 0: none.")
+        description = "Print one line every N epochs (epoch, loss, learning rate, validation, time); 0 (default): "
+            + "none, and where the output is no terminal a line on standard error every 30 s, with the time left.")
     int logEvery;
 
     @Option(names = "--validate-every", description = "Measure the model on the validation data (--val-data or "
@@ -102,19 +104,37 @@ final class MonitorOptions {
             ? null : new TrainingControl.Plateau(plateauPatience, plateauFactor));
     }
 
-    /** The listener that shows progress, passing every epoch on to {@code next} as well. */
-    Display display(int epochs, PrintWriter out, TrainingControl.EpochListener next) {
-        return new Display(epochs, 1, out, next);
+    /**
+     * How often a run whose output is no terminal prints a progress line to {@code err}
+     * when no {@code --log-every} is given: a log file of a long run shows it alive, a short
+     * run prints none. The system property {@code paratrain.progress.seconds} sets it (30).
+     */
+    static long logPeriodSeconds() {
+        return Long.getLong("paratrain.progress.seconds", 30);
+    }
+
+    /**
+     * The listener that shows progress, passing every epoch on to {@code next} as well.
+     *
+     * @param out where {@code --log-every}'s lines go
+     * @param err where the lines of a run without a terminal go, every {@link #logPeriodSeconds()}
+     */
+    Display display(int epochs, PrintWriter out, PrintWriter err, TrainingControl.EpochListener next) {
+        return new Display(epochs, 1, out, err, next);
     }
 
     /** As above, for a run of {@code steps} steps an epoch (TensorBoard's time a step). */
-    Display display(int epochs, long steps, PrintWriter out, TrainingControl.EpochListener next) {
-        return new Display(epochs, steps, out, next);
+    Display display(int epochs, long steps, PrintWriter out, PrintWriter err, TrainingControl.EpochListener next) {
+        return new Display(epochs, steps, out, err, next);
     }
 
     /** Shows progress; close it when the run ends, however it ends. */
     final class Display implements TrainingControl.EpochListener, AutoCloseable {
         private final PrintWriter out;
+        /** Where the timed lines go, or null when a bar, --log-every or --quiet says otherwise. */
+        private final PrintWriter timed;
+        private final long period = logPeriodSeconds() * 1_000_000_000L;
+        private long lastLine = System.nanoTime();
         private final TrainingControl.EpochListener next;
         private final ProgressBar bar;
         private final int epochs;
@@ -122,7 +142,7 @@ final class MonitorOptions {
         /** The event file, opened at the first epoch (rank 0's alone is told), or null. */
         private org.paratrain.experiment.TensorBoardWriter board;
 
-        Display(int epochs, long steps, PrintWriter out, TrainingControl.EpochListener next) {
+        Display(int epochs, long steps, PrintWriter out, PrintWriter err, TrainingControl.EpochListener next) {
             this.epochs = epochs;
             this.steps = Math.max(1, steps);
             this.out = out;
@@ -132,6 +152,7 @@ final class MonitorOptions {
             this.bar = quiet || !terminal ? null : new ProgressBarBuilder().setTaskName("train").setInitialMax(epochs)
                 .setStyle(ProgressBarStyle.ASCII).setConsumer(new ConsoleProgressBarConsumer(System.err))
                 .setUpdateIntervalMillis(200).build();
+            this.timed = quiet || terminal || logEvery > 0 ? null : err;
         }
 
         @Override
@@ -144,6 +165,14 @@ final class MonitorOptions {
             if (logEvery > 0 && (epoch % logEvery == 0 || epoch == epochs)) {
                 out.println(summary(epoch, h));
                 out.flush();
+            }
+            long now = System.nanoTime();
+            if (timed != null && epoch < epochs && now - lastLine >= period) {
+                lastLine = now;
+                double elapsed = h.seconds()[epoch - 1];
+                timed.println("paratrain: " + summary(epoch, h) + ", about "
+                    + Formats.duration(elapsed / epoch * (epochs - epoch)) + " left");
+                timed.flush();
             }
         }
 

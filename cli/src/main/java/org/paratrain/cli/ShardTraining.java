@@ -54,7 +54,8 @@ final class ShardTraining {
             : new java.io.PrintWriter(java.io.Writer.nullWriter()));
         TrainingResult r;
         // Rank 0 shows progress (--log-every) as on every other path; the others stay silent.
-        try (MonitorOptions.Display display = c.monitor.display(spec.epochs(), c.out(), (epoch, h) -> { })) {
+        try (MonitorOptions.Display display = c.monitor.display(spec.epochs(), c.out(),
+            rank == 0 ? c.err() : null, (epoch, h) -> { })) {
             r = c.checkpoints.onMpiRank(meta, resumed, rank == 0 ? display : null, control -> Training.mpiShard(shard,
                 from, to - from, total, classes, spec, control));
         }

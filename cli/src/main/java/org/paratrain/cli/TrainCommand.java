@@ -285,7 +285,7 @@ final class TrainCommand implements Runnable {
         FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
         boolean rankZero = Backend.mpiRankFromEnvironment() == 0;
         try (MonitorOptions.Display display = monitor.display(spec.epochs(), spec.totalSteps(data) / spec.epochs(),
-            out(), attempts.listener())) {
+            out(), rankZero ? err() : null, attempts.listener())) {
             TrainingControl.EpochListener listener = rankZero ? display : attempts.listener();
             if (backendOptions.isMpi()) {
                 return checkpoints.onMpiRank(meta, resumed, listener, control -> FailureInjection.mpi(data, spec,
@@ -317,7 +317,7 @@ final class TrainCommand implements Runnable {
         return CheckpointOptions.meta(SpecCodec.encode(spec), data, provenance.toJson());
     }
 
-    private java.io.PrintWriter err() {
+    java.io.PrintWriter err() {
         return command.commandLine().getErr();
     }
 

@@ -80,6 +80,47 @@ class CliTest {
     }
 
     @Test
+    void withoutATerminalALongRunPrintsTimedLinesAndAShortOneNone() throws IOException {
+        Path data = dir.resolve("data");
+        assertEquals(0, run("generate", "regression", "--samples", "500", "--features", "1", "--noise", "5",
+            "--random-state", "3", "--out", data.toString()).status());
+        String[] train = {"train", "--x", data.resolve("X.in").toString(), "--y", data.resolve("y.in").toString(),
+            "--nodes", "2", "--epochs", "300", "--lr", "1e-4"};
+        Run quick = run(train);
+        assertEquals(0, quick.status(), quick.err());
+        assertTrue(!quick.err().contains("epoch"), "a run shorter than the period prints no line: " + quick.err());
+        System.setProperty("paratrain.progress.seconds", "0");      // every epoch is "long enough"
+        try {
+            Path out = dir.resolve("timed");
+            String[] withOut = java.util.Arrays.copyOf(train, train.length + 2);
+            withOut[train.length] = "--out";
+            withOut[train.length + 1] = out.toString();
+            Run timed = run(withOut);
+            assertEquals(0, timed.status(), timed.err());
+            List<String> lines = timed.err().lines().filter(l -> l.startsWith("paratrain: epoch")).toList();
+            assertEquals(299, lines.size(), "a line an epoch but the last, which the summary reports");
+            List<String> history = Files.readAllLines(out.resolve("history.csv"));
+            for (int epoch : new int[] {1, 150, 299}) {
+                String line = lines.get(epoch - 1);
+                assertTrue(line.startsWith("paratrain: epoch " + epoch + "/300  loss "), line);
+                assertTrue(line.endsWith(" left"), line);
+                double loss = Double.parseDouble(line.split("\\s+")[4]);
+                assertEquals(Double.parseDouble(history.get(epoch).split(",")[2]), loss,
+                    1e-5 * Math.abs(loss), "the line's loss is the epoch's: " + line);
+            }
+            Run quiet = run(java.util.stream.Stream.concat(java.util.Arrays.stream(train), java.util.stream.Stream.of(
+                "--quiet")).toArray(String[]::new));
+            assertTrue(!quiet.err().contains("epoch"), quiet.err());
+            Run every = run(java.util.stream.Stream.concat(java.util.Arrays.stream(train), java.util.stream.Stream.of(
+                "--log-every", "100")).toArray(String[]::new));
+            assertTrue(!every.err().contains("epoch"), "--log-every replaces the timed lines: " + every.err());
+            assertEquals(3, every.out().lines().filter(l -> l.startsWith("epoch ")).count(), every.out());
+        } finally {
+            System.clearProperty("paratrain.progress.seconds");
+        }
+    }
+
+    @Test
     void badDataIsOneLineNamingFileAndLineAndWritesNothing() throws IOException {
         Files.writeString(dir.resolve("X.in"), "1\n2\nabc\n");
         Files.writeString(dir.resolve("y.in"), "1\n2\n3\n");
