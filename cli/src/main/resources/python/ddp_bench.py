@@ -11,6 +11,10 @@ Usage: ddp_bench.py MODEL PRECISION WORKERS BATCH STEPS [IMAGES LABELS]
   IMAGES, LABELS  Fashion-MNIST IDX files (gzipped); random images without them
 
 Prints `samples_per_s X` and `torch VERSION` on success.
+
+Across hosts (`paratrain bench network`): with DDP_BENCH_INIT=tcp://ADDR:PORT (rank 0's host),
+this process starts the global ranks DDP_BENCH_FIRST .. DDP_BENCH_FIRST + WORKERS - 1 of a job
+of DDP_BENCH_WORLD, and the one holding rank 0 prints; gloo uses GLOO_SOCKET_IFNAME's interface.
 """
 import gzip
 import os
@@ -38,7 +42,7 @@ def network(kind):
         nn.Flatten(), nn.Linear(1600, 128), nn.ReLU(), nn.Linear(128, 10))
 
 
-def worker(rank, world, port, kind, precision, batch, steps, files, out):
+def worker(rank, world, init, kind, precision, batch, steps, files, out):
     os.environ["OMP_NUM_THREADS"] = "1"
     import numpy as np
     import torch
@@ -48,7 +52,7 @@ def worker(rank, world, port, kind, precision, batch, steps, files, out):
     torch.manual_seed(1)
     dtype = torch.float64 if precision == "float64" else torch.float32
     import datetime
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank, world_size=world,
+    dist.init_process_group("gloo", init_method=init, rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=120))
     local = batch // world
     n = batch * (steps + 3)
@@ -87,24 +91,29 @@ def worker(rank, world, port, kind, precision, batch, steps, files, out):
 
 
 def main():
-    kind, precision, world, batch, steps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    kind, precision, workers, batch, steps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
     files = sys.argv[6:8] if len(sys.argv) >= 8 else None
     import torch
     import torch.multiprocessing as mp
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    init = os.environ.get("DDP_BENCH_INIT")
+    world = int(os.environ.get("DDP_BENCH_WORLD", workers))
+    first = int(os.environ.get("DDP_BENCH_FIRST", 0))
+    if init is None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            init = "tcp://127.0.0.1:%d" % s.getsockname()[1]
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
-    procs = [ctx.Process(target=worker, args=(r, world, port, kind, precision, batch, steps, files, out))
-             for r in range(world)]
+    procs = [ctx.Process(target=worker, args=(r, world, init, kind, precision, batch, steps, files, out))
+             for r in range(first, first + workers)]
     for p in procs:
         p.start()
     for p in procs:
         p.join()
     if any(p.exitcode != 0 for p in procs):
         sys.exit("a worker failed")
-    print("samples_per_s %.1f" % out.get())
+    if first == 0:
+        print("samples_per_s %.1f" % out.get())
     print("torch %s" % torch.__version__)
 
 

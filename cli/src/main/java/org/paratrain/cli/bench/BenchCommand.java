@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
     subcommands = {BenchCommand.Paper.class, BenchBalanceCommand.class, BalanceRun.class,
         BusyProcess.Spin.class, BenchCheckpointCommand.class, BenchCollectivesCommand.class,
         BenchDlCommand.class, BenchKernelsCommand.class, BenchKernelsCommand.VectorRun.class,
-        BenchMlpCommand.class, BenchMpiCommand.class, BenchMpiCommand.Worker.class, BenchMpiCommand.TcpWorker.class,
+        BenchMlpCommand.class, BenchMpiCommand.class, BenchNetworkCommand.class, BenchMpiCommand.Worker.class, BenchMpiCommand.TcpWorker.class,
         BenchSparkCommand.class,
         BenchMpiCommand.SelfTest.class, BenchMpiCommand.InitProbe.class, BenchMpiFixedCommand.class})
 public final class BenchCommand implements Runnable {

@@ -240,6 +240,11 @@ final class BenchDlCommand implements Runnable {
 
     /** One epoch of {@code steps} batches, one block a worker a batch, the ring allreduce with the default sum. */
     private TrainSpec spec(String model, String precision, int w) {
+        return spec(model, precision, w, batch);
+    }
+
+    /** As above, for a global batch of {@code batch} samples ({@code bench network}'s too). */
+    static TrainSpec spec(String model, String precision, int w, int batch) {
         ModelSpec m = model.equals("mlp") ? new ModelSpec.Mlp(List.of(256), MultilayerPerceptron.Activation.RELU,
             MultilayerPerceptron.Head.SOFTMAX, 10) : new ModelSpec.Cnn(ModelNames.cnnLayers(CNN), null, 10);
         TrainSpec base = BenchMlpCommand.mlp(batch, batch / w, "ring");

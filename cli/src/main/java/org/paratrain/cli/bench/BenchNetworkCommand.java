@@ -1,0 +1,479 @@
+package org.paratrain.cli.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.paratrain.experiment.RunWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code paratrain bench network}: the MLP and the CNN trained across two emulated hosts
+ * (network namespaces joined by a link, {@code scripts/multihost-netns.sh}), paratrain's MPI
+ * backend beside PyTorch DDP over gloo on the same hosts and link, at each link rate and
+ * layout (hosts x ranks a host).
+ *
+ * <p>Each measurement is its own job: paratrain's ranks run {@link NetworkWorker} under
+ * mpirun started in the first host (warm-up, then timed runs in one job, as {@code bench dl}
+ * does in one JVM); PyTorch's processes start in each host through the hosts' agent. The
+ * share of a step paratrain spends exchanging is what an exchange overlapped with backward
+ * could hide at most.
+ */
+@Command(name = "network", mixinStandardHelpOptions = true,
+    description = {"The MLP and the CNN across two emulated hosts joined by a link of a given rate, paratrain's MPI",
+        "backend beside PyTorch DDP over gloo on the same hosts (as root: network namespaces, scripts/multihost-netns.sh,",
+        "one core a host). Both train the networks of bench dl (float32, Adam, lr 1e-3) on Fashion-MNIST. Prints",
+        "samples/s, the ratio, the share of paratrain's step spent exchanging, and a summary line; writes tables and a plot."})
+final class BenchNetworkCommand implements Runnable {
+    private static final Path FASHION = Path.of("/usr/share/datasets/fashion-mnist");
+    /** The hosts' names, subnet and directory: apart from the script's defaults, so a user's hosts are left alone. */
+    private static final String NAME = "ptbench";
+    private static final String SUBNET = "10.78.0";
+    private static final Path DIR = Path.of("/run/paratrain-bench-netns");
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--links", split = ",", defaultValue = "1gbit,unshaped", description = "Link rates as tc spells "
+        + "them (100mbit, 1gbit) or unshaped (default ${DEFAULT-VALUE}).")
+    List<String> links;
+
+    @Option(names = "--models", split = ",", defaultValue = "mlp,cnn", description = "mlp, cnn or both (default "
+        + "${DEFAULT-VALUE}).")
+    List<String> models;
+
+    @Option(names = "--layouts", split = ",", defaultValue = "2x1,2x2", description = "Hosts x ranks a host: 2x1 (one "
+        + "rank on each of two hosts), 2x2 (two on each) (default ${DEFAULT-VALUE}).")
+    List<String> layouts;
+
+    @Option(names = "--precision", defaultValue = "float32", description = "float32 or float64 (default "
+        + "${DEFAULT-VALUE}).")
+    String precision;
+
+    @Option(names = "--allreduce", defaultValue = "ring", description = "paratrain's allreduce (default "
+        + "${DEFAULT-VALUE}; native for the MPI library's own).")
+    String allreduce;
+
+    @Option(names = "--sum", defaultValue = "fixed:1", description = "paratrain's sum (default ${DEFAULT-VALUE}, the "
+        + "exact one; float for a plain floating-point allreduce, whose bits depend on the layout).")
+    String sum;
+
+    @Option(names = "--batch-size", defaultValue = "256", description = "Global batch (default ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--steps", defaultValue = "20", description = "Timed steps a run (default ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "Timed runs of each side; the best counts (default "
+        + "${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--out", defaultValue = "results/bench-network", description = "Where the table goes as "
+        + "bench-network.csv, .json and .md, with the ratios plotted as bench-network.png and .svg (default "
+        + "${DEFAULT-VALUE}).")
+    Path outDir;
+
+    @Option(names = "--python", defaultValue = "/usr/bin/python3", description = "The Python with torch (default "
+        + "${DEFAULT-VALUE}).")
+    String python;
+
+    @Option(names = "--script", description = "scripts/multihost-netns.sh (default: the one beside this build, or in "
+        + "the current directory).")
+    Path script;
+
+    /**
+     * One measurement.
+     *
+     * @param link      the link's rate, or unshaped
+     * @param model     mlp or cnn
+     * @param layout    hosts x ranks a host
+     * @param paratrain paratrain's best samples per second
+     * @param exchange  the share of that run's time spent exchanging (an overlap's bound)
+     * @param torch     PyTorch DDP's best samples per second, NaN where it did not run
+     * @param params    a hash of the trained parameters' bits
+     */
+    record Row(String link, String model, String layout, double paratrain, double exchange, double torch,
+               String params) {
+        double ratio() {
+            return paratrain / torch;
+        }
+
+        /** {@return the target for paratrain / DDP in float32} */
+        double target() {
+            return model.equals("mlp") ? 1.0 : 1.5;
+        }
+
+        String key() {
+            return model + "_" + link + "_" + layout;
+        }
+    }
+
+    @Override
+    public void run() {
+        check();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Path netns = script();
+        String torch = torchVersion();
+        out.printf(Locale.ROOT, "bench network: 2 emulated hosts (network namespaces, one core each where there are "
+            + "cores for it), batch %d, Adam (lr 1e-3), %s, %d timed steps a run, best of %d; %s%n", batch, precision,
+            steps, rounds, Files.isDirectory(FASHION) ? "Fashion-MNIST" : "random images");
+        out.println(torch == null ? "  PyTorch: not available (" + python + " has no torch); paratrain alone"
+            : "  PyTorch " + torch + " DDP over gloo (its own bucketing), one process a rank, one thread each");
+        out.println("  exchange share: the part of paratrain's run spent exchanging gradients, what an exchange "
+            + "overlapped with backward could hide at most");
+        out.println();
+        out.println("| link | model | hosts x ranks | paratrain (samples/s) | exchange share | PyTorch DDP (samples/s) | "
+            + "paratrain / DDP | target |");
+        out.println("|---|---|---|---:|---:|---:|---:|---:|");
+        out.flush();
+        List<Row> rows = new ArrayList<>();
+        Path work = org.paratrain.io.AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"),
+            "paratrain-bench-network"));
+        try {
+            Path ddp = work.resolve("ddp_bench.py");
+            try (InputStream in = BenchNetworkCommand.class.getResourceAsStream("/python/ddp_bench.py")) {
+                Files.copy(in, ddp);
+            }
+            for (String link : links) {
+                Map<String, String> env = hostsEnvironment(link);
+                shell(netns, env, List.of("up"), "make the hosts");
+                try {
+                    for (String model : models) {
+                        for (String layout : layouts) {
+                            int k = Integer.parseInt(layout.substring(2));
+                            err.printf(Locale.ROOT, "  %s: %s on 2 hosts x %d...%n", link, model, k);
+                            err.flush();
+                            JsonNode p = paratrain(netns, env, work, model, k);
+                            double t = torch == null ? Double.NaN : torchRun(ddp, model, k);
+                            Row r = new Row(link, model, layout, p.path("samples_per_s").asDouble(),
+                                p.path("exchange_share").asDouble(), t, p.path("params_hash").asText());
+                            rows.add(r);
+                            out.printf(Locale.ROOT, "| %s | %s | %s | %.0f | %.0f%% | %s | %s | %.1f |%n", link, model,
+                                layout, r.paratrain(), 100 * r.exchange(), dash(r.torch(), "%.0f"),
+                                dash(r.ratio(), "%.2f"), r.target());
+                            out.flush();
+                        }
+                    }
+                } finally {
+                    shell(netns, env, List.of("down"), "remove the hosts");
+                }
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } finally {
+            org.paratrain.io.AtomicFiles.deleteQuietly(work);
+        }
+        out.println();
+        out.println(sameBits(rows));
+        write(rows, torch);
+        out.println("wrote " + outDir.resolve("bench-network") + ".csv, .json, .md, .png and .svg");
+        StringBuilder summary = new StringBuilder("summary:");
+        for (Row r : rows) {
+            summary.append(String.format(Locale.ROOT, " %s_samples_per_s=%.0f %s_exchange_share=%.3f", r.key(),
+                r.paratrain(), r.key(), r.exchange()));
+            if (!Double.isNaN(r.torch())) {
+                summary.append(String.format(Locale.ROOT, " %s_ddp_samples_per_s=%.0f %s_ratio=%.3f", r.key(), r.torch(),
+                    r.key(), r.ratio()));
+            }
+        }
+        out.println(summary);
+        out.flush();
+    }
+
+    /** Whether every layout and link of a model trained the same bits, as the fixed-point sum promises. */
+    static String sameBits(List<Row> rows) {
+        Map<String, java.util.Set<String>> byModel = new LinkedHashMap<>();
+        for (Row r : rows) {
+            byModel.computeIfAbsent(r.model(), m -> new java.util.TreeSet<>()).add(r.params());
+        }
+        StringBuilder s = new StringBuilder("same bits:");
+        byModel.forEach((m, hashes) -> s.append(' ').append(m).append(hashes.size() == 1 ? " yes (" : " NO (")
+            .append(String.join(", ", hashes)).append(')'));
+        return s.toString();
+    }
+
+    /** The environment that names the bench's hosts and sets the link's rate for the script. */
+    private static Map<String, String> hostsEnvironment(String link) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("PARATRAIN_NETNS_HOSTS", "2");
+        env.put("PARATRAIN_NETNS_NAME", NAME);
+        env.put("PARATRAIN_NETNS_SUBNET", SUBNET);
+        env.put("PARATRAIN_NETNS_DIR", DIR.toString());
+        env.put("PARATRAIN_NETNS_RATE", link.equals("unshaped") ? "" : link);
+        return env;
+    }
+
+    /** paratrain's measurement: an MPI job of 2 processes of {@code k} ranks, launched in the first host. */
+    private JsonNode paratrain(Path netns, Map<String, String> env, Path work, String model, int k) throws IOException {
+        Path result = work.resolve("paratrain-" + model + "-" + k + ".json");
+        ObjectNode job = RunWriter.json().createObjectNode().put("model", model).put("precision", precision)
+            .put("batch", batch).put("steps", steps).put("rounds", rounds).put("ranks_per_process", k)
+            .put("block_size", blockSize()).put("allreduce", allreduce).put("sum", sum)
+            .put("hostfile", DIR.resolve("hostfile").toString()).put("agent", DIR.resolve("rsh-agent").toString())
+            .put("result", result.toString());
+        Path jobFile = work.resolve("job-" + model + "-" + k + ".json");
+        RunWriter.json().writeValue(jobFile.toFile(), job);
+        List<String> cmd = new ArrayList<>(List.of("exec", ProcessHandle.current().info().command().orElse("java"),
+            "--enable-native-access=ALL-UNNAMED", "-cp", classPath(), NetworkWorker.class.getName(),
+            jobFile.toString()));
+        shell(netns, env, cmd, "train " + model + " across the hosts");
+        if (!Files.isRegularFile(result)) {
+            throw new IllegalStateException("the paratrain job ended without writing " + result);
+        }
+        return RunWriter.json().readTree(result.toFile());
+    }
+
+    /**
+     * PyTorch's measurement: {@code rounds} runs, each a process on each host starting its
+     * {@code k} DDP ranks through the hosts' agent; the best.
+     */
+    private double torchRun(Path ddp, String model, int k) throws IOException {
+        double best = 0;
+        for (int round = 0; round < rounds; round++) {
+            int port = 29_500 + (int) ((ProcessHandle.current().pid() * 7 + round) % 500);
+            List<Process> hosts = new ArrayList<>();
+            List<Path> logs = new ArrayList<>();
+            try {
+                for (int h = 0; h < 2; h++) {
+                    Path log = Files.createTempFile(ddp.getParent(), "ddp-" + h, ".log");
+                    logs.add(log);
+                    hosts.add(startTorch(ddp, model, k, h, port, log));
+                }
+                for (Process p : hosts) {
+                    if (!p.waitFor(10, TimeUnit.MINUTES)) {
+                        p.descendants().forEach(ProcessHandle::destroyForcibly);
+                        p.destroyForcibly();
+                        p.waitFor();
+                    }
+                }
+                String text = Files.readString(logs.get(0));
+                java.util.Optional<String> rate = text.lines().filter(l -> l.startsWith("samples_per_s ")).findFirst();
+                if (rate.isEmpty() || hosts.stream().anyMatch(p -> p.exitValue() != 0)) {
+                    spec.commandLine().getErr().println("  the PyTorch run failed ("
+                        + (text + Files.readString(logs.get(1))).lines().filter(l -> !l.isBlank())
+                        .reduce((a, b) -> b).orElse("no output") + "); its row shows -");
+                    return Double.NaN;
+                }
+                best = Math.max(best, Double.parseDouble(rate.get().substring(14).strip()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted");
+            } finally {
+                hosts.forEach(p -> {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly();
+                });
+            }
+        }
+        return best;
+    }
+
+    /** Host {@code h}'s process of a DDP job of 2 x {@code k} ranks, its rank 0 on the first host. */
+    private Process startTorch(Path ddp, String model, int k, int h, int port, Path log) throws IOException {
+        String vars = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 GLOO_SOCKET_IFNAME=eth0 DDP_BENCH_INIT=tcp://"
+            + SUBNET + ".1:" + port + " DDP_BENCH_WORLD=" + 2 * k + " DDP_BENCH_FIRST=" + h * k;
+        String files = Files.isDirectory(FASHION) ? " " + FASHION.resolve("train-images-idx3-ubyte.gz") + " "
+            + FASHION.resolve("train-labels-idx1-ubyte.gz") : "";
+        String line = "env " + vars + " " + python + " " + ddp + " " + model + " " + precision + " " + k + " " + batch
+            + " " + steps + files;
+        return new ProcessBuilder(DIR.resolve("rsh-agent").toString(), SUBNET + "." + (h + 1), line)
+            .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** {@return the block size of every layout: the global batch over the most ranks asked for} */
+    private int blockSize() {
+        int most = layouts.stream().mapToInt(l -> 2 * Integer.parseInt(l.substring(2))).max().orElse(2);
+        return batch / most;
+    }
+
+    /** Runs the namespace script with {@code args}; a failure ends the bench naming what it was for. */
+    private static void shell(Path netns, Map<String, String> env, List<String> args, String what) {
+        List<String> cmd = new ArrayList<>(List.of("bash", netns.toString()));
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        try {
+            Path log = Files.createTempFile("bench-network", ".log");
+            try {
+                pb.redirectOutput(log.toFile());
+                Process p = pb.start();
+                if (!p.waitFor(30, TimeUnit.MINUTES)) {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly();
+                    throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": no end after "
+                        + "30 minutes");
+                }
+                if (p.exitValue() != 0) {
+                    // The line that says why: the first that is not a stack frame, or the last.
+                    List<String> lines = Files.readString(log).lines().map(String::strip)
+                        .filter(l -> !l.isBlank() && !l.startsWith("at ")).toList();
+                    String why = lines.stream().filter(l -> l.contains("Exception: ") || l.startsWith("paratrain")
+                        || l.startsWith("multihost-netns")).findFirst()
+                        .orElse(lines.isEmpty() ? "exit status " + p.exitValue() : lines.get(lines.size() - 1));
+                    throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": " + why);
+                }
+            } finally {
+                Files.deleteIfExists(log);
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        }
+    }
+
+    private static String classPath() {
+        List<String> parts = new ArrayList<>();
+        for (String p : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            parts.add(Path.of(p).toAbsolutePath().toString());
+        }
+        return String.join(java.io.File.pathSeparator, parts);
+    }
+
+    /** The namespace script: {@code --script}, beside this build (cli/target/x.jar), or in the current directory. */
+    private Path script() {
+        if (script != null) {
+            if (!Files.isRegularFile(script)) {
+                throw new IllegalArgumentException("--script " + script + ": no such file");
+            }
+            return script;
+        }
+        try {
+            Path jar = Path.of(BenchNetworkCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            for (Path d = jar.getParent(); d != null; d = d.getParent()) {
+                Path s = d.resolve("scripts/multihost-netns.sh");
+                if (Files.isRegularFile(s)) {
+                    return s;
+                }
+            }
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            // fall through to the current directory
+        }
+        Path s = Path.of("scripts/multihost-netns.sh");
+        if (!Files.isRegularFile(s)) {
+            throw new IllegalArgumentException("--script: scripts/multihost-netns.sh is not beside this build or in the "
+                + "current directory; give its path");
+        }
+        return s;
+    }
+
+    private void check() {
+        for (String m : models) {
+            if (!m.equals("mlp") && !m.equals("cnn")) {
+                throw new IllegalArgumentException("--models must be mlp, cnn or both, got '" + m + "'");
+            }
+        }
+        for (String l : layouts) {
+            if (!l.matches("2x[1-4]")) {
+                throw new IllegalArgumentException("--layouts must be like 2x1 or 2x2 (two hosts, 1 to 4 ranks each), got '"
+                    + l + "'");
+            }
+            if (batch % (2 * Integer.parseInt(l.substring(2))) != 0) {
+                throw new IllegalArgumentException("--batch-size " + batch + " must divide over the " + 2
+                    * Integer.parseInt(l.substring(2)) + " ranks of --layouts " + l);
+            }
+        }
+        for (String l : links) {
+            if (!l.equals("unshaped") && !l.matches("[1-9][0-9]*(kbit|mbit|gbit)")) {
+                throw new IllegalArgumentException("--links must be rates like 100mbit or 1gbit, or unshaped, got '" + l
+                    + "'");
+            }
+        }
+        org.paratrain.train.spec.ModelNames.precision(precision);
+        try {
+            org.paratrain.train.spec.ExchangeSpec.parse(allreduce, org.paratrain.train.spec.ExchangeSpec.Sum.parse(sum));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("--allreduce " + allreduce + " --sum " + sum + ": " + e.getMessage());
+        }
+        if (batch < 2 || steps < 1 || rounds < 1) {
+            throw new IllegalArgumentException("--batch-size must be at least 2, --steps and --rounds at least 1");
+        }
+        if ((long) batch * (steps + 3) > 60_000) {
+            throw new IllegalArgumentException("--batch-size x (--steps + 3) must be at most the 60,000 training images, "
+                + "got " + batch + " x " + (steps + 3));
+        }
+        if (Files.exists(outDir) && !Files.isDirectory(outDir)) {
+            throw new IllegalArgumentException("--out " + outDir + " is not a directory");
+        }
+    }
+
+    /** The rows as CSV, JSON and Markdown, and the ratios (or, without PyTorch, samples/s) as a plot. */
+    private void write(List<Row> rows, String torch) {
+        StringBuilder csv = new StringBuilder("link,model,layout,paratrain_samples_per_s,exchange_share,"
+            + "pytorch_samples_per_s,ratio,target,params_hash\n");
+        StringBuilder md = new StringBuilder("| link | model | hosts x ranks | paratrain (samples/s) | exchange share | "
+            + "PyTorch DDP (samples/s) | paratrain / DDP | target |\n|---|---|---|---:|---:|---:|---:|---:|\n");
+        ObjectNode json = RunWriter.json().createObjectNode();
+        json.put("batch_size", batch).put("steps", steps).put("rounds", rounds).put("precision", precision)
+            .put("pytorch", torch);
+        var array = json.putArray("rows");
+        for (Row r : rows) {
+            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%.1f,%.4f,%s,%s,%.1f,%s%n", r.link(), r.model(), r.layout(),
+                r.paratrain(), r.exchange(), num(r.torch(), "%.1f"), num(r.ratio(), "%.3f"), r.target(), r.params()));
+            md.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.0f%% | %s | %s | %.1f |%n", r.link(),
+                r.model(), r.layout(), r.paratrain(), 100 * r.exchange(), dash(r.torch(), "%.0f"),
+                dash(r.ratio(), "%.2f"), r.target()));
+            var o = array.addObject().put("link", r.link()).put("model", r.model()).put("layout", r.layout())
+                .put("paratrain_samples_per_s", r.paratrain()).put("exchange_share", r.exchange())
+                .put("target", r.target()).put("params_hash", r.params());
+            if (!Double.isNaN(r.torch())) {
+                o.put("pytorch_samples_per_s", r.torch()).put("ratio", r.ratio());
+            }
+        }
+        md.append('\n').append(sameBits(rows)).append('\n');
+        try (org.paratrain.io.StagedFiles staged = org.paratrain.io.StagedFiles.into(outDir)) {
+            Path stage = staged.dir();
+            org.paratrain.io.AtomicFiles.writeText(stage.resolve("bench-network.csv"), w -> w.write(csv.toString()));
+            org.paratrain.io.AtomicFiles.writeText(stage.resolve("bench-network.md"), w -> w.write(md.toString()));
+            org.paratrain.io.AtomicFiles.writeBytes(stage.resolve("bench-network.json"),
+                o -> RunWriter.json().writeValue(o, json));
+            List<String> labels = rows.stream().map(r -> r.model() + " " + r.link() + " " + r.layout()).toList();
+            org.knowm.xchart.CategoryChart chart = torch == null
+                ? org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(Row::paratrain).toList(),
+                    rows.stream().map(r -> Double.NaN).toList(), "paratrain, two emulated hosts, " + precision,
+                    "samples/s")
+                : org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(Row::ratio).toList(),
+                    rows.stream().map(Row::target).toList(), "paratrain / PyTorch " + torch.replaceAll("a0$", "")
+                    + " DDP, two emulated hosts, " + precision, "paratrain / DDP samples/s");
+            chart.setXAxisTitle("model, link, hosts x ranks");
+            org.paratrain.cli.experiment.Plots.save(chart, stage, "bench-network");
+            staged.publish(List.of("bench-network.csv", "bench-network.md", "bench-network.json", "bench-network.png",
+                "bench-network.svg"));
+        }
+    }
+
+    private static String dash(double v, String format) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, format, v);
+    }
+
+    private static String num(double v, String format) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, format, v);
+    }
+
+    /** {@return torch's version, or null where the Python cannot import it} */
+    private String torchVersion() {
+        try {
+            Process p = new ProcessBuilder(python, "-c", "import torch; print(torch.__version__)")
+                .redirectErrorStream(true).start();
+            String text = new String(p.getInputStream().readAllBytes()).strip();
+            return p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0 ? text : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+}

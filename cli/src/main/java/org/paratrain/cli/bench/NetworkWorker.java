@@ -1,0 +1,102 @@
+package org.paratrain.cli.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.paratrain.comm.Communicator;
+import org.paratrain.comm.JobLaunch;
+import org.paratrain.data.Dataset;
+import org.paratrain.experiment.RunWriter;
+import org.paratrain.io.AtomicFiles;
+import org.paratrain.train.Backend;
+import org.paratrain.train.Training;
+import org.paratrain.train.TrainingControl;
+import org.paratrain.train.TrainingResult;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * One measurement of {@code bench network} on paratrain's side. Started outside MPI (in the
+ * first emulated host), it launches itself as an MPI job of two processes across the hosts
+ * (their hostfile and agent, TCP only); on the ranks, it trains the network for at least 40
+ * steps to warm up, then {@code rounds} timed times, and rank 0 writes the best run's samples
+ * per second, its share of time spent exchanging and a hash of the parameters' bits to the
+ * job's result file.
+ */
+public final class NetworkWorker {
+    private NetworkWorker() { }
+
+    /**
+     * Launches the job, or on a rank of it, runs it.
+     *
+     * @param a one argument: the job file {@code bench network} wrote
+     */
+    public static void main(String[] a) {
+        JsonNode job;
+        try {
+            job = RunWriter.json().readTree(Path.of(a[0]).toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the job file " + a[0] + ": " + e.getMessage(), e);
+        }
+        int k = job.path("ranks_per_process").asInt(1);
+        if (!Backend.insideMpiJob()) {
+            JobLaunch launch = new JobLaunch(2, Path.of(job.path("hostfile").asText()), List.of("--mca",
+                "plm_rsh_agent", job.path("agent").asText(), "--mca", "btl", "tcp,self"), List.of(),
+                JobLaunch.DEFAULT_TIMEOUT_SECONDS, k);
+            Backend.runMpiJobOrFail(launch, NetworkWorker.class.getName(), List.of(a[0]));
+            return;
+        }
+        Communicator comm = Backend.mpiWorld();
+        try {
+            Backend.mpiRanksPerProcess(k);
+            int batch = job.path("batch").asInt();
+            int steps = job.path("steps").asInt();
+            Dataset all = BenchMlpCommand.images(Math.max(512, batch * steps));
+            Dataset data = new Dataset(java.util.Arrays.copyOf(all.x(), batch * steps * 784),
+                java.util.Arrays.copyOf(all.y(), batch * steps), batch * steps, 784);
+            // One block size at every layout, so that every layout sums the same blocks: the same bits.
+            TrainSpec spec = BenchDlCommand.spec(job.path("model").asText(), job.path("precision").asText(), 2 * k,
+                batch).withBlockSize(job.path("block_size").asInt());
+            spec = spec.withExchange(org.paratrain.train.spec.ExchangeSpec.parse(job.path("allreduce").asText("ring"),
+                org.paratrain.train.spec.ExchangeSpec.Sum.parse(job.path("sum").asText("fixed:1"))));
+            // Warm-up, at least 40 steps in all: the JIT compiles a step's loops only after some.
+            for (int w = 0; w < Math.max(1, (40 + steps - 1) / steps); w++) {
+                Training.mpi(data, spec, TrainingControl.none());
+            }
+            TrainingResult best = null;
+            for (int r = 0; r < job.path("rounds").asInt(1); r++) {
+                TrainingResult t = Training.mpi(data, spec, TrainingControl.none());
+                if (t != null && (best == null || t.trainSeconds() < best.trainSeconds())) {
+                    best = t;
+                }
+            }
+            if (comm.rank() == 0) {
+                ObjectNode out = RunWriter.json().createObjectNode()
+                    .put("samples_per_s", (double) batch * steps / best.trainSeconds())
+                    .put("exchange_share", best.commSeconds() / best.trainSeconds())
+                    .put("train_seconds", best.trainSeconds()).put("params_hash", hash(best.params()));
+                AtomicFiles.writeBytes(Path.of(job.path("result").asText()), o -> RunWriter.json().writeValue(o, out));
+            }
+        } catch (RuntimeException e) {
+            Backend.abortMpiJob(e);
+        } finally {
+            Backend.finalizeMpi();
+        }
+    }
+
+    /** {@return the first 12 hex digits of the SHA-256 of the values' bits} */
+    static String hash(double[] values) {
+        try {
+            java.security.MessageDigest d = java.security.MessageDigest.getInstance("SHA-256");
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 * values.length);
+            for (double v : values) {
+                b.putLong(Double.doubleToRawLongBits(v));
+            }
+            return java.util.HexFormat.of().formatHex(d.digest(b.array())).substring(0, 12);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package org.paratrain.cli.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.paratrain.cli.Main;
+import org.paratrain.experiment.RunWriter;
+
+/**
+ * {@code bench network} end to end, small: the MLP across two emulated hosts on a shaped link
+ * at 2 and 4 ranks (2 x 1, 2 x 2), beside PyTorch DDP where torch is installed. The two
+ * layouts must train the same bits (the fixed-point sum across a real TCP link), the files
+ * must all be written, and the hosts must be gone afterwards.
+ *
+ * <p>Skipped where namespaces cannot be made (not root, no ip) or there is no mpirun; where
+ * {@code PARATRAIN_REQUIRE_MPI} is set (CI, as root) those fail instead.
+ */
+class BenchNetworkTest {
+    @TempDir
+    Path dir;
+
+    record Run(int status, String out, String err) { }
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int status = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Run(status, out.toString(), err.toString());
+    }
+
+    @Test
+    void theMlpAcrossTwoHostsTrainsTheSameBitsAtTwoAndFourRanksAndWritesEveryFile() throws Exception {
+        boolean required = System.getenv("PARATRAIN_REQUIRE_MPI") != null;
+        boolean ready = onPath("mpirun") && onPath("ip") && isRoot();
+        if (!ready && required && isRoot()) {
+            fail("PARATRAIN_REQUIRE_MPI is set and this runs as root, but mpirun or ip is missing");
+        }
+        Assumptions.assumeTrue(ready, "needs root, ip (iproute2) and mpirun");
+        Path out = dir.resolve("bench");
+        Run r = run("bench", "network", "--links", "1gbit", "--models", "mlp", "--layouts", "2x1,2x2", "--steps", "3",
+            "--rounds", "1", "--out", out.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().contains("same bits: mlp yes"), r.out());
+        JsonNode json = RunWriter.json().readTree(out.resolve("bench-network.json").toFile());
+        assertEquals(2, json.get("rows").size(), json.toString());
+        boolean torch = System.getenv("PARATRAIN_REQUIRE_TORCH") != null;
+        for (JsonNode row : json.get("rows")) {
+            assertEquals("1gbit", row.get("link").asText());
+            double share = row.get("exchange_share").asDouble();
+            assertTrue(share > 0 && share < 1, "the exchange's share of the step: " + row);
+            assertTrue(row.get("paratrain_samples_per_s").asDouble() > 0, row.toString());
+            if (torch) {
+                assertTrue(row.get("pytorch_samples_per_s").asDouble() > 0, "DDP ran on the same hosts: " + row);
+            }
+        }
+        for (String ext : List.of("csv", "md", "png", "svg")) {
+            assertTrue(Files.size(out.resolve("bench-network." + ext)) > 0, ext);
+        }
+        String summary = r.out().lines().filter(l -> l.startsWith("summary: ")).findFirst().orElseThrow();
+        assertTrue(summary.contains("mlp_1gbit_2x1_samples_per_s=") && summary.contains("mlp_1gbit_2x2_exchange_share="),
+            summary);
+        assertFalse(namespaces().contains("ptbench0"), "the hosts are removed: " + namespaces());
+    }
+
+    @Test
+    void badOptionsAreOneLineAndWriteNothing() {
+        Path out = dir.resolve("bad");
+        Run r = run("bench", "network", "--layouts", "3x1", "--out", out.toString());
+        assertEquals(2, r.status(), r.err());
+        assertEquals("paratrain bench network: error: --layouts must be like 2x1 or 2x2 (two hosts, 1 to 4 ranks "
+            + "each), got '3x1'", r.err().strip());
+        r = run("bench", "network", "--links", "fast", "--out", out.toString());
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().strip().endsWith("--links must be rates like 100mbit or 1gbit, or unshaped, got 'fast'"),
+            r.err());
+        r = run("bench", "network", "--layouts", "2x3", "--out", out.toString());
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().contains("--batch-size 256 must divide over the 6 ranks of --layouts 2x3"), r.err());
+        assertFalse(Files.exists(out));
+    }
+
+    private static String namespaces() throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("ip", "netns", "list").redirectErrorStream(true).start();
+        String text = new String(p.getInputStream().readAllBytes());
+        p.waitFor();
+        return text;
+    }
+
+    private static boolean isRoot() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("Uid:")) {
+                return line.split("\\s+")[2].equals("0");
+            }
+        }
+        return false;
+    }
+
+    private static boolean onPath(String name) {
+        for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, name))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
