@@ -101,11 +101,18 @@ final class BenchNetworkCommand implements Runnable {
      * @param exchange  the share of that run's time spent exchanging (an overlap's bound)
      * @param torch     PyTorch DDP's best samples per second, NaN where it did not run
      * @param params    a hash of the trained parameters' bits
+     * @param stepMs    the measured exchange a step, in milliseconds
+     * @param modelMs   the cost model's prediction of it, fitted to this link's bare allreduce (NaN: none)
      */
     record Row(String link, String model, String layout, double paratrain, double exchange, double torch,
-               String params) {
+               String params, double stepMs, double modelMs) {
         double ratio() {
             return paratrain / torch;
+        }
+
+        /** {@return the cost model's relative error, predicted / measured - 1} */
+        double error() {
+            return modelMs / stepMs - 1;
         }
 
         /** {@return the target for paratrain / DDP in float32} */
@@ -131,11 +138,10 @@ final class BenchNetworkCommand implements Runnable {
         out.println(torch == null ? "  PyTorch: not available (" + python + " has no torch); paratrain alone"
             : "  PyTorch " + torch + " DDP over gloo (its own bucketing), one process a rank, one thread each");
         out.println("  exchange share: the part of paratrain's run spent exchanging gradients, what an exchange "
-            + "overlapped with backward could hide at most");
+            + "overlapped with backward could hide at most; cost model: the step's exchange predicted from the bare "
+            + "allreduce timed on the same ranks and link");
         out.println();
-        out.println("| link | model | hosts x ranks | paratrain (samples/s) | exchange share | PyTorch DDP (samples/s) | "
-            + "paratrain / DDP | target |");
-        out.println("|---|---|---|---:|---:|---:|---:|---:|");
+        out.println(HEADER);
         out.flush();
         List<Row> rows = new ArrayList<>();
         Path work = org.paratrain.io.AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"),
@@ -157,11 +163,11 @@ final class BenchNetworkCommand implements Runnable {
                             JsonNode p = paratrain(netns, env, work, model, k);
                             double t = torch == null ? Double.NaN : torchRun(ddp, model, k);
                             Row r = new Row(link, model, layout, p.path("samples_per_s").asDouble(),
-                                p.path("exchange_share").asDouble(), t, p.path("params_hash").asText());
+                                p.path("exchange_share").asDouble(), t, p.path("params_hash").asText(),
+                                p.path("exchange_ms_per_step").asDouble(),
+                                p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN));
                             rows.add(r);
-                            out.printf(Locale.ROOT, "| %s | %s | %s | %.0f | %.0f%% | %s | %s | %.1f |%n", link, model,
-                                layout, r.paratrain(), 100 * r.exchange(), dash(r.torch(), "%.0f"),
-                                dash(r.ratio(), "%.2f"), r.target());
+                            out.println(line(r));
                             out.flush();
                         }
                     }
@@ -182,6 +188,9 @@ final class BenchNetworkCommand implements Runnable {
         for (Row r : rows) {
             summary.append(String.format(Locale.ROOT, " %s_samples_per_s=%.0f %s_exchange_share=%.3f", r.key(),
                 r.paratrain(), r.key(), r.exchange()));
+            if (!Double.isNaN(r.modelMs())) {
+                summary.append(String.format(Locale.ROOT, " %s_model_error=%.3f", r.key(), r.error()));
+            }
             if (!Double.isNaN(r.torch())) {
                 summary.append(String.format(Locale.ROOT, " %s_ddp_samples_per_s=%.0f %s_ratio=%.3f", r.key(), r.torch(),
                     r.key(), r.ratio()));
@@ -189,6 +198,18 @@ final class BenchNetworkCommand implements Runnable {
         }
         out.println(summary);
         out.flush();
+    }
+
+    private static final String HEADER = "| link | model | hosts x ranks | paratrain (samples/s) | exchange share | "
+        + "exchange (ms/step) | cost model (ms/step) | error | PyTorch DDP (samples/s) | paratrain / DDP | target |\n"
+        + "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|";
+
+    /** One row of the table, as printed and as written to the Markdown file. */
+    private static String line(Row r) {
+        return String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %.1f |", r.link(),
+            r.model(), r.layout(), r.paratrain(), 100 * r.exchange(), r.stepMs(), dash(r.modelMs(), "%.2f"),
+            Double.isNaN(r.modelMs()) ? "-" : String.format(Locale.ROOT, "%+.0f%%", 100 * r.error()),
+            dash(r.torch(), "%.0f"), dash(r.ratio(), "%.2f"), r.target());
     }
 
     /** Whether every layout and link of a model trained the same bits, as the fixed-point sum promises. */
@@ -412,24 +433,27 @@ final class BenchNetworkCommand implements Runnable {
     /** The rows as CSV, JSON and Markdown, and the ratios (or, without PyTorch, samples/s) as a plot. */
     private void write(List<Row> rows, String torch) {
         StringBuilder csv = new StringBuilder("link,model,layout,paratrain_samples_per_s,exchange_share,"
-            + "pytorch_samples_per_s,ratio,target,params_hash\n");
-        StringBuilder md = new StringBuilder("| link | model | hosts x ranks | paratrain (samples/s) | exchange share | "
-            + "PyTorch DDP (samples/s) | paratrain / DDP | target |\n|---|---|---|---:|---:|---:|---:|---:|\n");
+            + "exchange_ms_per_step,predicted_exchange_ms_per_step,model_error,pytorch_samples_per_s,ratio,target,"
+            + "params_hash\n");
+        StringBuilder md = new StringBuilder(HEADER).append('\n');
         ObjectNode json = RunWriter.json().createObjectNode();
         json.put("batch_size", batch).put("steps", steps).put("rounds", rounds).put("precision", precision)
             .put("pytorch", torch);
         var array = json.putArray("rows");
         for (Row r : rows) {
-            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%.1f,%.4f,%s,%s,%.1f,%s%n", r.link(), r.model(), r.layout(),
-                r.paratrain(), r.exchange(), num(r.torch(), "%.1f"), num(r.ratio(), "%.3f"), r.target(), r.params()));
-            md.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.0f%% | %s | %s | %.1f |%n", r.link(),
-                r.model(), r.layout(), r.paratrain(), 100 * r.exchange(), dash(r.torch(), "%.0f"),
-                dash(r.ratio(), "%.2f"), r.target()));
+            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%.1f,%.4f,%.3f,%s,%s,%s,%s,%.1f,%s%n", r.link(), r.model(),
+                r.layout(), r.paratrain(), r.exchange(), r.stepMs(), num(r.modelMs(), "%.3f"), num(r.error(), "%.3f"),
+                num(r.torch(), "%.1f"), num(r.ratio(), "%.3f"), r.target(), r.params()));
+            md.append(line(r)).append('\n');
             var o = array.addObject().put("link", r.link()).put("model", r.model()).put("layout", r.layout())
                 .put("paratrain_samples_per_s", r.paratrain()).put("exchange_share", r.exchange())
+                .put("exchange_ms_per_step", r.stepMs())
                 .put("target", r.target()).put("params_hash", r.params());
             if (!Double.isNaN(r.torch())) {
                 o.put("pytorch_samples_per_s", r.torch()).put("ratio", r.ratio());
+            }
+            if (!Double.isNaN(r.modelMs())) {
+                o.put("predicted_exchange_ms_per_step", r.modelMs()).put("model_error", r.error());
             }
         }
         md.append('\n').append(sameBits(rows)).append('\n');

@@ -22,8 +22,9 @@ import org.paratrain.train.spec.TrainSpec;
  * first emulated host), it launches itself as an MPI job of two processes across the hosts
  * (their hostfile and agent, TCP only); on the ranks, it trains the network for at least 40
  * steps to warm up, then {@code rounds} timed times, and rank 0 writes the best run's samples
- * per second, its share of time spent exchanging and a hash of the parameters' bits to the
- * job's result file.
+ * per second, its share of time spent exchanging, a hash of the parameters' bits, and the
+ * cost model's prediction of a step's exchange (fitted to the bare allreduce timed on the same
+ * ranks and link) to the job's result file.
  */
 public final class NetworkWorker {
     private NetworkWorker() { }
@@ -72,11 +73,37 @@ public final class NetworkWorker {
                     best = t;
                 }
             }
+            // The link's cost model: the bare allreduce timed at four sizes on these ranks, fitted.
+            String algorithm = job.path("allreduce").asText("ring");
+            boolean costed = org.paratrain.collective.Allreduces.portableNames().contains(algorithm);
+            // Sizes about the gradient's: a shaped link lets a short message through at the veth's speed
+            // (the token bucket's burst) and a long one at the rate, which no one line fits at every size.
+            long n = spec.model().newModel(784, 10).parameterCount() + 1L;
+            long[] sizes = {1_000, n / 2, n, 2 * n};
+            List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.Calibration.time(c,
+                algorithm, sizes, 3)) : null;
             if (comm.rank() == 0) {
+                double exchange = best.commSeconds() / steps;
                 ObjectNode out = RunWriter.json().createObjectNode()
                     .put("samples_per_s", (double) batch * steps / best.trainSeconds())
                     .put("exchange_share", best.commSeconds() / best.trainSeconds())
+                    .put("exchange_ms_per_step", 1e3 * exchange)
                     .put("train_seconds", best.trainSeconds()).put("params_hash", hash(best.params()));
+                if (costed) {
+                    List<org.paratrain.collective.CostModel.Measurement> ms = new java.util.ArrayList<>();
+                    for (int i = 0; i < sizes.length; i++) {
+                        ms.add(new org.paratrain.collective.CostModel.Measurement(algorithm, 2 * k, sizes[i],
+                            seconds.get(0)[i]));
+                    }
+                    org.paratrain.collective.Allreduce.Machine m = org.paratrain.collective.CostModel.fit(ms);
+                    org.paratrain.train.cost.SumCost sum = org.paratrain.train.cost.SumCost.of(spec.exchange().sum(),
+                        org.paratrain.experiment.ConversionTiming.rates());
+                    double predicted = new org.paratrain.train.cost.AllreduceCost(
+                        org.paratrain.collective.Allreduces.create(algorithm), sum)
+                        .stepSeconds(2 * k, best.params().length, batch / spec.run().blockSize(), m);
+                    out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("alpha_us", 1e6 * m.alpha())
+                        .put("beta_ns_per_double", 1e9 * m.beta()).put("gamma_ns_per_double", 1e9 * m.gamma());
+                }
                 AtomicFiles.writeBytes(Path.of(job.path("result").asText()), o -> RunWriter.json().writeValue(o, out));
             }
         } catch (RuntimeException e) {

@@ -61,8 +61,14 @@ public final class Calibration {
      * Runs on every rank; rank 0's view of each size's time is returned (others time the same
      * loops). Each size is first run untimed for about 20 ms, so that the JIT has compiled the
      * algorithm, then timed in {@code rounds} loops of about 2 ms; the best loop counts.
+     *
+     * @param comm   this rank's communicator, of any backend
+     * @param name   the allreduce (one of {@link Allreduces#portableNames()})
+     * @param sizes  vector lengths, in doubles
+     * @param rounds timed loops a size
+     * @return seconds a call, a size
      */
-    static double[] time(Communicator comm, String name, long[] sizes, int rounds) {
+    public static double[] time(Communicator comm, String name, long[] sizes, int rounds) {
         Allreduce a = Allreduces.create(name);
         double[] best = new double[sizes.length];
         for (int i = 0; i < sizes.length; i++) {

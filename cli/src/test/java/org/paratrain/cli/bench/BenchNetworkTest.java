@@ -62,6 +62,8 @@ class BenchNetworkTest {
             double share = row.get("exchange_share").asDouble();
             assertTrue(share > 0 && share < 1, "the exchange's share of the step: " + row);
             assertTrue(row.get("paratrain_samples_per_s").asDouble() > 0, row.toString());
+            assertTrue(row.get("exchange_ms_per_step").asDouble() > 0, row.toString());
+            assertTrue(row.get("predicted_exchange_ms_per_step").asDouble() > 0, "the link's cost model: " + row);
             if (torch) {
                 assertTrue(row.get("pytorch_samples_per_s").asDouble() > 0, "DDP ran on the same hosts: " + row);
             }
