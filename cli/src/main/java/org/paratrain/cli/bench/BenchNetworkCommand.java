@@ -103,9 +103,10 @@ final class BenchNetworkCommand implements Runnable {
      * @param params    a hash of the trained parameters' bits
      * @param stepMs    the measured exchange a step, in milliseconds
      * @param modelMs   the cost model's prediction of it, fitted to this link's bare allreduce (NaN: none)
+     * @param fit       the worker's result, whose link fit goes to machine-LINK-LAYOUT.json for {@code plan}
      */
     record Row(String link, String model, String layout, double paratrain, double exchange, double torch,
-               String params, double stepMs, double modelMs) {
+               String params, double stepMs, double modelMs, JsonNode fit) {
         double ratio() {
             return paratrain / torch;
         }
@@ -165,7 +166,7 @@ final class BenchNetworkCommand implements Runnable {
                             Row r = new Row(link, model, layout, p.path("samples_per_s").asDouble(),
                                 p.path("exchange_share").asDouble(), t, p.path("params_hash").asText(),
                                 p.path("exchange_ms_per_step").asDouble(),
-                                p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN));
+                                p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p);
                             rows.add(r);
                             out.println(line(r));
                             out.flush();
@@ -473,8 +474,22 @@ final class BenchNetworkCommand implements Runnable {
                     + " DDP, two emulated hosts, " + precision, "paratrain / DDP samples/s");
             chart.setXAxisTitle("model, link, hosts x ranks");
             org.paratrain.cli.experiment.Plots.save(chart, stage, "bench-network");
-            staged.publish(List.of("bench-network.csv", "bench-network.md", "bench-network.json", "bench-network.png",
-                "bench-network.svg"));
+            List<String> files = new ArrayList<>(List.of("bench-network.csv", "bench-network.md", "bench-network.json",
+                "bench-network.png", "bench-network.svg"));
+            // Each link and layout's fit (the first model's) as a machine.json that plan --machine reads.
+            for (Row r : rows) {
+                String name = "machine-" + r.link() + "-" + r.layout() + ".json";
+                if (!Double.isNaN(r.modelMs()) && !files.contains(name)) {
+                    org.paratrain.cli.experiment.MachineFile.write(stage.resolve(name),
+                        new org.paratrain.collective.Allreduce.Machine(r.fit().path("alpha_seconds").asDouble(),
+                            r.fit().path("beta_seconds_per_byte").asDouble(),
+                            r.fit().path("gamma_seconds_per_byte").asDouble()),
+                        r.fit().path("seconds_per_sample_parameter").asDouble(), 1, "mpi",
+                        List.of("bench", "network", "--links", r.link(), "--layouts", r.layout()));
+                    files.add(name);
+                }
+            }
+            staged.publish(files);
         }
     }
 

@@ -101,8 +101,10 @@ public final class NetworkWorker {
                     double predicted = new org.paratrain.train.cost.AllreduceCost(
                         org.paratrain.collective.Allreduces.create(algorithm), sum)
                         .stepSeconds(2 * k, best.params().length, batch / spec.run().blockSize(), m);
-                    out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("alpha_us", 1e6 * m.alpha())
-                        .put("beta_ns_per_double", 1e9 * m.beta()).put("gamma_ns_per_double", 1e9 * m.gamma());
+                    out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("alpha_seconds", m.alpha())
+                        .put("beta_seconds_per_byte", m.beta()).put("gamma_seconds_per_byte", m.gamma())
+                        .put("seconds_per_sample_parameter", best.computeSeconds() / ((double) batch * steps
+                            * best.params().length / (2 * k)));
                 }
                 AtomicFiles.writeBytes(Path.of(job.path("result").asText()), o -> RunWriter.json().writeValue(o, out));
             }

@@ -33,6 +33,21 @@ public final class MachineFile {
      * @param backend the backend measured ({@code local})
      */
     public static void write(Path file, Allreduce.Machine m, double rate, int cores, String backend) {
+        write(file, m, rate, cores, backend, java.util.List.of("bench", "collectives"));
+    }
+
+    /**
+     * As {@link #write(Path, Allreduce.Machine, double, int, String)}, made by another command.
+     *
+     * @param file    where
+     * @param m       the fitted alpha, beta and gamma
+     * @param rate    the measured gradient cost per sample and parameter, in seconds
+     * @param cores   cores of the machine measured
+     * @param backend the backend measured
+     * @param command the command that measured it, as provenance records it
+     */
+    public static void write(Path file, Allreduce.Machine m, double rate, int cores, String backend,
+                             java.util.List<String> command) {
         ObjectNode o = RunWriter.json().createObjectNode();
         o.put("alpha_seconds", m.alpha());
         o.put("beta_seconds_per_byte", m.beta());
@@ -40,7 +55,7 @@ public final class MachineFile {
         o.put("seconds_per_sample_parameter", rate);
         o.put("cores", cores);
         o.put("backend", backend);
-        o.set("provenance", Provenance.capture(java.util.List.of("bench", "collectives")).toJson());
+        o.set("provenance", Provenance.capture(command).toJson());
         AtomicFiles.writeBytes(file, out -> RunWriter.json().writeValue(out, o));
     }
 

@@ -71,6 +71,10 @@ class BenchNetworkTest {
         for (String ext : List.of("csv", "md", "png", "svg")) {
             assertTrue(Files.size(out.resolve("bench-network." + ext)) > 0, ext);
         }
+        // The link's fit, as plan --machine reads it: a beta of at least 1 Gbit/s's 8 ns a byte, less 20%.
+        org.paratrain.cli.experiment.MachineFile.Contents fit = org.paratrain.cli.experiment.MachineFile.read(
+            out.resolve("machine-1gbit-2x1.json"));
+        assertTrue(fit.machine().beta() > 0.8 * 8e-9, "a 1 Gbit/s link carries at most 1 bit a ns: " + fit);
         String summary = r.out().lines().filter(l -> l.startsWith("summary: ")).findFirst().orElseThrow();
         assertTrue(summary.contains("mlp_1gbit_2x1_samples_per_s=") && summary.contains("mlp_1gbit_2x2_exchange_share="),
             summary);
