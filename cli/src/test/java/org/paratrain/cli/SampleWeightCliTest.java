@@ -72,7 +72,8 @@ class SampleWeightCliTest {
         assertEquals("wt", result.get("data").get("sample_weight").asText());
         JsonNode plain = new ObjectMapper().readTree(c.resolve("result.json").toFile());
         assertFalse(plain.get("data").has("sample_weight"));
-        // The test file has no weights column, and its loss is the plain one: the same for both runs.
+        // The test file needs no weights column: both runs are measured on it, and (their models being
+        // the same to 1e-9) alike.
         assertEquals(plain.get("test_metrics").get("mse").asDouble(), result.get("test_metrics").get("mse").asDouble(),
             1e-9 * plain.get("test_metrics").get("mse").asDouble());
     }

@@ -21,6 +21,23 @@ import org.paratrain.io.Clip;
 public record CsvTable(Path file, String[] names, int label, double[] x, String[] labels, int[] lines,
                        int[] columns, java.util.List<String> notes, double[] weights) {
 
+    /**
+     * A table without sample weights, as before the weights' column existed.
+     *
+     * @param file    the file read
+     * @param names   the header's names
+     * @param label   the label's column
+     * @param x       the features, row by row
+     * @param labels  each sample's label as written
+     * @param lines   each sample's line in the file
+     * @param columns the feature columns read, in the order of the features
+     * @param notes   what the reader did that a user should hear of
+     */
+    public CsvTable(Path file, String[] names, int label, double[] x, String[] labels, int[] lines, int[] columns,
+                    java.util.List<String> notes) {
+        this(file, names, label, x, labels, lines, columns, notes, null);
+    }
+
     /** The number of samples. */
     int samples() {
         return labels.length;

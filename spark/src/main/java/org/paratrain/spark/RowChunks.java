@@ -11,8 +11,8 @@ import scala.Tuple2;
  * Numbered rows packed into chunks of consecutive samples, each within one rank's range, for
  * the move to the ranks' tasks: a chunk is one record of Spark's shuffle where a row would be
  * one each (1,000,000 rows: a few hundred records instead of a million Java objects through the
- * serializer). A chunk's key is its first sample; its value the rows, each its features then its
- * label.
+ * serializer). A chunk's key is its first sample; its value the rows, each its features, then
+ * its weight when the fit has a weight column, then its label.
  */
 final class RowChunks implements PairFlatMapFunction<Iterator<Tuple2<double[], Long>>, Long, double[]> {
     private static final long serialVersionUID = 1L;

@@ -131,7 +131,7 @@ public final class SparkTrainJob {
         String label = label(job, names, path);
         String weight = weight(job, names, label, path);
         names.remove(weight);                                    // a weight is never a feature
-        List<String> features = features(job, names, label, path);
+        List<String> features = features(job, names, label, weight, path);
         Map<String, DataType> types = new LinkedHashMap<>();
         for (var f : table.schema().fields()) {
             types.put(f.name(), f.dataType());
@@ -277,7 +277,8 @@ public final class SparkTrainJob {
         return weight;
     }
 
-    private static List<String> features(JsonNode job, List<String> names, String label, String path) {
+    private static List<String> features(JsonNode job, List<String> names, String label, String weight,
+                                         String path) {
         List<String> chosen = new ArrayList<>();
         if (job.path("features").isArray()) {
             for (JsonNode n : job.path("features")) {
@@ -293,7 +294,7 @@ public final class SparkTrainJob {
             List<String> drop = new ArrayList<>();
             job.path("drop").forEach(n -> drop.add(n.asText()));
             for (String d : drop) {
-                if (!names.contains(d)) {
+                if (!names.contains(d) && !d.equals(weight)) {      // dropping the weight column too is no error
                     throw new IllegalArgumentException("--drop-columns " + d + ": " + path + " has no such column; its "
                         + "columns are " + org.paratrain.io.Clip.message(String.join(", ", names)));
                 }

@@ -105,6 +105,20 @@ final class SparkTraining {
         Dataset<?> ordered = s.indexCol().isEmpty() ? dataset : dataset.orderBy(functions.col(s.indexCol()));
         boolean weighted = !s.weightCol().isEmpty();
         String weightCol = s.weightCol();
+        if (weighted) {
+            if (weightCol.equals(s.labelCol()) || weightCol.equals(s.featuresCol())) {
+                throw new IllegalArgumentException("weightCol " + weightCol + " is the " + (weightCol.equals(s.labelCol())
+                    ? "label" : "features") + " column; name a column of sample weights");
+            }
+            org.apache.spark.sql.types.StructField f = java.util.Arrays.stream(dataset.schema().fields())
+                .filter(x -> x.name().equals(weightCol)).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                    "weightCol " + weightCol + ": the Dataset has no such column; its columns are "
+                    + String.join(", ", dataset.columns())));
+            if (!(f.dataType() instanceof org.apache.spark.sql.types.NumericType)) {
+                throw new IllegalArgumentException("weight column " + weightCol + " holds " + f.dataType().simpleString()
+                    + " values; sample weights are numbers");
+            }
+        }
         JavaRDD<double[]> rows = (weighted ? ordered.select(functions.col(s.featuresCol()),
             functions.col(s.labelCol()).cast("double"), functions.col(weightCol).cast("double"))
             : ordered.select(functions.col(s.featuresCol()), functions.col(s.labelCol()).cast("double")))

@@ -134,6 +134,16 @@ class SparkFitTest {
             .withColumn("w", org.apache.spark.sql.functions.lit(0.0));
         e = assertThrows(IllegalArgumentException.class, () -> estimator("mlp", 16, 2).setWeightCol("w").fit(zero));
         assertEquals("weight column w: every row weighs 0; nothing to train on", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> estimator("mlp", 16, 2).setWeightCol("label")
+            .fit(SparkSessions.frame(data, 4)));
+        assertEquals("weightCol label is the label column; name a column of sample weights", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> estimator("mlp", 16, 2).setWeightCol("nope")
+            .fit(SparkSessions.frame(data, 4)));
+        assertEquals("weightCol nope: the Dataset has no such column; its columns are features, label, w",
+            e.getMessage());
+        Dataset<Row> strings = SparkSessions.frame(data, 4).withColumn("w", org.apache.spark.sql.functions.lit("x"));
+        e = assertThrows(IllegalArgumentException.class, () -> estimator("mlp", 16, 2).setWeightCol("w").fit(strings));
+        assertEquals("weight column w holds string values; sample weights are numbers", e.getMessage());
     }
 
     @Test

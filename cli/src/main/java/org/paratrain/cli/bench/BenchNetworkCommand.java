@@ -129,6 +129,10 @@ final class BenchNetworkCommand implements Runnable {
     @Override
     public void run() {
         check();
+        if (!onPath("mpirun")) {
+            throw new org.paratrain.comm.BackendException("bench network needs Open MPI's mpirun: apt-get install "
+                + "openmpi-bin libopenmpi-dev");
+        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Path netns = script();
@@ -154,14 +158,25 @@ final class BenchNetworkCommand implements Runnable {
             }
             for (String link : links) {
                 Map<String, String> env = hostsEnvironment(link);
-                shell(netns, env, List.of("up"), "make the hosts");
+                // An interrupted bench (Ctrl-C, a kill) removes its hosts and files too: no finally runs then.
+                Thread removal = new Thread(() -> {
+                    try {
+                        shell(netns, env, List.of("down"), "remove the hosts");
+                    } catch (RuntimeException e) {
+                        System.err.println("paratrain bench network: " + e.getMessage());
+                    }
+                    org.paratrain.io.AtomicFiles.deleteQuietly(work);
+                });
+                Runtime.getRuntime().addShutdownHook(removal);
+                RuntimeException failure = null;
                 try {
+                    shell(netns, env, List.of("up"), "make the hosts");
                     for (String model : models) {
                         for (String layout : layouts) {
                             int k = Integer.parseInt(layout.substring(2));
                             err.printf(Locale.ROOT, "  %s: %s on 2 hosts x %d...%n", link, model, k);
                             err.flush();
-                            JsonNode p = paratrain(netns, env, work, model, k);
+                            JsonNode p = paratrain(netns, env, work, link, model, k);
                             double t = torch == null ? Double.NaN : torchRun(ddp, model, k);
                             Row r = new Row(link, model, layout, p.path("samples_per_s").asDouble(),
                                 p.path("exchange_share").asDouble(), t, p.path("params_hash").asText(),
@@ -172,8 +187,23 @@ final class BenchNetworkCommand implements Runnable {
                             out.flush();
                         }
                     }
+                } catch (RuntimeException e) {
+                    failure = e;
+                    throw e;
                 } finally {
-                    shell(netns, env, List.of("down"), "remove the hosts");
+                    try {
+                        Runtime.getRuntime().removeShutdownHook(removal);
+                    } catch (IllegalStateException shuttingDown) {
+                        // The JVM is ending: the hook removes the hosts.
+                    }
+                    try {
+                        shell(netns, env, List.of("down"), "remove the hosts");
+                    } catch (RuntimeException e) {
+                        if (failure == null) {
+                            throw e;
+                        }
+                        failure.addSuppressed(e);     // the error that ended the run is the one to tell
+                    }
                 }
             }
         } catch (IOException e) {
@@ -237,8 +267,10 @@ final class BenchNetworkCommand implements Runnable {
     }
 
     /** paratrain's measurement: an MPI job of 2 processes of {@code k} ranks, launched in the first host. */
-    private JsonNode paratrain(Path netns, Map<String, String> env, Path work, String model, int k) throws IOException {
-        Path result = work.resolve("paratrain-" + model + "-" + k + ".json");
+    private JsonNode paratrain(Path netns, Map<String, String> env, Path work, String link, String model, int k)
+        throws IOException {
+        Path result = work.resolve("paratrain-" + link + "-" + model + "-" + k + ".json");
+        Files.deleteIfExists(result);
         ObjectNode job = RunWriter.json().createObjectNode().put("model", model).put("precision", precision)
             .put("batch", batch).put("steps", steps).put("rounds", rounds).put("ranks_per_process", k)
             .put("block_size", blockSize()).put("allreduce", allreduce).put("sum", sum)
@@ -251,7 +283,8 @@ final class BenchNetworkCommand implements Runnable {
             jobFile.toString()));
         shell(netns, env, cmd, "train " + model + " across the hosts");
         if (!Files.isRegularFile(result)) {
-            throw new IllegalStateException("the paratrain job ended without writing " + result);
+            throw new org.paratrain.comm.BackendException("bench network: the paratrain job ended without writing "
+                + result);
         }
         return RunWriter.json().readTree(result.toFile());
     }
@@ -290,7 +323,7 @@ final class BenchNetworkCommand implements Runnable {
                 best = Math.max(best, Double.parseDouble(rate.get().substring(14).strip()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted");
+                throw new org.paratrain.comm.BackendException("bench network: interrupted");
             } finally {
                 hosts.forEach(p -> {
                     p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -342,7 +375,8 @@ final class BenchNetworkCommand implements Runnable {
                         .filter(l -> !l.isBlank() && !l.startsWith("at ")).toList();
                     String why = lines.stream().filter(l -> l.contains("Exception: ") || l.startsWith("paratrain")
                         || l.startsWith("multihost-netns")).findFirst()
-                        .orElse(lines.isEmpty() ? "exit status " + p.exitValue() : lines.get(lines.size() - 1));
+                        .orElse(lines.isEmpty() ? "exit status " + p.exitValue() : lines.get(lines.size() - 1))
+                        .replaceFirst("^Exception in thread \"[^\"]*\" ([a-zA-Z0-9_.$]+: )?", "");
                     throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": " + why);
                 }
             } finally {
@@ -352,8 +386,17 @@ final class BenchNetworkCommand implements Runnable {
             throw new java.io.UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted");
+            throw new org.paratrain.comm.BackendException("bench network: interrupted");
         }
+    }
+
+    private static boolean onPath(String name) {
+        for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(java.io.File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, name))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String classPath() {
@@ -504,10 +547,18 @@ final class BenchNetworkCommand implements Runnable {
     /** {@return torch's version, or null where the Python cannot import it} */
     private String torchVersion() {
         try {
-            Process p = new ProcessBuilder(python, "-c", "import torch; print(torch.__version__)")
-                .redirectErrorStream(true).start();
-            String text = new String(p.getInputStream().readAllBytes()).strip();
-            return p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0 ? text : null;
+            Path log = Files.createTempFile("bench-network-torch", ".log");
+            try {
+                Process p = new ProcessBuilder(python, "-c", "import torch; print(torch.__version__)")
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    return null;
+                }
+                return p.exitValue() == 0 ? Files.readString(log).strip() : null;
+            } finally {
+                Files.deleteIfExists(log);
+            }
         } catch (IOException e) {
             return null;
         } catch (InterruptedException e) {

@@ -49,8 +49,9 @@ public final class NetworkWorker {
             Backend.runMpiJobOrFail(launch, NetworkWorker.class.getName(), List.of(a[0]));
             return;
         }
-        Communicator comm = Backend.mpiWorld();
+        Backend.watchMpiLauncher();            // a rank outlives no killed launcher
         try {
+            Communicator comm = Backend.mpiWorld();
             Backend.mpiRanksPerProcess(k);
             int batch = job.path("batch").asInt();
             int steps = job.path("steps").asInt();
@@ -80,6 +81,10 @@ public final class NetworkWorker {
             // (the token bucket's burst) and a long one at the rate, which no one line fits at every size.
             long n = spec.model().newModel(784, 10).parameterCount() + 1L;
             long[] sizes = {1_000, n / 2, n, 2 * n};
+            // The run's own algorithm alone: its bandwidth and reduction terms keep one ratio at every size, so
+            // the fit folds the additions (about 0.1 ns a byte) into the link's beta (8 ns a byte at 1 Gbit/s)
+            // and pins gamma at 0. Fitting a second algorithm as well was tried: on a shaped link it fitted
+            // a beta faster than the link, as the token bucket lets short messages through in bursts.
             List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.Calibration.time(c,
                 algorithm, sizes, 3)) : null;
             if (comm.rank() == 0) {

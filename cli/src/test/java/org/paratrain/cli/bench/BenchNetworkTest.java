@@ -75,10 +75,52 @@ class BenchNetworkTest {
         org.paratrain.cli.experiment.MachineFile.Contents fit = org.paratrain.cli.experiment.MachineFile.read(
             out.resolve("machine-1gbit-2x1.json"));
         assertTrue(fit.machine().beta() > 0.8 * 8e-9, "a 1 Gbit/s link carries at most 1 bit a ns: " + fit);
+        assertTrue(fit.machine().beta() < 2.5 * 8e-9, "and TCP over it at least 0.4 Gbit/s: " + fit);
         String summary = r.out().lines().filter(l -> l.startsWith("summary: ")).findFirst().orElseThrow();
         assertTrue(summary.contains("mlp_1gbit_2x1_samples_per_s=") && summary.contains("mlp_1gbit_2x2_exchange_share="),
             summary);
         assertFalse(namespaces().contains("ptbench0"), "the hosts are removed: " + namespaces());
+    }
+
+    @Test
+    void aBenchEndedBySigtermRemovesItsHosts() throws Exception {
+        boolean required = System.getenv("PARATRAIN_REQUIRE_MPI") != null;
+        boolean ready = onPath("mpirun") && onPath("ip") && isRoot();
+        if (!ready && required && isRoot()) {
+            fail("PARATRAIN_REQUIRE_MPI is set and this runs as root, but mpirun or ip is missing");
+        }
+        Assumptions.assumeTrue(ready, "needs root, ip (iproute2) and mpirun");
+        List<String> cmd = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+            "bench", "network", "--links", "unshaped", "--models", "cnn", "--layouts", "2x1", "--steps", "200",
+            "--batch-size", "64", "--out", dir.resolve("killed").toString()));
+        long started = System.currentTimeMillis();
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("log").toFile())
+            .start();
+        try {
+            long until = System.nanoTime() + 60_000_000_000L;
+            while (!namespaces().contains("ptbench0") && System.nanoTime() < until && p.isAlive()) {
+                Thread.sleep(200);
+            }
+            assertTrue(namespaces().contains("ptbench0"), "the hosts came up: " + Files.readString(dir.resolve("log")));
+            Thread.sleep(3000);                      // into the training job
+            p.destroy();                             // SIGTERM
+            assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the bench ended");
+            assertFalse(namespaces().contains("ptbench"), "no host is left (and so none of its processes): "
+                + namespaces());
+            assertFalse(Files.exists(dir.resolve("killed")), "no half-written results");
+            assertFalse(Files.exists(Path.of("/run/paratrain-bench-netns")), "the hosts' files are removed");
+            String log = Files.readString(dir.resolve("log"));
+            assertFalse(log.contains("\tat "), "no stack trace: " + log);
+            try (var left = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+                assertFalse(left.anyMatch(f -> f.getFileName().toString()
+                    .startsWith(".paratrain-bench-network.partial-") && isNewerThan(f, started)),
+                    "the work directory is removed");
+            }
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
     }
 
     @Test
@@ -96,6 +138,14 @@ class BenchNetworkTest {
         assertEquals(2, r.status(), r.err());
         assertTrue(r.err().contains("--batch-size 256 must divide over the 6 ranks of --layouts 2x3"), r.err());
         assertFalse(Files.exists(out));
+    }
+
+    private static boolean isNewerThan(Path f, long millis) {
+        try {
+            return Files.getLastModifiedTime(f).toMillis() >= millis - 1000;
+        } catch (IOException e) {
+            return false;                        // gone meanwhile
+        }
     }
 
     private static String namespaces() throws IOException, InterruptedException {
