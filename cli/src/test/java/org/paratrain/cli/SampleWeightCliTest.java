@@ -19,7 +19,8 @@ import org.paratrain.experiment.ModelFile;
 
 /**
  * {@code --sample-weight} from the command line: a CSV column of weights trains as the
- * samples written that many times would (linear regression, against the duplicated file),
+ * samples written that many times would (linear regression, against the duplicated file, and
+ * with an intercept against scikit-learn's weighted least squares),
  * is not a feature of the model, is recorded, and needs no column in the test file; and a
  * CNN with sample and class weights, label smoothing, dropout, batch normalisation and
  * clipping together gives the same model at 1, 2, 3 and 5 local ranks and on 2 MPI
@@ -76,6 +77,40 @@ class SampleWeightCliTest {
         // the same to 1e-9) alike.
         assertEquals(plain.get("test_metrics").get("mse").asDouble(), result.get("test_metrics").get("mse").asDouble(),
             1e-9 * plain.get("test_metrics").get("mse").asDouble());
+    }
+
+    @Test
+    void weightedLinearRegressionReachesScikitLearnsWeightedFit() throws Exception {
+        String python = "/usr/bin/python3";
+        boolean present = Files.isExecutable(Path.of(python)) && new ProcessBuilder(python, "-c", "import sklearn")
+            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor() == 0;
+        if (!present && System.getenv("PARATRAIN_REQUIRE_SKLEARN") != null) {
+            org.junit.jupiter.api.Assertions.fail("PARATRAIN_REQUIRE_SKLEARN is set, but " + python
+                + " has no scikit-learn");
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(present, "no scikit-learn");
+        regression();
+        Path w = dir.resolve("w");
+        CliTest.Run r = CliTest.run("train", "--data", dir.resolve("weighted.csv").toString(), "--sample-weight", "wt",
+            "--model", "linear", "--intercept", "--label", "y", "--optimizer", "gd", "--lr", "0.002", "--epochs",
+            "20000", "--nodes",
+            "3", "--quiet", "--out", w.toString());
+        assertEquals(0, r.status(), r.err());
+        double[] params = ModelFile.read(w.resolve("model.json")).params();
+        // The reference: scikit-learn's weighted least squares, coefficients then intercept.
+        Process p = new ProcessBuilder(python, "-c", "import sys, numpy as np\n"
+            + "from sklearn.linear_model import LinearRegression\n"
+            + "d = np.genfromtxt(sys.argv[1], delimiter=',', names=True)\n"
+            + "X = np.column_stack([d['a'], d['b'], d['c']])\n"
+            + "m = LinearRegression().fit(X, d['y'], sample_weight=d['wt'])\n"
+            + "print(' '.join(repr(float(v)) for v in list(m.coef_) + [m.intercept_]))\n",
+            dir.resolve("weighted.csv").toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes()).strip();
+        assertEquals(0, p.waitFor(), out);
+        double[] reference = java.util.Arrays.stream(out.split(" ")).mapToDouble(Double::parseDouble).toArray();
+        assertEquals(reference.length, params.length, "3 weights and an intercept: " + java.util.Arrays.toString(params));
+        assertArrayEquals(reference, params, 1e-6, "scikit-learn " + out + " against "
+            + java.util.Arrays.toString(params));
     }
 
     /** 8x8 bars as a CSV: 64 pixels, a weight column, a label; most samples of class 0, which weighs less. */
