@@ -58,6 +58,11 @@ final class PlanCommand implements Runnable {
         + "results/collectives/machine.json if present, else a quick calibration now).")
     Path machineFile;
 
+    @Option(names = "--link", paramLabel = "RATE[,LATENCY]", description = "With --backend mpi: one rank a host, "
+        + "hosts joined by links of this rate (as tc spells it: 1gbit, 100mbit, 25gbit) and one-way latency (20us, "
+        + "1ms; default 50us): the exchanges are priced on the link, the computation spread over the hosts' ranks.")
+    String link;
+
     @Option(names = "--out", defaultValue = "results/plan", description = "Output directory.")
     Path out;
 
@@ -69,7 +74,17 @@ final class PlanCommand implements Runnable {
         InputFiles.require(machineFile);
         OutputPaths.directory("--out", out);
         var o = spec.commandLine().getOut();
-        EpochModel em = epochModel(machine(o));
+        if (link != null && !mpi) {
+            throw new IllegalArgumentException("--link prices links between hosts: give --backend mpi");
+        }
+        Allreduce.Machine local = machine(o);
+        EpochModel em = epochModel(link == null ? local : onLink(link, local));
+        if (link != null) {
+            int hosts = nodesMax != null ? nodesMax : 32;
+            em = new EpochModel(em.machine(), em.secondsPerSampleParam(), hosts, em.fixedSeconds(), em.conversion());
+            o.printf(java.util.Locale.ROOT, "link %s: alpha %.1f us, beta %.3f ns a byte; one rank a host%n", link,
+                1e6 * em.machine().alpha(), 1e9 * em.machine().beta());
+        }
         int params = features + (intercept ? 1 : 0);
         List<ExchangeSpec> exchanges = Plan.candidatesOn(mpi, planned, true);
         int most = nodesMax != null ? nodesMax : mpi ? 32 : Math.max(2, Runtime.getRuntime().availableProcessors());
@@ -131,6 +146,32 @@ final class PlanCommand implements Runnable {
                 PlanReport.unit(rows).perSecond()), stage, "plan");
             staged.publish(List.of("plan.md", "plan.csv", "plan.png", "plan.svg"));
         }
+    }
+
+    /**
+     * {@return the machine whose messages cross a link of {@code spec}: the link's latency and
+     * bandwidth (8 bits a byte at the rate), the machine's own additions}
+     * @param spec  RATE[,LATENCY], e.g. {@code 1gbit} or {@code 10gbit,20us}
+     * @param local the machine's fit, whose gamma (a core's additions) the link leaves as it is
+     * @throws IllegalArgumentException naming --link, for a rate or latency it cannot read
+     */
+    static Allreduce.Machine onLink(String spec, Allreduce.Machine local) {
+        String[] parts = spec.split(",", -1);
+        java.util.regex.Matcher rate = java.util.regex.Pattern.compile("([1-9][0-9]*)(kbit|mbit|gbit)")
+            .matcher(parts[0].strip());
+        java.util.regex.Matcher latency = java.util.regex.Pattern.compile("([0-9]+(\\.[0-9]+)?)(us|ms)")
+            .matcher(parts.length > 1 ? parts[1].strip() : "50us");
+        if (parts.length > 2 || !rate.matches() || !latency.matches()) {
+            throw new IllegalArgumentException("--link must be RATE[,LATENCY] like 1gbit or 10gbit,20us (a rate in "
+                + "kbit, mbit or gbit; a latency in us or ms), got '" + spec + "'");
+        }
+        double bits = Double.parseDouble(rate.group(1)) * switch (rate.group(2)) {
+            case "kbit" -> 1e3;
+            case "mbit" -> 1e6;
+            default -> 1e9;
+        };
+        double alpha = Double.parseDouble(latency.group(1)) * (latency.group(3).equals("us") ? 1e-6 : 1e-3);
+        return new Allreduce.Machine(alpha, 8 / bits, local.gamma());
     }
 
     private Allreduce.Machine machine(java.io.PrintWriter o) {

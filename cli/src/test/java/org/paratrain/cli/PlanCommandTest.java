@@ -19,6 +19,44 @@ class PlanCommandTest {
     Path dir;
 
     @Test
+    void aLinkPricesMessagesAtItsRateAndLatency() throws Exception {
+        org.paratrain.collective.Allreduce.Machine local = new org.paratrain.collective.Allreduce.Machine(1e-7, 1e-10,
+            3e-11);
+        org.paratrain.collective.Allreduce.Machine gbit = PlanCommand.onLink("1gbit", local);
+        assertEquals(50e-6, gbit.alpha(), 1e-18);
+        assertEquals(8e-9, gbit.beta(), 1e-21, "8 bits a byte at 10^9 bits a second");
+        assertEquals(3e-11, gbit.gamma(), 0.0, "the additions stay the machine's");
+        org.paratrain.collective.Allreduce.Machine fast = PlanCommand.onLink("25gbit,1.5us", local);
+        assertEquals(1.5e-6, fast.alpha(), 1e-18);
+        assertEquals(8 / 25e9, fast.beta(), 1e-22);
+        // The paper's run: no node count pays across a 100 Mbit/s link; a 60,000 x 784 one does across 25 Gbit/s.
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int status = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "plan", "--samples", "500",
+            "--features", "1", "--backend", "mpi", "--link", "100mbit", "--out", dir.resolve("slow").toString());
+        assertEquals(0, status, err.toString());
+        assertTrue(out.toString().contains("link 100mbit: alpha 50.0 us, beta 80.000 ns a byte"), out.toString());
+        assertTrue(out.toString().contains("No node count beats 1"), out.toString());
+        out = new StringWriter();
+        status = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "plan", "--samples", "60000",
+            "--features", "784", "--backend", "mpi", "--link", "25gbit,2us", "--nodes-max", "8", "--out",
+            dir.resolve("fast").toString());
+        assertEquals(0, status, err.toString());
+        assertTrue(out.toString().matches("(?s).*Best: [248] nodes.*"), out.toString());
+        for (String[] bad : new String[][] {{"--link", "1gbps", "--backend", "mpi"}, {"--link", "1gbit"}}) {
+            err = new StringWriter();
+            java.util.List<String> args = new java.util.ArrayList<>(List.of("plan", "--samples", "500", "--features",
+                "1", "--out", dir.resolve("bad").toString()));
+            args.addAll(List.of(bad));
+            status = Main.execute(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
+                args.toArray(String[]::new));
+            assertEquals(2, status, err.toString());
+            assertEquals(1, err.toString().strip().lines().count(), err.toString());
+        }
+        assertTrue(!Files.exists(dir.resolve("bad")));
+    }
+
+    @Test
     void theDefaultPlanStopsAtTheCoresAndChecksItselfAgainstARun() throws Exception {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
