@@ -82,16 +82,16 @@ final class PlanCommand implements Runnable {
         if (link != null) {
             int hosts = nodesMax != null ? nodesMax : 32;
             em = new EpochModel(em.machine(), em.secondsPerSampleParam(), hosts, em.fixedSeconds(), em.conversion());
-            o.printf(java.util.Locale.ROOT, "link %s: alpha %.1f us, beta %.3f ns a byte; one rank a host%n", link,
-                1e6 * em.machine().alpha(), 1e9 * em.machine().beta());
         }
+        String onLinks = link == null ? "" : String.format(java.util.Locale.ROOT, "link %s: alpha %.1f us, beta %.3f "
+            + "ns a byte; one rank a host%n%n", link, 1e6 * em.machine().alpha(), 1e9 * em.machine().beta());
         int params = features + (intercept ? 1 : 0);
         List<ExchangeSpec> exchanges = Plan.candidatesOn(mpi, planned, true);
         int most = nodesMax != null ? nodesMax : mpi ? 32 : Math.max(2, Runtime.getRuntime().availableProcessors());
         List<Plan.Row> rows = Plan.rows(em, samples, blockSize, params, exchanges, most);
         PlanCheck.Result check = mpi ? null : PlanCheck.run(samples, features, intercept, blockSize, rows, em);
-        String text = PlanReport.markdown(new PlanReport.Workload(samples, features, params, blockSize), rows,
-            exchanges, em, nodesMax == null, check);
+        String text = onLinks + PlanReport.markdown(new PlanReport.Workload(samples, features, params, blockSize),
+            rows, exchanges, em, nodesMax == null, check);
         o.print(text);
         write(text, rows, exchanges.stream().map(Plan::label).toList());
         o.println("wrote " + out.resolve("plan.md") + ", plan.csv and plan.png/.svg");

@@ -37,6 +37,7 @@ class PlanCommandTest {
         assertEquals(0, status, err.toString());
         assertTrue(out.toString().contains("link 100mbit: alpha 50.0 us, beta 80.000 ns a byte"), out.toString());
         assertTrue(out.toString().contains("No node count beats 1"), out.toString());
+        assertTrue(Files.readString(dir.resolve("slow/plan.md")).startsWith("link 100mbit: "), "plan.md says so too");
         out = new StringWriter();
         status = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), "plan", "--samples", "60000",
             "--features", "784", "--backend", "mpi", "--link", "25gbit,2us", "--nodes-max", "8", "--out",
