@@ -94,7 +94,7 @@ final class BenchDlCommand implements Runnable {
         Dataset data = BenchMlpCommand.images(Math.max(512, batch * steps));
         data = new Dataset(java.util.Arrays.copyOf(data.x(), batch * steps * 784),
             java.util.Arrays.copyOf(data.y(), batch * steps), batch * steps, 784);     // exactly the timed steps
-        String torch = torchVersion();
+        String torch = torchVersion(python);
         out.printf(Locale.ROOT, "bench dl: batch %d, Adam (lr 1e-3), %d timed steps a run, one thread a worker, %s; "
             + "samples/s, best of %d alternating runs%n", batch, steps,
             Files.isDirectory(FASHION) ? "Fashion-MNIST" : "random images", rounds);
@@ -182,11 +182,11 @@ final class BenchDlCommand implements Runnable {
         }
     }
 
-    private static String dash(double v, String format) {
+    static String dash(double v, String format) {
         return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, format, v);
     }
 
-    private static String num(double v, String format) {
+    static String num(double v, String format) {
         return Double.isNaN(v) ? "" : String.format(Locale.ROOT, format, v);
     }
 
@@ -252,13 +252,24 @@ final class BenchDlCommand implements Runnable {
             .withExchange(ExchangeSpec.parse("ring"));
     }
 
-    /** {@return torch's version, or null where the Python cannot import it} */
-    private String torchVersion() {
+    /**
+     * {@return torch's version, or null where {@code python} cannot import it within 2 minutes}
+     * @param python the interpreter
+     */
+    static String torchVersion(String python) {
         try {
-            Process p = new ProcessBuilder(python, "-c", "import torch; print(torch.__version__)")
-                .redirectErrorStream(true).start();
-            String text = new String(p.getInputStream().readAllBytes()).strip();
-            return p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0 ? text : null;
+            Path log = Files.createTempFile("paratrain-torch", ".log");
+            try {
+                Process p = new ProcessBuilder(python, "-c", "import torch; print(torch.__version__)")
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    return null;
+                }
+                return p.exitValue() == 0 ? Files.readString(log).strip() : null;
+            } finally {
+                Files.deleteIfExists(log);
+            }
         } catch (IOException e) {
             return null;
         } catch (InterruptedException e) {

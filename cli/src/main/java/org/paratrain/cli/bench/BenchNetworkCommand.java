@@ -1,5 +1,8 @@
 package org.paratrain.cli.bench;
 
+import static org.paratrain.cli.bench.BenchDlCommand.dash;
+import static org.paratrain.cli.bench.BenchDlCommand.num;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -136,7 +139,7 @@ final class BenchNetworkCommand implements Runnable {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Path netns = script();
-        String torch = torchVersion();
+        String torch = BenchDlCommand.torchVersion(python);
         out.printf(Locale.ROOT, "bench network: 2 emulated hosts (network namespaces, one core each where there are "
             + "cores for it), batch %d, Adam (lr 1e-3), %s, %d timed steps a run, best of %d; %s%n", batch, precision,
             steps, rounds, Files.isDirectory(FASHION) ? "Fashion-MNIST" : "random images");
@@ -536,34 +539,4 @@ final class BenchNetworkCommand implements Runnable {
         }
     }
 
-    private static String dash(double v, String format) {
-        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, format, v);
-    }
-
-    private static String num(double v, String format) {
-        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, format, v);
-    }
-
-    /** {@return torch's version, or null where the Python cannot import it} */
-    private String torchVersion() {
-        try {
-            Path log = Files.createTempFile("bench-network-torch", ".log");
-            try {
-                Process p = new ProcessBuilder(python, "-c", "import torch; print(torch.__version__)")
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-                if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    return null;
-                }
-                return p.exitValue() == 0 ? Files.readString(log).strip() : null;
-            } finally {
-                Files.deleteIfExists(log);
-            }
-        } catch (IOException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-    }
 }
