@@ -80,7 +80,8 @@ public final class NetworkWorker {
             // Sizes about the gradient's: a shaped link lets a short message through at the veth's speed
             // (the token bucket's burst) and a long one at the rate, which no one line fits at every size.
             long n = spec.model().newModel(784, 10).parameterCount() + 1L;
-            long[] sizes = {1_000, n / 2, n, 2 * n};
+            // Long ones too (4 n: 6.5 MB for the MLP), where the bucket's burst is a small part of a call.
+            long[] sizes = {1_000, n, 2 * n, 4 * n};
             // The run's own algorithm alone: its bandwidth and reduction terms keep one ratio at every size, so
             // the fit folds the additions (about 0.1 ns a byte) into the link's beta (8 ns a byte at 1 Gbit/s)
             // and pins gamma at 0. Fitting a second algorithm as well was tried: on a shaped link it fitted

@@ -71,10 +71,12 @@ class BenchNetworkTest {
         for (String ext : List.of("csv", "md", "png", "svg")) {
             assertTrue(Files.size(out.resolve("bench-network." + ext)) > 0, ext);
         }
-        // The link's fit, as plan --machine reads it: a beta of at least 1 Gbit/s's 8 ns a byte, less 20%.
+        // The link's fit, as plan --machine reads it: a beta of the order of 1 Gbit/s's 8 ns a byte. Not
+        // closer: the token bucket lets a burst through at the veth's speed, and on a short run the fit has
+        // come out as fast as 5 ns a byte.
         org.paratrain.cli.experiment.MachineFile.Contents fit = org.paratrain.cli.experiment.MachineFile.read(
             out.resolve("machine-1gbit-2x1.json"));
-        assertTrue(fit.machine().beta() > 0.8 * 8e-9, "a 1 Gbit/s link carries at most 1 bit a ns: " + fit);
+        assertTrue(fit.machine().beta() > 0.4 * 8e-9, "a 1 Gbit/s link carries at most 1 bit a ns, and a burst: " + fit);
         assertTrue(fit.machine().beta() < 2.5 * 8e-9, "and TCP over it at least 0.4 Gbit/s: " + fit);
         String summary = r.out().lines().filter(l -> l.startsWith("summary: ")).findFirst().orElseThrow();
         assertTrue(summary.contains("mlp_1gbit_2x1_samples_per_s=") && summary.contains("mlp_1gbit_2x2_exchange_share="),
