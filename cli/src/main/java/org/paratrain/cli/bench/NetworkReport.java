@@ -1,0 +1,105 @@
+package org.paratrain.cli.bench;
+
+import static org.paratrain.cli.bench.BenchDlCommand.dash;
+import static org.paratrain.cli.bench.BenchDlCommand.num;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.paratrain.experiment.RunWriter;
+
+/** {@code bench network}'s table, same-bits line and files: what a run measured, as people read it. */
+final class NetworkReport {
+    private NetworkReport() { }
+
+    static final String HEADER = "| link | model | hosts x ranks | paratrain (samples/s) | exchange share | "
+        + "exchange (ms/step) | cost model (ms/step) | error | PyTorch DDP (samples/s) | paratrain / DDP | target |\n"
+        + "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|";
+
+    /** One row of the table, as printed and as written to the Markdown file. */
+    static String line(BenchNetworkCommand.Row r) {
+        return String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %.1f |", r.link(),
+            r.model(), r.layout(), r.paratrain(), 100 * r.exchange(), r.stepMs(), dash(r.modelMs(), "%.2f"),
+            Double.isNaN(r.modelMs()) ? "-" : String.format(Locale.ROOT, "%+.0f%%", 100 * r.error()),
+            dash(r.torch(), "%.0f"), dash(r.ratio(), "%.2f"), r.target());
+    }
+
+    /** Whether every layout and link of a model trained the same bits, as the fixed-point sum promises. */
+    static String sameBits(List<BenchNetworkCommand.Row> rows) {
+        Map<String, java.util.Set<String>> byModel = new LinkedHashMap<>();
+        for (BenchNetworkCommand.Row r : rows) {
+            byModel.computeIfAbsent(r.model(), m -> new java.util.TreeSet<>()).add(r.params());
+        }
+        StringBuilder s = new StringBuilder("same bits:");
+        byModel.forEach((m, hashes) -> s.append(' ').append(m).append(hashes.size() == 1 ? " yes (" : " NO (")
+            .append(String.join(", ", hashes)).append(')'));
+        return s.toString();
+    }
+
+    /** The rows as CSV, JSON and Markdown, and the ratios (or, without PyTorch, samples/s) as a plot. */
+    static void write(List<BenchNetworkCommand.Row> rows, String torch, Path outDir, int batch, int steps, int rounds,
+                      String precision) {
+        StringBuilder csv = new StringBuilder("link,model,layout,paratrain_samples_per_s,exchange_share,"
+            + "exchange_ms_per_step,predicted_exchange_ms_per_step,model_error,pytorch_samples_per_s,ratio,target,"
+            + "params_hash\n");
+        StringBuilder md = new StringBuilder(HEADER).append('\n');
+        ObjectNode json = RunWriter.json().createObjectNode();
+        json.put("batch_size", batch).put("steps", steps).put("rounds", rounds).put("precision", precision)
+            .put("pytorch", torch);
+        var array = json.putArray("rows");
+        for (BenchNetworkCommand.Row r : rows) {
+            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%.1f,%.4f,%.3f,%s,%s,%s,%s,%.1f,%s%n", r.link(), r.model(),
+                r.layout(), r.paratrain(), r.exchange(), r.stepMs(), num(r.modelMs(), "%.3f"), num(r.error(), "%.3f"),
+                num(r.torch(), "%.1f"), num(r.ratio(), "%.3f"), r.target(), r.params()));
+            md.append(line(r)).append('\n');
+            var o = array.addObject().put("link", r.link()).put("model", r.model()).put("layout", r.layout())
+                .put("paratrain_samples_per_s", r.paratrain()).put("exchange_share", r.exchange())
+                .put("exchange_ms_per_step", r.stepMs())
+                .put("target", r.target()).put("params_hash", r.params());
+            if (!Double.isNaN(r.torch())) {
+                o.put("pytorch_samples_per_s", r.torch()).put("ratio", r.ratio());
+            }
+            if (!Double.isNaN(r.modelMs())) {
+                o.put("predicted_exchange_ms_per_step", r.modelMs()).put("model_error", r.error());
+            }
+        }
+        md.append('\n').append(sameBits(rows)).append('\n');
+        try (org.paratrain.io.StagedFiles staged = org.paratrain.io.StagedFiles.into(outDir)) {
+            Path stage = staged.dir();
+            org.paratrain.io.AtomicFiles.writeText(stage.resolve("bench-network.csv"), w -> w.write(csv.toString()));
+            org.paratrain.io.AtomicFiles.writeText(stage.resolve("bench-network.md"), w -> w.write(md.toString()));
+            org.paratrain.io.AtomicFiles.writeBytes(stage.resolve("bench-network.json"),
+                o -> RunWriter.json().writeValue(o, json));
+            List<String> labels = rows.stream().map(r -> r.model() + " " + r.link() + " " + r.layout()).toList();
+            org.knowm.xchart.CategoryChart chart = torch == null
+                ? org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(BenchNetworkCommand.Row::paratrain).toList(),
+                    rows.stream().map(r -> Double.NaN).toList(), "paratrain, two emulated hosts, " + precision,
+                    "samples/s")
+                : org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(BenchNetworkCommand.Row::ratio).toList(),
+                    rows.stream().map(BenchNetworkCommand.Row::target).toList(), "paratrain / PyTorch " + torch.replaceAll("a0$", "")
+                    + " DDP, two emulated hosts, " + precision, "paratrain / DDP samples/s");
+            chart.setXAxisTitle("model, link, hosts x ranks");
+            org.paratrain.cli.experiment.Plots.save(chart, stage, "bench-network");
+            List<String> files = new ArrayList<>(List.of("bench-network.csv", "bench-network.md", "bench-network.json",
+                "bench-network.png", "bench-network.svg"));
+            // Each link and layout's fit (the first model's) as a machine.json that plan --machine reads.
+            for (BenchNetworkCommand.Row r : rows) {
+                String name = "machine-" + r.link() + "-" + r.layout() + ".json";
+                if (!Double.isNaN(r.modelMs()) && !files.contains(name)) {
+                    org.paratrain.cli.experiment.MachineFile.write(stage.resolve(name),
+                        new org.paratrain.collective.Allreduce.Machine(r.fit().path("alpha_seconds").asDouble(),
+                            r.fit().path("beta_seconds_per_byte").asDouble(),
+                            r.fit().path("gamma_seconds_per_byte").asDouble()),
+                        r.fit().path("seconds_per_sample_parameter").asDouble(), 1, "mpi",
+                        List.of("bench", "network", "--links", r.link(), "--layouts", r.layout()));
+                    files.add(name);
+                }
+            }
+            staged.publish(files);
+        }
+    }
+}
