@@ -26,7 +26,7 @@ final class ExchangeOptions {
 
     @Option(names = "--sum",
         description = "How the ranks' gradients are added up: fixed (default with an allreduce: fixed-point words, "
-            + "the same bits at any node count at the traffic of one vector; fixed:1 or fixed:2 words a value), blocks "
+            + "the same bits at any node count at the traffic of one vector; fixed:1 or fixed:2 words a value, or fixed:half: two values a word, half the bytes, an error near float32's), blocks "
             + "(every block's partial kept apart, summed in block order; master-worker's default) or float "
             + "(a plain double sum of the ranks' vectors, not reproducible across node counts).")
     String sum;

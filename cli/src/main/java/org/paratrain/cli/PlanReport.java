@@ -66,9 +66,10 @@ final class PlanReport {
                 case BLOCKS -> String.format(Locale.ROOT, "the table of %d blocks x %d values, %d doubles, reduced "
                     + "and added in block order", blocks, w.params() + 1, (long) blocks * (w.params() + 1));
                 case FLOAT -> "1 double a value, each rank's rows added first";
-                case FIXED_1, FIXED_2 -> String.format(Locale.ROOT, "%s 64-bit word%s a value, plus a maximum "
+                case FIXED_1, FIXED_2, FIXED_HALF -> String.format(Locale.ROOT, "%s a value, plus a maximum "
                     + "allreduce of 2 words a step (the grid's exponents); deposit %.3f ns and read-back %.3f ns a "
-                    + "value (measured)", s.wordsPerValue() == 1 ? "one" : "two", s.wordsPerValue() == 1 ? "" : "s",
+                    + "value (measured)", s == Sum.FIXED_1 ? "one 64-bit word" : s == Sum.FIXED_2 ? "two 64-bit words"
+                    : "half a 64-bit word (a 32-bit lane)",
                     c.depositSeconds() * 1e9, c.readoutSeconds() * 1e9);
             }).append('\n');
         }

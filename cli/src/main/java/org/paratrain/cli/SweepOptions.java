@@ -36,7 +36,7 @@ final class SweepOptions {
     String allreduce;
 
     @Option(names = "--sum",
-        description = "How the gradients are added up, as train's: fixed, fixed:1, fixed:2 or float (default fixed "
+        description = "How the gradients are added up, as train's: fixed, fixed:1, fixed:2, fixed:half or float (default fixed "
             + "with an allreduce), blocks (master-worker's default).")
     String sum;
 

@@ -50,7 +50,12 @@ abstract class OwnRowsExchange implements GradientExchange {
     }
 
     static FixedFormat format(Sum sum) {
-        return sum == Sum.FIXED_1 ? FixedFormat.ONE_WORD : FixedFormat.TWO_WORDS;
+        return switch (sum) {
+            case FIXED_1 -> FixedFormat.ONE_WORD;
+            case FIXED_2 -> FixedFormat.TWO_WORDS;
+            case FIXED_HALF -> FixedFormat.HALF_WORD;
+            case BLOCKS, FLOAT -> throw new IllegalArgumentException("no fixed-point format for the sum " + sum.label());
+        };
     }
 
     @Override

@@ -52,7 +52,8 @@ final class SumExchange extends OwnRowsExchange {
         this.allreduce = allreduce;
         this.total = new double[params + 1];
         this.gradient = new double[params];
-        this.halves = sum != Sum.FLOAT && params + 1 >= BY_HALVES && !(allreduce instanceof HierarchicalAllreduce)
+        // Half words share a word between two values: no chunked way (FixedSum#reduceInto), the plain one.
+        this.halves = sum != Sum.FLOAT && sum != Sum.FIXED_HALF && params + 1 >= BY_HALVES && !(allreduce instanceof HierarchicalAllreduce)
             && AllreduceHalves.names().contains(allreduce.name()) ? AllreduceHalves.create(allreduce.name()) : null;
     }
 
@@ -121,7 +122,7 @@ final class SumExchange extends OwnRowsExchange {
             this.blocks = blocks;
             this.width = width;
             this.fixed = sum == Sum.FLOAT ? null
-                : new FixedSum(sum == Sum.FIXED_1 ? FixedFormat.ONE_WORD : FixedFormat.TWO_WORDS, 1);
+                : new FixedSum(OwnRowsExchange.format(sum), 1);
         }
 
         /** {@return the algorithm the loss is reduced with} */

@@ -68,7 +68,8 @@ final class BenchNetworkCommand implements Runnable {
     String allreduce;
 
     @Option(names = "--sum", defaultValue = "fixed:1", description = "paratrain's sum (default ${DEFAULT-VALUE}, the "
-        + "exact one; float for a plain floating-point allreduce, whose bits depend on the layout).")
+        + "exact one; fixed:half, exact too, sends half the bytes; float for a plain floating-point allreduce, whose "
+        + "bits depend on the layout).")
     String sum;
 
     @Option(names = "--batch-size", defaultValue = "256", description = "Global batch (default ${DEFAULT-VALUE}).")

@@ -106,6 +106,46 @@ final class Deposit {
     }
 
     /**
+     * As {@link #oneWord} (adding), for half a word a value: value {@code i} is a signed 32-bit
+     * lane of word {@code i / 2}, the low lane for even {@code i}, added as {@code rint(y)} or
+     * {@code rint(y) 2^32}; the low lane's sign borrows from the high one, which the read-back
+     * undoes ({@link FixedFormat}). Pairs of values make one word, so the loop goes by pairs,
+     * with a value alone at either end of a run that starts or stops inside a word.
+     */
+    static long halfWords(long[] words, Grid g, int index, double[] values, int offset, int length) {
+        double a = g.scaleA();
+        double b = g.scaleB();
+        long or = 0;
+        long finite = 1;
+        int k = 0;
+        if ((index & 1) == 1 && length > 0) {
+            double y = values[offset] * a * b;
+            or |= Math.abs((long) y);
+            finite &= (long) (y * 0.0 + 1.0);
+            words[index >>> 1] += (long) Math.rint(y) << 32;
+            k = 1;
+        }
+        int pairs = (length - k) / 2;
+        int w0 = (index + k) >>> 1;
+        int v0 = offset + k;
+        for (int j = 0; j < pairs; j++) {
+            double y = values[v0 + 2 * j] * a * b;
+            double z = values[v0 + 2 * j + 1] * a * b;
+            or |= Math.abs((long) y) | Math.abs((long) z);
+            finite &= (long) (y * 0.0 + 1.0) & (long) (z * 0.0 + 1.0);
+            words[w0 + j] += (long) Math.rint(y) + ((long) Math.rint(z) << 32);
+        }
+        k += 2 * pairs;
+        if (k < length) {
+            double y = values[offset + k] * a * b;
+            or |= Math.abs((long) y);
+            finite &= (long) (y * 0.0 + 1.0);
+            words[(index + k) >>> 1] += (long) Math.rint(y);
+        }
+        return summary(or, finite);
+    }
+
+    /**
      * {@return the summary of a run whose largest {@code |y|} is {@code worst} (NaN if a value was)}:
      * {@code trunc} is monotonic, so {@code trunc(max |y|)} is the largest {@code |trunc(y)|}, and
      * it has every bit the OR has at or above its own highest.
@@ -236,11 +276,12 @@ final class Deposit {
 
     /**
      * Adds {@code values[offset + k stride]}, {@code k < count}, all at {@code index} of a sum
-     * of {@code words} words a value (one block's value each): the column of a table of blocks.
+     * of the given format (one block's value each): the column of a table of blocks.
      * The same words as depositing them one block at a time. Returns the summary.
      */
-    static long column(long[] words, int perValue, Grid g, double lowScale, int index, double[] values,
+    static long column(long[] words, FixedFormat format, Grid g, double lowScale, int index, double[] values,
                        int offset, int stride, int count) {
+        int perValue = format == FixedFormat.TWO_WORDS ? 2 : 1;
         double a = g.scaleA();
         double b = g.scaleB();
         long or = 0;
@@ -255,7 +296,11 @@ final class Deposit {
             hiSum += (long) hi;
             loSum += perValue == 1 ? 0 : (long) Math.rint((y - hi) * lowScale);
         }
-        words[perValue * index] += hiSum;
+        if (format == FixedFormat.HALF_WORD) {
+            words[index >>> 1] += hiSum << ((index & 1) << 5);    // the lane's exact sum, as deposits add it
+        } else {
+            words[perValue * index] += hiSum;
+        }
         if (perValue == 2) {
             words[2 * index + 1] += loSum;
         }

@@ -30,8 +30,19 @@ package org.paratrain.collective.sum;
  *       (the remainder is at most half a unit of the high grid), so again {@code N} deposits
  *       stay within {@code 2^62}; the words are carry-save: no carry passes between them until
  *       the conversion, which combines them exactly.</li>
+ *   <li>{@link #HALF_WORD}: two values share a word, each in a 32-bit lane:
+ *       {@code G = E - (30 - h)}, so {@code n 2^(G-1) <= 2^(2h-30) M}: {@code 2^-26 M} with 4
+ *       blocks, {@code 2^-14 M} with 256, coarser than a float32's own rounding when values
+ *       span few powers of two of the largest. A lane's rounded value is at most
+ *       {@code 2^(30-h)} units, so {@code N} deposits keep the lane's sum {@code L} within
+ *       {@code 2^30}: the word holds {@code H 2^32 + L} exactly (as a sum of signed lanes, the
+ *       low lane borrowing from the high one), and since {@code |L| < 2^31} the low 32 bits
+ *       give {@code L} back by sign extension, and the rest {@code H}. So the words of any
+ *       number of ranks still add as plain 64-bit integers, by any allreduce, with half the
+ *       bytes on the wire: what a link of finite bandwidth pays for. At most
+ *       {@link #HALF_WORD_MAX_BLOCKS} blocks a step (16 bits or more a lane).</li>
  * </ul>
- * Both are reproducible: the rounded values depend only on {@code x}, {@code E} and
+ * All are reproducible: the rounded values depend only on {@code x}, {@code E} and
  * {@code N}, and integer addition is associative, so neither the number of ranks, nor the
  * split of blocks among them, nor the algorithm changes a bit.
  */
@@ -39,7 +50,15 @@ public enum FixedFormat {
     /** One word a value: the traffic of a double allreduce, error relative to the largest magnitude. */
     ONE_WORD(1),
     /** Two words a value (high and low, carry-save): more accurate than a double sum. */
-    TWO_WORDS(2);
+    TWO_WORDS(2),
+    /**
+     * Half a word a value (two 32-bit lanes a word): half the bytes of a double allreduce, an
+     * error relative to the largest magnitude near float32's; for float32 networks on links.
+     */
+    HALF_WORD(1);
+
+    /** The most blocks a step of {@link #HALF_WORD} takes: 2^14, which leaves a lane 16 bits. */
+    public static final int HALF_WORD_MAX_BLOCKS = 1 << 14;
 
     private final int words;
 
@@ -47,9 +66,41 @@ public enum FixedFormat {
         this.words = words;
     }
 
-    /** {@return the 64-bit words per value, 1 or 2} */
+    /**
+     * {@return the 64-bit words per value, 1 or 2; 1 for {@link #HALF_WORD}, whose two values
+     * share a word} Lay out a vector by {@link #wordsFor(int)}.
+     */
     public int words() {
         return words;
+    }
+
+    /**
+     * {@return the 64-bit words {@code values} values take}
+     * @param values how many, 0 or more
+     */
+    public int wordsFor(int values) {
+        return switch (this) {
+            case ONE_WORD -> values;
+            case TWO_WORDS -> 2 * values;
+            case HALF_WORD -> (values + 1) / 2;
+        };
+    }
+
+    /**
+     * {@return the bits of this format's high (or only) word, or lane, below the exponent
+     * bound: {@code 62 - h}, or {@code 30 - h} for {@link #HALF_WORD}}
+     * @param blocks the number of blocks of the step
+     * @throws IllegalArgumentException for {@link #HALF_WORD} beyond {@link #HALF_WORD_MAX_BLOCKS}
+     */
+    public int unitBits(int blocks) {
+        if (this != HALF_WORD) {
+            return highBits(blocks);
+        }
+        if (blocks > HALF_WORD_MAX_BLOCKS) {
+            throw new IllegalArgumentException("the sum fixed:half takes at most " + HALF_WORD_MAX_BLOCKS
+                + " blocks a step (16 bits a lane), got " + blocks + ": use fixed:1, or larger blocks (--block-size)");
+        }
+        return 30 - headroom(blocks);
     }
 
     /**
@@ -85,11 +136,11 @@ public enum FixedFormat {
      * @param blocks the number of blocks of the step
      */
     public int fractionBits(int blocks) {
-        return this == ONE_WORD ? highBits(blocks) : highBits(blocks) + lowBits(blocks);
+        return this == TWO_WORDS ? highBits(blocks) + lowBits(blocks) : unitBits(blocks);
     }
 
-    /** {@return the name on the command line: {@code fixed:1} or {@code fixed:2}} */
+    /** {@return the name on the command line: {@code fixed:1}, {@code fixed:2} or {@code fixed:half}} */
     public String label() {
-        return "fixed:" + words;
+        return this == HALF_WORD ? "fixed:half" : "fixed:" + words;
     }
 }

@@ -84,7 +84,7 @@ public final class FixedSum {
     private final Exponents exponents;
     final Grid[] grids;
     private int blocks;
-    /** Scaled magnitudes must stay below {@code 2^(62-h)}: {@code limit}, {@code 2^limitBits}. */
+    /** Scaled magnitudes must stay below {@code 2^(62-h)} ({@code 2^(30-h)} for half a word): {@code limit}, {@code 2^limitBits}. */
     double limit;
     int limitBits;
     private int lowBits;
@@ -99,7 +99,7 @@ public final class FixedSum {
     public FixedSum(FixedFormat format, int... segmentLengths) {
         this.format = Objects.requireNonNull(format, "format");
         this.segments = new Segments(segmentLengths);
-        this.checks = segments.size() * format.words();
+        this.checks = format.wordsFor(segments.size());
         this.words = new long[checks + segments.count() + 1];
         this.exponents = new Exponents(segments.count());
         this.grids = new Grid[segments.count()];
@@ -124,10 +124,10 @@ public final class FixedSum {
      *               at any index, the same on every rank
      */
     public void begin(int blocks) {
-        int h = FixedFormat.headroom(blocks);
+        int bits = format.unitBits(blocks);
         this.blocks = blocks;
-        this.limit = FixedPoint.pow2(62 - h);
-        this.limitBits = 62 - h;
+        this.limit = FixedPoint.pow2(bits);
+        this.limitBits = bits;
         this.lowBits = FixedFormat.lowBits(blocks);
         this.lowScale = FixedPoint.pow2(lowBits);
         exponents.clear();
@@ -329,6 +329,8 @@ public final class FixedSum {
         seen[s] |= m;
         if (format == FixedFormat.ONE_WORD) {
             words[index] += (long) Math.rint(y);
+        } else if (format == FixedFormat.HALF_WORD) {
+            words[index >>> 1] += (long) Math.rint(y) << ((index & 1) << 5);    // a signed lane: see FixedFormat
         } else {
             double hi = Math.rint(y);
             words[2 * index] += (long) hi;
@@ -348,8 +350,9 @@ public final class FixedSum {
     public void deposit(int index, double[] values, int offset, int length) {
         checkRange(index, values.length, offset, length);
         checkNotSealed();
-        // The first deposit of a step over the whole vector writes the words: no clearing pass.
-        boolean add = cleared || index != 0 || length != segments.size();
+        // The first deposit of a step over the whole vector writes the words: no clearing pass
+        // (but where two values share a word, a segment's edge may fall inside one).
+        boolean add = cleared || index != 0 || length != segments.size() || format == FixedFormat.HALF_WORD;
         if (add) {
             clear();
         }
@@ -357,8 +360,11 @@ public final class FixedSum {
             int s = segments.of(i);
             int stop = Math.min(index + length, segments.end(s));
             int at = offset + i - index;
-            long m = format == FixedFormat.ONE_WORD ? Deposit.oneWord(words, grids[s], add, i, values, at, stop - i)
-                : Deposit.twoWords(words, grids[s], add, lowScale, i, values, at, stop - i);
+            long m = switch (format) {
+                case ONE_WORD -> Deposit.oneWord(words, grids[s], add, i, values, at, stop - i);
+                case TWO_WORDS -> Deposit.twoWords(words, grids[s], add, lowScale, i, values, at, stop - i);
+                case HALF_WORD -> Deposit.halfWords(words, grids[s], i, values, at, stop - i);
+            };
             cleared = true;
             int k = checkDeposited(s, m, values, at, 1, stop - i);
             if (k >= 0) {
@@ -415,7 +421,7 @@ public final class FixedSum {
         checkNotSealed();
         clear();
         int s = segments.of(index);
-        long m = Deposit.column(words, format.words(), grids[s], lowScale, index, values, offset, stride, count);
+        long m = Deposit.column(words, format, grids[s], lowScale, index, values, offset, stride, count);
         int k = checkDeposited(s, m, values, offset, stride, count);
         if (k >= 0) {
             throw refused(index, values[offset + k * stride]);
@@ -485,6 +491,9 @@ public final class FixedSum {
      *         Afterwards the words hold the sum of this rank's own chunk only: read {@code out}
      */
     public boolean reduceInto(Communicator comm, Allreduce tail, AllreduceHalves halves, double[] out, int offset) {
+        if (format == FixedFormat.HALF_WORD) {
+            return wholeInto(comm, tail, out, offset);
+        }
         return chunked().reduceInto(comm, tail, halves, out, offset);
     }
 
@@ -515,7 +524,31 @@ public final class FixedSum {
      */
     public boolean ringInto(Communicator comm, Allreduce tail, double[] rows, int offset, int stride, int count,
                             int previousCount, double[] out, int outOffset) {
+        if (format == FixedFormat.HALF_WORD) {
+            // As reduceInto: deposit, the whole words by tail, convert; the same bits, no fused ring.
+            for (int k = 0; k < count; k++) {
+                deposit(0, rows, offset + k * stride, size());
+                endBlock();
+            }
+            return wholeInto(comm, tail, out, outOffset);
+        }
         return chunked().ringInto(comm, tail, rows, offset, stride, count, previousCount, out, outOffset);
+    }
+
+    /**
+     * The way of {@link #reduceInto} for half words, which share a word between two values (a
+     * chunk's edge could cut one): the check words and the count first, and if the guess held,
+     * the value words whole by {@code tail}, every rank converting all.
+     */
+    private boolean wholeInto(Communicator comm, Allreduce tail, double[] out, int offset) {
+        seal();
+        tail.allreduce(comm, words, checks, words.length - checks, Reduction.WORD_SUM);
+        if (!guessHeld()) {
+            return false;
+        }
+        tail.allreduce(comm, words, 0, checks, Reduction.WORD_SUM);
+        get(0, out, offset, size());
+        return true;
     }
 
     /** {@return the chunked ways of this sum's steps (the benchmark times their parts)} */

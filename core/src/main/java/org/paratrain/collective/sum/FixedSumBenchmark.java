@@ -85,7 +85,8 @@ public final class FixedSumBenchmark {
             new Step(FixedFormat.TWO_WORDS, false, partials, Allreduces.create(algorithm)),
             new Step(FixedFormat.ONE_WORD, true, partials, Allreduces.create(algorithm)),
             new Step(FixedFormat.TWO_WORDS, true, partials, Allreduces.create(algorithm)),
-            null, null, null, null};
+            null, null, null, null,
+            new Step(FixedFormat.HALF_WORD, true, partials, Allreduces.create(algorithm))};
         if (AllreduceHalves.names().contains(algorithm)) {
             steps[5] = new Step(FixedFormat.ONE_WORD, true, partials, Allreduces.create(algorithm))
                 .byHalves(AllreduceHalves.create(algorithm));

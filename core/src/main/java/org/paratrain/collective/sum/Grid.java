@@ -35,11 +35,11 @@ record Grid(int exponent, int highExponent, int gridExponent, double scaleA, dou
     /**
      * {@return the grid for exponent bound {@code e}}
      * @param e      the agreed exponent bound, in {@code [-1074, 1024]}
-     * @param format one or two words
+     * @param format one or two words, or half a word
      * @param blocks the number of blocks of the step
      */
     static Grid of(int e, FixedFormat format, int blocks) {
-        int high = e - FixedFormat.highBits(blocks);
+        int high = e - format.unitBits(blocks);
         int grid = e - format.fractionBits(blocks);
         int up = -high;                                    // in [-993, 1136]
         double a = up > 1000 ? FixedPoint.pow2(up - 200) : FixedPoint.pow2(up);

@@ -9,6 +9,19 @@ final class Readout {
 
     /** {@code N} deposits of at most {@code 2^(62-h)} each stay within this, in either word. */
     private static final long LIMIT = 1L << 62;
+    /** {@code N} deposits of at most {@code 2^(30-h)} each stay within this, in either lane. */
+    private static final long HALF_LIMIT = 1L << 30;
+
+    /**
+     * {@return the signed sum in lane {@code index} of half-word sums}: the word is
+     * {@code H 2^32 + L} with {@code |L| <= 2^30}, so {@code L} is its low 32 bits sign-extended,
+     * and {@code H} what is left, shifted down (exact: {@code w - L} is a multiple of 2^32).
+     */
+    static long lane(long[] words, int index) {
+        long w = words[index >>> 1];
+        long low = (int) w;
+        return (index & 1) == 0 ? low : (w - low) >> 32;
+    }
 
     /**
      * {@return the value at {@code index}, correctly rounded}
@@ -24,6 +37,13 @@ final class Readout {
         double r;
         if (format == FixedFormat.ONE_WORD) {
             long w = check(words[index], index, blocks);
+            r = g.normal() ? w * g.unit() : FixedPoint.toDouble(w, grid);
+        } else if (format == FixedFormat.HALF_WORD) {
+            long w = lane(words, index);
+            if (w > HALF_LIMIT || w < -HALF_LIMIT) {
+                throw new SumOverflowException("the lane at index " + index + " holds more than " + blocks
+                    + " deposits can reach (|lane| > 2^30): an index was deposited more than once in a block");
+            }
             r = g.normal() ? w * g.unit() : FixedPoint.toDouble(w, grid);
         } else {
             long hi = check(words[2 * index], index, blocks);
@@ -62,6 +82,15 @@ final class Readout {
                 out[offset + k] = w * unit;       // (double) w rounds once; times 2^G is exact
             }
             bad = or >>> 62 != 0;
+        } else if (fast && format == FixedFormat.HALF_WORD) {
+            double unit = g.unit();
+            long or = 0;
+            for (int k = 0; k < length; k++) {
+                long w = lane(words, index + k);
+                or |= Math.abs(w);
+                out[offset + k] = w * unit;
+            }
+            bad = or >>> 30 != 0;      // 2^30 or more: the careful path says whether it is beyond what deposits reach
         } else if (fast) {
             // Two words reach 2^(E + h), beyond the doubles when E is near 1024: the largest result
             // finds an infinity. (The loop is scalar, twoWords' shift being per value; a maximum

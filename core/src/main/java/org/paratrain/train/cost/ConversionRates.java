@@ -48,7 +48,7 @@ public record ConversionRates(Conversion oneWord, Conversion twoWords) {
      */
     public Conversion of(Sum sum) {
         return switch (sum) {
-            case FIXED_1 -> oneWord;
+            case FIXED_1, FIXED_HALF -> oneWord;      // half words: one rounding a value, as one word
             case FIXED_2 -> twoWords;
             case BLOCKS, FLOAT -> Conversion.FREE;
         };

@@ -59,7 +59,8 @@ public record SumCost(Sum sum, ConversionRates.Conversion conversion) {
         return switch (sum) {
             case BLOCKS -> values * blocks;
             case FLOAT -> values;
-            case FIXED_1, FIXED_2 -> sum.wordsPerValue() * values + CHECK_WORDS + 1;
+            case FIXED_1, FIXED_2 -> (long) sum.wordsPerValue() * values + CHECK_WORDS + 1;
+            case FIXED_HALF -> (values + 1) / 2 + CHECK_WORDS + 1;
         };
     }
 
@@ -70,7 +71,7 @@ public record SumCost(Sum sum, ConversionRates.Conversion conversion) {
      * @param m         the machine
      */
     public double agreementSeconds(int p, CollectiveCost allreduce, Allreduce.Machine m) {
-        return sum == Sum.FIXED_1 || sum == Sum.FIXED_2 ? allreduce.seconds(p, AGREEMENT_WORDS, m) : 0.0;
+        return sum.fixed() ? allreduce.seconds(p, AGREEMENT_WORDS, m) : 0.0;
     }
 
     /**
@@ -86,7 +87,7 @@ public record SumCost(Sum sum, ConversionRates.Conversion conversion) {
         return switch (sum) {
             case BLOCKS -> 0.0;
             case FLOAT -> 8.0 * own * m.gamma();
-            case FIXED_1, FIXED_2 -> own * conversion.depositSeconds();
+            case FIXED_1, FIXED_2, FIXED_HALF -> own * conversion.depositSeconds();
         };
     }
 
@@ -102,7 +103,7 @@ public record SumCost(Sum sum, ConversionRates.Conversion conversion) {
         return switch (sum) {
             case BLOCKS -> 8.0 * blocks * values * m.gamma();
             case FLOAT -> 0.0;
-            case FIXED_1, FIXED_2 -> read * conversion.readoutSeconds();
+            case FIXED_1, FIXED_2, FIXED_HALF -> read * conversion.readoutSeconds();
         };
     }
 }

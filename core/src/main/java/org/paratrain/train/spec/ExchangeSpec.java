@@ -57,6 +57,12 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
         FIXED_1("fixed:1", 1),
         /** Two 64-bit fixed-point words a value: more accurate than a double sum. */
         FIXED_2("fixed:2", 2),
+        /**
+         * Half a 64-bit word a value, two signed 32-bit lanes a word: half the bytes on the wire of
+         * a double allreduce, for float32 networks on links of finite bandwidth; the same bits at
+         * any node count, an error relative to a segment's largest magnitude near float32's.
+         */
+        FIXED_HALF("fixed:half", 1),
         /** A plain double allreduce of each rank's sum: not reproducible across node counts; the baseline. */
         FLOAT("float", 1);
 
@@ -76,15 +82,20 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
             return label;
         }
 
-        /** {@return 64-bit words sent a value by an allreduce of one vector; 0 for the block table} */
-        public int wordsPerValue() {
-            return words;
+        /** {@return 64-bit words sent a value by an allreduce of one vector; 0 for the block table, 0.5 for fixed:half} */
+        public double wordsPerValue() {
+            return this == FIXED_HALF ? 0.5 : words;
+        }
+
+        /** {@return whether this is a fixed-point sum of one vector: fixed:1, fixed:2 or fixed:half} */
+        public boolean fixed() {
+            return this == FIXED_1 || this == FIXED_2 || this == FIXED_HALF;
         }
 
         /**
          * The sum of this name.
          *
-         * @param s {@code fixed}, {@code fixed:1}, {@code fixed:2}, {@code blocks} or {@code float}
+         * @param s {@code fixed}, {@code fixed:1}, {@code fixed:2}, {@code fixed:half}, {@code blocks} or {@code float}
          * @return the sum
          * @throws SpecException for any other name
          */
@@ -97,7 +108,7 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
                     return v;
                 }
             }
-            throw new SpecException("sum", "must be fixed, fixed:1, fixed:2, blocks or float, got '" + s + "'");
+            throw new SpecException("sum", "must be fixed, fixed:1, fixed:2, fixed:half, blocks or float, got '" + s + "'");
         }
     }
 
@@ -123,9 +134,9 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
         }
         if (scheme == Scheme.SHARDED) {
             SpecException.check(AllreduceHalves.names().contains(algorithm), "exchange", shardedMessage(algorithm));
-            if (sum == Sum.BLOCKS) {
+            if (sum == Sum.BLOCKS || sum == Sum.FIXED_HALF) {
                 throw new SpecException("sum", "must be fixed, fixed:1, fixed:2 or float with a sharded optimizer "
-                    + "(it reduce-scatters one vector), got blocks");
+                    + "(it reduce-scatters one vector of whole words), got " + sum.label());
             }
         } else if (scheme == Scheme.ALLREDUCE) {
             SpecException.check(Allreduces.names().contains(algorithm), "exchange", "must be one of "

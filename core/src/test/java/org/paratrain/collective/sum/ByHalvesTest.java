@@ -244,8 +244,11 @@ class ByHalvesTest {
             double largest = segmentLargest[i < 3 ? 0 : 1];
             double got = ranks.get(0)[i];
             double error = exact.subtract(new BigDecimal(got)).abs().doubleValue();
-            double bound = format == FixedFormat.ONE_WORD ? Math.ulp(exact.doubleValue()) + 4 * Math.ulp(largest)
-                : Math.ulp(exact.doubleValue());
+            double bound = switch (format) {
+                case ONE_WORD -> Math.ulp(exact.doubleValue()) + 4 * Math.ulp(largest);
+                case TWO_WORDS -> Math.ulp(exact.doubleValue());
+                case HALF_WORD -> Math.ulp(exact.doubleValue()) + 4 * Math.scalb(largest, FixedFormat.headroom(4) - 30);
+            };
             assertTrue(error <= bound, i + ": error " + error + " > " + bound);
             for (int r = 1; r < 4; r++) {
                 assertEquals(got, ranks.get(r)[i], 0.0, "rank " + r + " value " + i);

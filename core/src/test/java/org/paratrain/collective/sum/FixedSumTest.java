@@ -151,8 +151,11 @@ class FixedSumTest {
         int g = sum.gridExponent(s);
         int lowBits = FixedFormat.lowBits(st.blocks().length);
         long[] w = sum.words();
-        BigDecimal words = st.format() == FixedFormat.ONE_WORD ? Exact.of(w[i], g)
-            : Exact.of(w[2 * i], w[2 * i + 1], lowBits, g);
+        BigDecimal words = switch (st.format()) {
+            case ONE_WORD -> Exact.of(w[i], g);
+            case TWO_WORDS -> Exact.of(w[2 * i], w[2 * i + 1], lowBits, g);
+            case HALF_WORD -> roundedDeposits(st, i, g);     // lanes are not read apart here: from the deposits
+        };
         double expected = Exact.round(words);
         if (Double.isInfinite(expected)) {
             assertThrows(SumOverflowException.class, () -> sum.get(i));
@@ -186,6 +189,18 @@ class FixedSumTest {
             "grid 2^" + g + " is coarser than the largest magnitude " + max + " allows");
     }
 
+    /** The sum of every block's value at {@code i}, each rounded to nearest even on the grid {@code 2^g}, exactly. */
+    static BigDecimal roundedDeposits(Step st, int i, int g) {
+        BigDecimal total = BigDecimal.ZERO;
+        for (double[] block : st.blocks()) {
+            if (!Double.isNaN(block[i])) {
+                BigDecimal units = Exact.of(block[i]).divide(Exact.pow2(g)).setScale(0, java.math.RoundingMode.HALF_EVEN);
+                total = total.add(units.multiply(Exact.pow2(g)));
+            }
+        }
+        return total;
+    }
+
     static int segment(int[] lengths, int i) {
         int s = 0;
         while (i >= segmentStart(lengths, s + 1)) {
@@ -206,6 +221,9 @@ class FixedSumTest {
     @Test
     void manyDeposits() {
         for (FixedFormat format : FixedFormat.values()) {
+            if (format == FixedFormat.HALF_WORD) {
+                continue;       // at most 2^14 blocks: HalfWordTest
+            }
             Step st = step(42, format, Kind.CANCEL, 100_000, 3);
             FixedSum whole = sum(st, java.util.stream.IntStream.range(0, 100_000).boxed().toList(), 7,
                 new SplittableRandom(1));

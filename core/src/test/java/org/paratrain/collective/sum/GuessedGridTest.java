@@ -45,6 +45,17 @@ class GuessedGridTest {
         return v;
     }
 
+    /** The largest magnitude of the segment of value {@code j} (the loss, or the gradient) at step {@code t}. */
+    static double segmentLargest(int t, int j) {
+        double m = 0;
+        for (int b = 0; b < BLOCKS; b++) {
+            for (int i = j == 0 ? 0 : 1; i <= (j == 0 ? 0 : PARAMS); i++) {
+                m = Math.max(m, Math.abs(block(t, b)[i]));
+            }
+        }
+        return m;
+    }
+
     /** Every step's sums on this rank, the guess tried (or not); and how many guesses held and failed. */
     record Steps(double[][] sums, int held, int failed) { }
 
@@ -160,7 +171,13 @@ class GuessedGridTest {
                     largest = Math.max(largest, Math.abs(block(t, b)[j]));
                 }
                 double error = Math.abs(exact.subtract(new BigDecimal(agreed[t][j]), MathContext.DECIMAL128).doubleValue());
-                double bound = format == FixedFormat.ONE_WORD ? Math.ulp(largest) * BLOCKS : Math.ulp(exact.doubleValue());
+                double bound = switch (format) {
+                    case ONE_WORD -> Math.ulp(largest) * BLOCKS;
+                    case TWO_WORDS -> Math.ulp(exact.doubleValue());
+                    // n 2^(G-1) <= n 2^(h-30) M (FixedFormat), plus the final rounding
+                    case HALF_WORD -> Math.scalb(segmentLargest(t, j), FixedFormat.headroom(BLOCKS) - 30) * BLOCKS
+                        + Math.ulp(exact.doubleValue());
+                };
                 assertTrue(error <= bound, "step " + t + " value " + j + ": error " + error + " > " + bound);
             }
         }

@@ -1,0 +1,188 @@
+package org.paratrain.collective.sum;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.paratrain.collective.Allreduces;
+import org.paratrain.comm.local.LocalCluster;
+
+/**
+ * Half a word a value: two signed 32-bit lanes share a 64-bit word, and the low lane's sign
+ * borrows from the high one. Checked where that could go wrong: lanes at their extremes, of
+ * either sign, side by side; runs that start or stop inside a word, across segment edges; and
+ * against the exact sum of the rounded deposits (BigDecimal) and a one-rank sum at several
+ * rank counts and algorithms.
+ */
+class HalfWordTest {
+    /**
+     * Every deposit at the most a lane takes, {@code +-2^(30-h)} units, with the sign of
+     * neighbouring lanes alternating by index and by block pattern: the lane sums reach
+     * {@code +-2^30}, and each must read back exactly.
+     */
+    @Test
+    void lanesAtTheirExtremesOfEitherSignReadBackExactly() {
+        for (int blocks : new int[] {1, 2, 3, 4, 7, 64, 1000}) {
+            int h = FixedFormat.headroom(blocks);
+            int n = 9;
+            // Values of magnitude just below 2^0 round to 2^(30-h) units on the grid of E = 0.
+            double top = Math.nextDown(1.0);
+            for (int pattern = 0; pattern < 4; pattern++) {
+                FixedSum sum = new FixedSum(FixedFormat.HALF_WORD, n);
+                sum.begin(blocks);
+                double[][] rows = new double[blocks][n];
+                for (int b = 0; b < blocks; b++) {
+                    for (int i = 0; i < n; i++) {
+                        boolean negative = switch (pattern) {
+                            case 0 -> i % 2 == 0;
+                            case 1 -> i % 2 == 1;
+                            case 2 -> true;
+                            default -> (i / 2) % 2 == 0;
+                        };
+                        rows[b][i] = negative ? -top : top;
+                    }
+                    sum.observe(0, rows[b], 0, n);
+                }
+                sum.fixGrid();
+                assertEquals(0, sum.exponentBound(0));
+                assertEquals(-(30 - h), sum.gridExponent(0));
+                for (double[] row : rows) {
+                    sum.deposit(0, row, 0, n);
+                    sum.endBlock();
+                }
+                for (int i = 0; i < n; i++) {
+                    double expected = Math.signum(rows[0][i]) * blocks * Math.scalb(1.0, 30 - h) * Math.scalb(1.0, -(30 - h));
+                    assertEquals(expected, sum.get(i), 0.0, "blocks " + blocks + " pattern " + pattern + " index " + i);
+                }
+            }
+        }
+    }
+
+    /** Runs deposited from any start, odd or even, across segment edges, give the words of value-by-value deposits. */
+    @Test
+    void runsThatStartOrStopInsideAWordGiveTheWordsOfSingleDeposits() {
+        SplittableRandom rnd = new SplittableRandom(5);
+        for (int trial = 0; trial < 200; trial++) {
+            int n = 1 + rnd.nextInt(40);
+            int first = rnd.nextInt(n + 1);
+            int[] segments = {first, n - first};
+            int blocks = 1 + rnd.nextInt(9);
+            double[][] rows = new double[blocks][n];
+            for (double[] row : rows) {
+                for (int i = 0; i < n; i++) {
+                    row[i] = rnd.nextGaussian() * Math.scalb(1.0, rnd.nextInt(-20, 20));
+                }
+            }
+            FixedSum single = new FixedSum(FixedFormat.HALF_WORD, segments);
+            FixedSum runs = new FixedSum(FixedFormat.HALF_WORD, segments);
+            for (FixedSum s : List.of(single, runs)) {
+                s.begin(blocks);
+                for (double[] row : rows) {
+                    s.observe(0, row, 0, n);
+                }
+                s.fixGrid();
+            }
+            for (double[] row : rows) {
+                for (int i = 0; i < n; i++) {
+                    single.deposit(i, row[i]);
+                }
+                single.endBlock();
+                for (int i = 0; i < n; ) {          // the row in runs of random lengths
+                    int len = Math.min(n - i, 1 + rnd.nextInt(7));
+                    runs.deposit(i, row, i, len);
+                    i += len;
+                }
+                runs.endBlock();
+            }
+            assertArrayEquals(single.words(), runs.words(), "trial " + trial);
+            double[] out = new double[n];
+            runs.get(0, out, 0, n);
+            for (int i = 0; i < n; i++) {
+                int g = runs.gridExponent(i < first ? 0 : 1);
+                BigDecimal words = BigDecimal.ZERO;
+                for (double[] row : rows) {
+                    words = words.add(Exact.of(row[i]).divide(Exact.pow2(g)).setScale(0, RoundingMode.HALF_EVEN));
+                }
+                assertEquals(Exact.round(words.multiply(Exact.pow2(g))), out[i], 0.0, "trial " + trial + " index " + i);
+                assertEquals(out[i], single.get(i), 0.0);
+            }
+        }
+    }
+
+    /** The same bits on 1 to 6 ranks, by every algorithm, and half the words of one word a value. */
+    @Test
+    void theSameBitsAtEveryRankCountAndAlgorithmOnHalfTheWords() {
+        int n = 1001;
+        int blocks = 12;
+        double[] reference = sumOn(1, "ring", n, blocks);
+        for (int p : new int[] {2, 3, 4, 6}) {
+            for (String algorithm : List.of("ring", "recursive-doubling", "rabenseifner", "tree", "star")) {
+                assertArrayEquals(reference, sumOn(p, algorithm, n, blocks), 0.0, algorithm + " p=" + p);
+            }
+        }
+        assertEquals((n + 1) / 2 + 2 + 1, new FixedSum(FixedFormat.HALF_WORD, 1, n - 1).words().length,
+            "values, a check word per segment, the block count");
+        assertTrue(reference[n - 1] != 0.0);
+    }
+
+    private static double[] sumOn(int p, String algorithm, int n, int blocks) {
+        return LocalCluster.run(p, comm -> {
+            FixedSum sum = new FixedSum(FixedFormat.HALF_WORD, 1, n - 1);
+            double[] out = new double[n];
+            for (int step = 0; step < 3; step++) {        // a guessed grid after the first
+                sum.begin(blocks);
+                boolean guess = sum.guessGrid();
+                if (!guess) {
+                    for (int b = comm.rank(); b < blocks; b += comm.size()) {
+                        sum.observe(0, row(step, b, n), 0, n);
+                    }
+                    sum.agree(comm, Allreduces.create(algorithm));
+                }
+                for (int b = comm.rank(); b < blocks; b += comm.size()) {
+                    sum.deposit(0, row(step, b, n), 0, n);
+                    sum.endBlock();
+                }
+                sum.reduce(comm, Allreduces.create(algorithm));
+                if (!sum.guessHeld()) {
+                    sum.retry();
+                    for (int b = comm.rank(); b < blocks; b += comm.size()) {
+                        sum.observe(0, row(step, b, n), 0, n);
+                    }
+                    sum.agree(comm, Allreduces.create(algorithm));
+                    for (int b = comm.rank(); b < blocks; b += comm.size()) {
+                        sum.deposit(0, row(step, b, n), 0, n);
+                        sum.endBlock();
+                    }
+                    sum.reduce(comm, Allreduces.create(algorithm));
+                }
+                sum.get(0, out, 0, n);
+            }
+            return out;
+        }).get(0);
+    }
+
+    private static double[] row(int step, int block, int n) {
+        SplittableRandom rnd = new SplittableRandom(1000L * step + block);
+        double[] v = new double[n];
+        v[0] = 100 + rnd.nextDouble();              // a loss, on a grid of its own
+        for (int i = 1; i < n; i++) {
+            v[i] = rnd.nextGaussian() * Math.scalb(1.0, rnd.nextInt(-12, 0));
+        }
+        return v;
+    }
+
+    @Test
+    void moreBlocksThanALaneHoldsAreRefusedByName() {
+        FixedSum sum = new FixedSum(FixedFormat.HALF_WORD, 4);
+        sum.begin(FixedFormat.HALF_WORD_MAX_BLOCKS);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> sum.begin(FixedFormat.HALF_WORD_MAX_BLOCKS + 1));
+        assertTrue(e.getMessage().contains("fixed:half"), e.getMessage());
+    }
+}
