@@ -180,6 +180,10 @@ class BadInputTest {
             train("--plateau-patience", "3")));
         c.add(bad("plateau factor of 1", 2, "--plateau-factor|(0, 1)", train("--plateau-patience", "3",
             "--plateau-factor", "1")));
+        c.add(bad("half words with a sharded optimizer", 2, "--sum|fixed:half|sharded", train("--allreduce", "ring",
+            "--shard-optimizer", "--sum", "fixed:half")));
+        c.add(bad("half words of too many blocks", 2, "fixed:half|16384 blocks|--block-size", train("--x", "@big.in",
+            "--y", "@bigy.in", "--block-size", "1", "--sum", "fixed:half")));
         c.add(bad("clip norm with a sharded optimizer", 2, "--clip-norm|--shard-optimizer", train("--clip-norm", "1",
             "--allreduce", "ring", "--shard-optimizer")));
         c.add(bad("cnn with an activation", 2, "--activation", train("--model", "cnn", "--y", "@labels.in",
@@ -299,6 +303,8 @@ class BadInputTest {
         files.put("X.in", X.getBytes(StandardCharsets.UTF_8));
         files.put("y.in", Y.getBytes(StandardCharsets.UTF_8));
         files.put("labels.in", LABELS.getBytes(StandardCharsets.UTF_8));
+        files.put("big.in", "1.5\n".repeat(20_000).getBytes(StandardCharsets.UTF_8));
+        files.put("bigy.in", "3\n".repeat(20_000).getBytes(StandardCharsets.UTF_8));
         files.put("d.csv", CSV.getBytes(StandardCharsets.UTF_8));
         files.put("d.svm", SVM.getBytes(StandardCharsets.UTF_8));
         files.put("img", BadInputFiles.idx(new int[] {4, 2, 2}, new byte[16]));

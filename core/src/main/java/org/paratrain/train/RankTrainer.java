@@ -3,6 +3,7 @@ package org.paratrain.train;
 import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.collective.Reduction;
+import org.paratrain.collective.sum.FixedFormat;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.PeerFailedException;
 import org.paratrain.data.BlockSharding;
@@ -10,6 +11,7 @@ import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
 import org.paratrain.optim.Optimizer;
 import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.SpecException;
 import org.paratrain.train.spec.TrainSpec;
 
 /**
@@ -98,6 +100,12 @@ public final class RankTrainer {
             ? BlockSharding.byDefault(total)
             : new BlockSharding(total, spec.run().blockSize());
         this.ranges = new BlockRanges(batches.sharding(), comm.size());
+        int stepBlocks = batches.sharding().blocks();
+        if (spec.exchange().sum() == ExchangeSpec.Sum.FIXED_HALF && stepBlocks > FixedFormat.HALF_WORD_MAX_BLOCKS) {
+            throw new SpecException("sum", "fixed:half takes at most " + FixedFormat.HALF_WORD_MAX_BLOCKS
+                + " blocks a step (16 bits a lane), this run has " + stepBlocks + ": use larger blocks (--block-size) "
+                + "or fixed:1");
+        }
         // At 1 rank there is no boundary to move: no windows, no allreduce.
         this.rebalancer = spec.run().rebalancing() && comm.size() > 1
             ? new Rebalancer(comm, ranges, spec.run().rebalance()) : null;

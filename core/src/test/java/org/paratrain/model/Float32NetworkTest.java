@@ -67,7 +67,7 @@ class Float32NetworkTest {
 
     /** Adam on a mini-batch network: float32 ends where float64 does, and the same bits at 1, 2, 3 and 5 ranks. */
     @ParameterizedTest
-    @EnumSource(value = ExchangeSpec.Sum.class, names = {"FIXED_1", "FIXED_2"})
+    @EnumSource(value = ExchangeSpec.Sum.class, names = {"FIXED_1", "FIXED_2", "FIXED_HALF"})
     void trainingInFloat32KeepsTheBitsAtAnyNodeCount(ExchangeSpec.Sum sum) {
         Dataset d = data(480, 6, 3, 11);
         TrainSpec f64 = TrainSpec.paper().withModel(new ModelSpec.Mlp(List.of(12), MultilayerPerceptron.Activation.RELU,

@@ -62,7 +62,7 @@ class SharedExchangeTest {
      * it: the same bits, full batch and mini-batches (whose rows each rank gathers per chunk).
      */
     @ParameterizedTest
-    @EnumSource(value = Sum.class, names = {"BLOCKS", "FIXED_2"})
+    @EnumSource(value = Sum.class, names = {"BLOCKS", "FIXED_2", "FIXED_HALF"})
     void aRingOfTwoStepsKeepsTheBits(Sum sum) {
         for (int batch : new int[] {0, 64}) {
             TrainSpec spec = linear(ExchangeSpec.parse("shared", sum)).withEpochs(60).withBatches(batch, 3)

@@ -67,10 +67,11 @@ final class BenchNetworkCommand implements Runnable {
         + "${DEFAULT-VALUE}; native for the MPI library's own).")
     String allreduce;
 
-    @Option(names = "--sum", defaultValue = "fixed:1", description = "paratrain's sum (default ${DEFAULT-VALUE}, the "
-        + "exact one; fixed:half, exact too, sends half the bytes; float for a plain floating-point allreduce, whose "
-        + "bits depend on the layout).")
-    String sum;
+    @Option(names = "--sum", split = ",", defaultValue = "fixed:1,fixed:half", description = "paratrain's sums, each "
+        + "run beside the same DDP figure (default ${DEFAULT-VALUE}: the exact one-word sum, and the exact sum of half "
+        + "a word a value, half the bytes on the link; float for a plain floating-point allreduce, whose bits depend "
+        + "on the layout).")
+    List<String> sums;
 
     @Option(names = "--batch-size", defaultValue = "256", description = "Global batch (default ${DEFAULT-VALUE}).")
     int batch;
@@ -109,7 +110,7 @@ final class BenchNetworkCommand implements Runnable {
      * @param modelMs   the cost model's prediction of it, fitted to this link's bare allreduce (NaN: none)
      * @param fit       the worker's result, whose link fit goes to machine-LINK-LAYOUT.json for {@code plan}
      */
-    record Row(String link, String model, String layout, double paratrain, double exchange, double torch,
+    record Row(String link, String model, String layout, String sum, double paratrain, double exchange, double torch,
                String params, double stepMs, double modelMs, JsonNode fit) {
         double ratio() {
             return paratrain / torch;
@@ -126,7 +127,7 @@ final class BenchNetworkCommand implements Runnable {
         }
 
         String key() {
-            return model + "_" + link + "_" + layout;
+            return model + "_" + link + "_" + layout + "_" + sum.replace("fixed:", "fixed");
         }
     }
 
@@ -180,15 +181,17 @@ final class BenchNetworkCommand implements Runnable {
                             int k = Integer.parseInt(layout.substring(2));
                             err.printf(Locale.ROOT, "  %s: %s on 2 hosts x %d...%n", link, model, k);
                             err.flush();
-                            JsonNode p = paratrain(netns, env, work, link, model, k);
                             double t = torch == null ? Double.NaN : torchRun(ddp, model, k);
-                            Row r = new Row(link, model, layout, p.path("samples_per_s").asDouble(),
-                                p.path("exchange_share").asDouble(), t, p.path("params_hash").asText(),
-                                p.path("exchange_ms_per_step").asDouble(),
-                                p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p);
-                            rows.add(r);
-                            out.println(NetworkReport.line(r));
-                            out.flush();
+                            for (String sum : sums) {
+                                JsonNode p = paratrain(netns, env, work, link, model, k, sum);
+                                Row r = new Row(link, model, layout, sum, p.path("samples_per_s").asDouble(),
+                                    p.path("exchange_share").asDouble(), t, p.path("params_hash").asText(),
+                                    p.path("exchange_ms_per_step").asDouble(),
+                                    p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p);
+                                rows.add(r);
+                                out.println(NetworkReport.line(r));
+                                out.flush();
+                            }
                         }
                     }
                 } catch (RuntimeException e) {
@@ -248,16 +251,16 @@ final class BenchNetworkCommand implements Runnable {
     }
 
     /** paratrain's measurement: an MPI job of 2 processes of {@code k} ranks, launched in the first host. */
-    private JsonNode paratrain(Path netns, Map<String, String> env, Path work, String link, String model, int k)
-        throws IOException {
-        Path result = work.resolve("paratrain-" + link + "-" + model + "-" + k + ".json");
+    private JsonNode paratrain(Path netns, Map<String, String> env, Path work, String link, String model, int k,
+                               String sum) throws IOException {
+        Path result = work.resolve("paratrain-" + link + "-" + model + "-" + k + "-" + sum.replace(':', '-') + ".json");
         Files.deleteIfExists(result);
         ObjectNode job = RunWriter.json().createObjectNode().put("model", model).put("precision", precision)
             .put("batch", batch).put("steps", steps).put("rounds", rounds).put("ranks_per_process", k)
             .put("block_size", blockSize()).put("allreduce", allreduce).put("sum", sum)
             .put("hostfile", DIR.resolve("hostfile").toString()).put("agent", DIR.resolve("rsh-agent").toString())
             .put("result", result.toString());
-        Path jobFile = work.resolve("job-" + model + "-" + k + ".json");
+        Path jobFile = work.resolve("job-" + model + "-" + k + "-" + sum.replace(':', '-') + ".json");
         RunWriter.json().writeValue(jobFile.toFile(), job);
         List<String> cmd = new ArrayList<>(List.of("exec", ProcessHandle.current().info().command().orElse("java"),
             "--enable-native-access=ALL-UNNAMED", "-cp", classPath(), NetworkWorker.class.getName(),
@@ -438,10 +441,12 @@ final class BenchNetworkCommand implements Runnable {
             }
         }
         org.paratrain.train.spec.ModelNames.precision(precision);
-        try {
-            org.paratrain.train.spec.ExchangeSpec.parse(allreduce, org.paratrain.train.spec.ExchangeSpec.Sum.parse(sum));
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("--allreduce " + allreduce + " --sum " + sum + ": " + e.getMessage());
+        for (String sum : sums) {
+            try {
+                org.paratrain.train.spec.ExchangeSpec.parse(allreduce, org.paratrain.train.spec.ExchangeSpec.Sum.parse(sum));
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("--allreduce " + allreduce + " --sum " + sum + ": " + e.getMessage());
+            }
         }
         if (batch < 2 || steps < 1 || rounds < 1) {
             throw new IllegalArgumentException("--batch-size must be at least 2, --steps and --rounds at least 1");

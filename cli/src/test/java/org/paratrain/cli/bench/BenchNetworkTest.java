@@ -53,9 +53,13 @@ class BenchNetworkTest {
         Run r = run("bench", "network", "--links", "1gbit", "--models", "mlp", "--layouts", "2x1,2x2", "--steps", "3",
             "--rounds", "1", "--out", out.toString());
         assertEquals(0, r.status(), r.out() + r.err());
-        assertTrue(r.out().contains("same bits: mlp yes"), r.out());
+        // Each sum gives its own bits, the same at both layouts; the two sums round differently.
+        assertTrue(r.out().contains("same bits: mlp fixed:1 yes") && r.out().contains("mlp fixed:half yes"), r.out());
         JsonNode json = RunWriter.json().readTree(out.resolve("bench-network.json").toFile());
-        assertEquals(2, json.get("rows").size(), json.toString());
+        assertEquals(4, json.get("rows").size(), json.toString());
+        assertEquals(List.of("fixed:1", "fixed:half", "fixed:1", "fixed:half"),
+            java.util.stream.StreamSupport.stream(json.get("rows").spliterator(), false).map(n -> n.get("sum").asText())
+                .toList());
         boolean torch = System.getenv("PARATRAIN_REQUIRE_TORCH") != null;
         for (JsonNode row : json.get("rows")) {
             assertEquals("1gbit", row.get("link").asText());
@@ -79,8 +83,8 @@ class BenchNetworkTest {
         assertTrue(fit.machine().beta() > 0.4 * 8e-9, "a 1 Gbit/s link carries at most 1 bit a ns, and a burst: " + fit);
         assertTrue(fit.machine().beta() < 2.5 * 8e-9, "and TCP over it at least 0.4 Gbit/s: " + fit);
         String summary = r.out().lines().filter(l -> l.startsWith("summary: ")).findFirst().orElseThrow();
-        assertTrue(summary.contains("mlp_1gbit_2x1_samples_per_s=") && summary.contains("mlp_1gbit_2x2_exchange_share="),
-            summary);
+        assertTrue(summary.contains("mlp_1gbit_2x1_fixed1_samples_per_s=")
+            && summary.contains("mlp_1gbit_2x2_fixedhalf_exchange_share="), summary);
         assertFalse(namespaces().contains("ptbench0"), "the hosts are removed: " + namespaces());
     }
 

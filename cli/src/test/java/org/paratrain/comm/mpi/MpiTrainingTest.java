@@ -162,7 +162,7 @@ class MpiTrainingTest {
      */
     @ParameterizedTest
     @org.junit.jupiter.params.provider.CsvSource({"native, blocks", "rabenseifner, blocks", "native, fixed:2",
-        "native, fixed:1", "ring, fixed:2"})
+        "native, fixed:1", "ring, fixed:2", "native, fixed:half", "ring, fixed:half"})
     void allreduceAlgorithmsOnMpiGiveTheBitsOfOneRank(String algorithm, String sum) throws Exception {
         Path out = dir.resolve("ar-" + algorithm + "-" + sum.replace(':', '-'));
         Job job = mpirun(4, "train", "--backend", "mpi", "--x", dir.resolve("X.in").toString(), "--y",

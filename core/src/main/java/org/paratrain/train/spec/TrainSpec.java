@@ -86,6 +86,13 @@ public record TrainSpec(ModelSpec model, OptimizerSpec optimizer, ExchangeSpec e
             throw new SpecException("batch size", run.batchSize() + " is more than the " + data.samples()
                 + " training samples");
         }
+        int blocks = org.paratrain.train.MemoryEstimate.stepBlocks(data.samples(), run).blocks();
+        if (exchange.sum() == ExchangeSpec.Sum.FIXED_HALF
+            && blocks > org.paratrain.collective.sum.FixedFormat.HALF_WORD_MAX_BLOCKS) {
+            throw new SpecException("sum", "fixed:half takes at most "
+                + org.paratrain.collective.sum.FixedFormat.HALF_WORD_MAX_BLOCKS + " blocks a step (16 bits a lane), "
+                + "this run has " + blocks + ": use larger blocks (--block-size) or fixed:1");
+        }
         int classes = model.classes(data);
         if (!loss.balanced()) {
             loss.objective(classes, null);       // one weight a class, before any rank starts
