@@ -211,7 +211,8 @@ final class TrainCommand implements Runnable {
         OptimizerSpec o = learning.optimizer();
         int rebalance = exchange.rebalance();
         String reduction = lossReduction != null ? lossReduction : learning.paperDefaults() ? "sum" : "mean";
-        RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(reduction), blockSize, rebalance);
+        RunSpec run = new RunSpec(nodes, epochs, batchSize, seed, reduction(reduction), blockSize, rebalance,
+            exchange.bucketSize());
         return new TrainSpec(m, o, exchange.spec(rebalance), run, learning.loss());
     }
 

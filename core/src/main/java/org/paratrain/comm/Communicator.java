@@ -155,6 +155,17 @@ public interface Communicator {
     }
 
     /**
+     * {@return whether another thread than the rank's may make this rank's calls, one at a time
+     * and while the rank's own thread makes none} An exchange that sends the gradient in buckets
+     * during the backward pass calls from a thread of its own ({@code train.OverlappedSum}); a
+     * backend that cannot take that (MPI initialised with {@code MPI_THREAD_SINGLE}) says no here
+     * and the exchange waits for the backward pass instead. Cheap.
+     */
+    default boolean callsFromAnotherThread() {
+        return false;
+    }
+
+    /**
      * {@return the ranks of this one's process, where several ranks of the job share a process
      * (MPI with threads as ranks), or empty where every rank is alone in its process or all are
      * in one (the local backend, whose ranks are cheap to reach anyway)}

@@ -73,6 +73,11 @@ public final class SpecCodec {
         t.put("loss_reduction", run.lossReduction().name().toLowerCase(Locale.ROOT));
         t.put("batch_size", run.batchSize());
         t.put("block_size", run.blockSize());
+        if (run.bucketSize() == RunSpec.BUCKET_AUTO) {
+            t.put("bucket_size", "auto");
+        } else {
+            t.put("bucket_size", run.bucketSize());
+        }
         t.put("seed", run.seed());
         if (run.nodes() instanceof RunSpec.Nodes.Count c) {
             root.put("nodes", c.n());
@@ -134,7 +139,8 @@ public final class SpecCodec {
             t.path("batch_size").asInt(), t.path("seed").asLong(),
             LossReduction.valueOf(t.path("loss_reduction").asText("sum").toUpperCase(Locale.ROOT)),
             t.path("block_size").asInt(), root.path("rebalance_steps").asText("0").equals("auto")
-                ? RunSpec.REBALANCE_AUTO : root.path("rebalance_steps").asInt(0));
+                ? RunSpec.REBALANCE_AUTO : root.path("rebalance_steps").asInt(0),
+            t.path("bucket_size").asText("auto").equals("auto") ? RunSpec.BUCKET_AUTO : t.path("bucket_size").asInt());
         // A record without a sum is older than the sums, when every scheme summed by block.
         String name = root.path("exchange").asText("master-worker");
         ExchangeSpec exchange = ExchangeSpec.parse(name, root.has("sum") ? ExchangeSpec.Sum.parse(

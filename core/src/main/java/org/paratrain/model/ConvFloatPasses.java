@@ -37,11 +37,28 @@ final class ConvFloatPasses implements ChunkPasses {
     private float[][] cols = new float[0][];
     private int[][] choices = new int[0][];
     private float[][] factors = new float[0][];
+    private int capacity;
+    /**
+     * The scratch of each chunk of a block passed stage by stage ({@link #lossAndGradient(Dataset,
+     * int, int, double[], double[], int, GradientReady)}); the fields above are the one in use.
+     */
+    private Scratch[] sets = new Scratch[0];
+    private int current;
     private final DropoutMasks[] dropouts;
     private long seed;
     private long step;
     private long firstRow;
-    private int capacity;
+
+    /** One chunk's activations, deltas, patches, pooling choices and dropout factors. */
+    private static final class Scratch {
+        float[] inputsF = new float[0];
+        float[][] acts = new float[0][];
+        float[][] deltas = new float[0][];
+        float[][] cols = new float[0][];
+        int[][] choices = new int[0][];
+        float[][] factors = new float[0][];
+        int capacity;
+    }
 
     ConvFloatPasses(ConvNet net, Stage[] stages, boolean[] relu) {
         this.net = net;
@@ -82,6 +99,85 @@ final class ConvFloatPasses implements ChunkPasses {
             grad[offset + j] += gradF[j];
         }
         return loss;
+    }
+
+    /**
+     * As {@link #lossAndGradient(Dataset, int, int, double[], double[], int)}, stage by stage:
+     * every chunk forward, then each stage's backward over every chunk in turn, the stage's
+     * gradient widened into {@code grad} and its range told to {@code ready} before the next
+     * stage. Each stage adds its chunks' products into {@link #gradF} in chunk order, as the
+     * chunk-by-chunk pass does, and stages own disjoint ranges: the same bits. The price: one
+     * scratch a chunk, where the chunk-by-chunk pass keeps one.
+     */
+    double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset,
+                           GradientReady ready) {
+        round(params);
+        Arrays.fill(gradF, 0f);
+        int m = (to - from + ConvNet.CHUNK - 1) / ConvNet.CHUNK;
+        if (sets.length < m) {
+            Scratch[] more = Arrays.copyOf(sets, m);
+            for (int c = sets.length; c < m; c++) {
+                more[c] = new Scratch();
+            }
+            if (sets.length == 0) {
+                save(more[0]);          // the scratch in use becomes chunk 0's
+                current = 0;
+            }
+            sets = more;
+        }
+        double loss = 0.0;
+        for (int c = 0; c < m; c++) {
+            use(c);
+            int at = from + c * ConvNet.CHUNK;
+            loss += forward(data, at, Math.min(to - at, ConvNet.CHUNK), true);
+        }
+        for (int s = stages.length - 1; s >= 0; s--) {
+            for (int c = 0; c < m; c++) {
+                use(c);
+                backward(Math.min(to - from - c * ConvNet.CHUNK, ConvNet.CHUNK), s);
+            }
+            Stage st = stages[s];
+            if (st.layer() instanceof Conv || st.layer() instanceof Dense) {
+                int w = st.offset();
+                int end = w + (st.fanIn() + 1) * st.units();
+                for (int j = w; j < end; j++) {
+                    grad[offset + j] += gradF[j];
+                }
+                ready.ready(w, end);
+            }
+        }
+        use(0);
+        return loss;
+    }
+
+    /** Makes chunk {@code c}'s scratch the one in use, keeping the one in use (which {@link #ensure} may have grown). */
+    private void use(int c) {
+        if (sets.length == 0 || c == current) {
+            return;
+        }
+        save(sets[current]);
+        load(sets[c]);
+        current = c;
+    }
+
+    private void save(Scratch s) {
+        s.inputsF = inputsF;
+        s.acts = acts;
+        s.deltas = deltas;
+        s.cols = cols;
+        s.choices = choices;
+        s.factors = factors;
+        s.capacity = capacity;
+    }
+
+    private void load(Scratch s) {
+        inputsF = s.inputsF;
+        acts = s.acts;
+        deltas = s.deltas;
+        cols = s.cols;
+        choices = s.choices;
+        factors = s.factors;
+        capacity = s.capacity;
     }
 
     /** The summed loss of samples {@code [from, to)} from the float forward pass. */

@@ -343,6 +343,52 @@ public final class ConvNet implements Classifier {
         steps.blocks(data, from, to, size, params, losses, lossAt, lossStride, grad, gradAt, gradStride);
     }
 
+    /**
+     * {@inheritDoc} In float32 without batchnorm, the last block goes stage by stage and tells
+     * each layer's range as its backward is done ({@link ConvFloatPasses}); the other blocks,
+     * float64 and batchnorm are computed as without {@code ready}.
+     */
+    @Override
+    public void blocks(Dataset data, int from, int to, int size, double[] params, double[] losses, int lossAt,
+                       int lossStride, double[] grad, int gradAt, int gradStride, GradientReady ready) {
+        if (steps != null || floats == null || ready == null) {
+            blocks(data, from, to, size, params, losses, lossAt, lossStride, grad, gradAt, gradStride);
+            return;
+        }
+        int p = parameterCount();
+        int blocks = (int) (((long) to - from + size - 1) / size);
+        for (int k = 0; k < blocks; k++) {
+            int s = from + k * size;
+            int e = (int) Math.min((long) s + size, to);
+            int at = gradAt + k * gradStride;
+            java.util.Arrays.fill(grad, at, at + p, 0.0);
+            losses[lossAt + k * lossStride] = k == blocks - 1
+                ? floats.lossAndGradient(data, s, e, params, grad, at, ready)
+                : floats.lossAndGradient(data, s, e, params, grad, at);
+        }
+    }
+
+    /** {@inheritDoc} Float32 networks without batchnorm only: the others tell nothing before the end. */
+    @Override
+    public int[] backwardRanges() {
+        if (steps != null || floats == null) {
+            return null;
+        }
+        java.util.List<int[]> r = new java.util.ArrayList<>();
+        for (int s = layout.stages.length - 1; s >= 0; s--) {
+            Stage st = layout.stages[s];
+            if (st.layer() instanceof Conv || st.layer() instanceof Dense) {
+                r.add(new int[] {st.offset(), st.offset() + (st.fanIn() + 1) * st.units()});
+            }
+        }
+        int[] out = new int[2 * r.size()];
+        for (int i = 0; i < r.size(); i++) {
+            out[2 * i] = r.get(i)[0];
+            out[2 * i + 1] = r.get(i)[1];
+        }
+        return out;
+    }
+
     /** {@return the head's training loss (see {@link Model#objective})} */
     Objective objective() {
         return doubles.objective;

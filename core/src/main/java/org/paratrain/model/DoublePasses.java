@@ -44,11 +44,20 @@ final class DoublePasses {
 
     /** The block's loss, its gradient added into {@code grad} from {@code offset}. */
     double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        return lossAndGradient(data, from, to, params, grad, offset, null);
+    }
+
+    /** As above, telling {@code ready} (when not null) each layer's range once its gradient is in {@code grad}. */
+    double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset,
+                           GradientReady ready) {
         int n = to - from;
         double loss = pass(data, from, n, params, true);
         headDeltas(data, from, n);
         for (int l = widths.length - 1; l >= 1; l--) {
             backward(data, from, n, l, params, grad, offset);
+            if (ready != null) {
+                ready.ready(net.offsets[l], net.offsets[l] + (widths[l - 1] + 1) * widths[l]);
+            }
         }
         return loss;
     }

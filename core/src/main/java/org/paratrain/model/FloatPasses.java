@@ -43,6 +43,16 @@ final class FloatPasses {
 
     /** As the double path, in floats: the loss summed in doubles from the float logits. */
     double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
+        return lossAndGradient(data, from, to, params, grad, offset, null);
+    }
+
+    /**
+     * As above; with {@code ready}, each layer's gradient is widened into {@code grad} as soon as
+     * its backward is done and its range told (the same values, added once each, as the one
+     * widening at the end without it).
+     */
+    double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset,
+                           GradientReady ready) {
         int n = to - from;
         double loss = pass(data, from, n, params, true);
         int last = net.widths.length - 1;
@@ -54,9 +64,19 @@ final class FloatPasses {
         }
         for (int l = last; l >= 1; l--) {
             backward(n, l);
+            if (ready != null) {
+                int w = net.offsets[l];
+                int end = w + (net.widths[l - 1] + 1) * net.widths[l];
+                for (int j = w; j < end; j++) {
+                    grad[offset + j] += gradF[j];
+                }
+                ready.ready(w, end);
+            }
         }
-        for (int j = 0; j < gradF.length; j++) {
-            grad[offset + j] += gradF[j];
+        if (ready == null) {
+            for (int j = 0; j < gradF.length; j++) {
+                grad[offset + j] += gradF[j];
+            }
         }
         return loss;
     }

@@ -68,6 +68,30 @@ public interface Model {
     }
 
     /**
+     * As {@link #blocks(Dataset, int, int, int, double[], double[], int, int, double[], int, int)},
+     * telling {@code ready} as parts of the gradient become final, so that an exchange can send
+     * them while the backward pass goes on. The gradients and losses are the same bits as
+     * without it. This default computes every block and tells nothing: the whole gradient is
+     * final when it returns.
+     *
+     * @param ready told each layer's range as it is final (see {@link GradientReady})
+     */
+    default void blocks(Dataset data, int from, int to, int size, double[] params, double[] losses, int lossAt,
+                        int lossStride, double[] grad, int gradAt, int gradStride, GradientReady ready) {
+        blocks(data, from, to, size, params, losses, lossAt, lossStride, grad, gradAt, gradStride);
+    }
+
+    /**
+     * {@return the parameter ranges of the layers in the order a backward pass finishes their
+     * gradients, {@code [from0, to0, from1, to1, ...]}, contiguous and covering every
+     * parameter; or null for a model whose {@link #blocks(Dataset, int, int, int, double[],
+     * double[], int, int, double[], int, int, GradientReady)} tells nothing before its end}
+     */
+    default int[] backwardRanges() {
+        return null;
+    }
+
+    /**
      * Tells a model with layers that act only in training (dropout) which step the next
      * {@link #lossAndGradient} and {@link #blocks} calls belong to, so that their random draws
      * depend on the run's seed, the step and each sample's row, never on the rank or the node

@@ -230,6 +230,37 @@ public final class MultilayerPerceptron implements Classifier {
         return Math.sqrt(-2 * Math.log(1 - u)) * Math.cos(2 * Math.PI * v);
     }
 
+    /**
+     * {@inheritDoc} The last block's backward pass tells each layer's range as it is done, the
+     * output layer's first; the other blocks are computed as without {@code ready}.
+     */
+    @Override
+    public void blocks(Dataset data, int from, int to, int size, double[] params, double[] losses, int lossAt,
+                       int lossStride, double[] grad, int gradAt, int gradStride, GradientReady ready) {
+        int p = parameterCount();
+        int blocks = (int) (((long) to - from + size - 1) / size);
+        for (int k = 0; k < blocks; k++) {
+            int s = from + k * size;
+            int e = (int) Math.min((long) s + size, to);
+            int at = gradAt + k * gradStride;
+            java.util.Arrays.fill(grad, at, at + p, 0.0);
+            GradientReady tell = k == blocks - 1 ? ready : null;
+            losses[lossAt + k * lossStride] = floats != null ? floats.lossAndGradient(data, s, e, params, grad, at, tell)
+                : doubles.lossAndGradient(data, s, e, params, grad, at, tell);
+        }
+    }
+
+    @Override
+    public int[] backwardRanges() {
+        int last = widths.length - 1;
+        int[] r = new int[2 * last];
+        for (int l = last; l >= 1; l--) {
+            r[2 * (last - l)] = offsets[l];
+            r[2 * (last - l) + 1] = offsets[l] + (widths[l - 1] + 1) * widths[l];
+        }
+        return r;
+    }
+
     @Override
     public double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
         if (floats != null) {

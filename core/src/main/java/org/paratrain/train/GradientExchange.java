@@ -40,6 +40,20 @@ interface GradientExchange {
      */
     double step(double[] weights, Optimizer optimizer, double scale);
 
+    /**
+     * Called on every rank before the model computes a step's blocks: the listener to give the
+     * model so that the exchange starts sending finished layers while the backward pass runs,
+     * or null (then the whole exchange waits for {@link #step}). Either way {@link #step} follows.
+     */
+    default org.paratrain.model.GradientReady overlap() {
+        return null;
+    }
+
+    /** Ends what the exchange runs beside the ranks (an exchange thread), at the end of training. */
+    default void close() {
+        // Nothing beside the ranks.
+    }
+
     /** The loss over all blocks times {@code scale}; valid on rank 0 at least. */
     double reduceLoss(double scale);
 

@@ -147,6 +147,14 @@ abstract class OwnRowsExchange implements GradientExchange {
         fixed.ringInto(comm, tail, rows, 0, w, owned, previous, out, 0);
     }
 
+    /** After a guess that failed: observes, agrees the grid by {@code algorithm}, deposits every row and sums. */
+    void agreeAndReduce(Allreduce algorithm) {
+        observeRows();
+        fixed.agree(comm, algorithm);
+        depositRows();
+        fixed.reduce(comm, algorithm);
+    }
+
     /** Observes every own row (after {@code begin}). */
     private void observeRows() {
         int w = params + 1;

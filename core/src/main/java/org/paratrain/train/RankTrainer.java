@@ -11,6 +11,7 @@ import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
 import org.paratrain.optim.Optimizer;
 import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.RunSpec;
 import org.paratrain.train.spec.SpecException;
 import org.paratrain.train.spec.TrainSpec;
 
@@ -169,6 +170,24 @@ public final class RankTrainer {
         }
         GradientExchange exchange = exchange(model.parameterCount());
         shared = exchange instanceof SharedExchange s ? s : null;
+        int bucket = spec.run().bucketSize();
+        if (exchange instanceof SumExchange s && bucket != 0 && !model.sumsStatistics() && repeatsNever()
+            && comm.callsFromAnotherThread()) {
+            s.overlapBuckets(model.backwardRanges(), bucket == RunSpec.BUCKET_AUTO ? RunSpec.DEFAULT_BUCKET : bucket);
+        }
+        try {
+            return train(control, exchange);
+        } finally {
+            exchange.close();
+        }
+    }
+
+    /** Whether no failure injection repeats a rank's blocks (each step's blocks are computed once). */
+    private boolean repeatsNever() {
+        return failure == null;
+    }
+
+    private TrainingResult train(TrainingControl control, GradientExchange exchange) {
         RankLoop loop = new RankLoop(comm, model, optimizer, spec, batches, seed, control, exchange);
         comm.barrier();
         loop.now = comm.wtime();
@@ -221,8 +240,9 @@ public final class RankTrainer {
                 trainingStep(d, e, s);
                 // More than once only when a slower rank is injected (and never with batchnorm, whose
                 // blocks sum their statistics with the other ranks').
-                for (int k = 0; k < (model.sumsStatistics() ? 1 : repeats); k++) {
-                    computeBlocks(exchange, ranges, d, loop.weights, true);
+                int times = model.sumsStatistics() ? 1 : repeats;
+                for (int k = 0; k < times; k++) {
+                    computeBlocks(exchange, ranges, d, loop.weights, k == times - 1 ? exchange.overlap() : null);
                 }
             }
             double t1 = comm.wtime();
@@ -310,6 +330,17 @@ public final class RankTrainer {
     /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */
     private void computeBlocks(GradientExchange exchange, BlockRanges ranges, Dataset data, double[] weights,
                                boolean gradients) {
+        computeBlocks(exchange, ranges, data, weights, gradients, null);
+    }
+
+    /** As above, with the gradients, telling {@code ready} (when not null) as the model's layers are done. */
+    private void computeBlocks(GradientExchange exchange, BlockRanges ranges, Dataset data, double[] weights,
+                               org.paratrain.model.GradientReady ready) {
+        computeBlocks(exchange, ranges, data, weights, true, ready);
+    }
+
+    private void computeBlocks(GradientExchange exchange, BlockRanges ranges, Dataset data, double[] weights,
+                               boolean gradients, org.paratrain.model.GradientReady ready) {
         BlockSharding sharding = ranges.sharding();
         int first = ranges.first(comm.rank());
         int end = ranges.end(comm.rank());
@@ -322,10 +353,17 @@ public final class RankTrainer {
             if (end > first || model.sumsStatistics()) {
                 // One call for the rank's blocks: consecutive, of one size but for the data's last,
                 // at offsets that step evenly (GradientExchange's contract).
-                model.blocks(data, sharding.blockStart(first) - shift, sharding.blockStart(end) - shift,
-                    sharding.blockSize(), weights, losses, exchange.lossIndex(0),
-                    exchange.lossIndex(1) - exchange.lossIndex(0), grads, exchange.gradientOffset(0),
-                    exchange.gradientOffset(1) - exchange.gradientOffset(0));
+                int lossStride = exchange.lossIndex(1) - exchange.lossIndex(0);
+                int gradStride = exchange.gradientOffset(1) - exchange.gradientOffset(0);
+                if (ready != null) {
+                    model.blocks(data, sharding.blockStart(first) - shift, sharding.blockStart(end) - shift,
+                        sharding.blockSize(), weights, losses, exchange.lossIndex(0), lossStride, grads,
+                        exchange.gradientOffset(0), gradStride, ready);
+                } else {
+                    model.blocks(data, sharding.blockStart(first) - shift, sharding.blockStart(end) - shift,
+                        sharding.blockSize(), weights, losses, exchange.lossIndex(0), lossStride, grads,
+                        exchange.gradientOffset(0), gradStride);
+                }
             }
             return;
         }

@@ -46,6 +46,10 @@ final class SumExchange extends OwnRowsExchange {
     /** The sum, loss first (a float sum, and a fixed one by halves or in one ring). */
     private final double[] total;
     private final double[] gradient;
+    /** The bucketed sum during backward, or null ({@link #overlapBuckets}). */
+    private OverlappedSum overlapped;
+    /** Whether this step's buckets went out during the blocks. */
+    private boolean overlapping;
 
     SumExchange(Communicator comm, BlockRanges ranges, int params, Allreduce allreduce, Sum sum) {
         super(comm, ranges, params, allreduce, sum);
@@ -57,11 +61,52 @@ final class SumExchange extends OwnRowsExchange {
             && AllreduceHalves.names().contains(allreduce.name()) ? AllreduceHalves.create(allreduce.name()) : null;
     }
 
+    /**
+     * Sends the gradient in buckets of at least {@code bucket} parameters while the backward pass
+     * runs, for a fixed-point sum and a model that tells its layers ({@code ranges}, see
+     * {@link OverlappedSum}); the same bits as without.
+     *
+     * @return the number of buckets, or 0 when there is nothing to overlap (one bucket, a float
+     *         sum, a model that tells nothing)
+     */
+    int overlapBuckets(int[] ranges, int bucket) {
+        overlapped = fixed == null ? null : OverlappedSum.plan(comm, allreduce, fixed, params, ranges, bucket);
+        return overlapped == null ? 0 : overlapped.buckets();
+    }
+
+    @Override
+    public org.paratrain.model.GradientReady overlap() {
+        overlapping = overlapped != null && overlapped.begin(blocks, rows, owned, params + 1);
+        return overlapping ? overlapped : null;
+    }
+
+    /** {@return the bucketed sum, or null: for tests} */
+    OverlappedSum overlapped() {
+        return overlapped;
+    }
+
+    @Override
+    public void close() {
+        if (overlapped != null) {
+            overlapped.close();
+        }
+    }
+
     @Override
     public double step(double[] weights, Optimizer optimizer, double scale) {
         double loss;
         try {
-            if (halves != null) {
+            if (overlapping) {
+                overlapping = false;
+                if (!overlapped.finish()) {
+                    agreeAndReduce(allreduce);         // the guess failed: as the plain way's retry
+                }
+                fixed.get(1, gradient, 0, params);
+                loss = fixed.get(0);
+                for (int j = 0; j < params; j++) {
+                    gradient[j] *= scale;
+                }
+            } else if (halves != null) {
                 if (allreduce.name().equals("ring")) {
                     sumRowsByRing(checkWords, total);
                 } else {

@@ -551,6 +551,70 @@ public final class FixedSum {
         return true;
     }
 
+    /**
+     * {@return the first word that holds values at or after {@code value} only}: with
+     * {@link #wordsBefore} it names the words a range of values fills alone, which may be summed
+     * ({@link #reduceWords}) while other values are still being deposited (where two values share
+     * a word, a word at the range's edge is left to the rest)
+     * @param value a value index, 0 to {@link #size()}
+     */
+    public int wordsFrom(int value) {
+        return switch (format) {
+            case ONE_WORD -> value;
+            case TWO_WORDS -> 2 * value;
+            case HALF_WORD -> (value + 1) / 2;
+        };
+    }
+
+    /**
+     * {@return the end (exclusive) of the words that hold values before {@code value} only}
+     * @param value a value index, 0 to {@link #size()}
+     */
+    public int wordsBefore(int value) {
+        return value == segments.size() ? checks : switch (format) {
+            case ONE_WORD -> value;
+            case TWO_WORDS -> 2 * value;
+            case HALF_WORD -> value / 2;
+        };
+    }
+
+    /** {@return the number of value words: the check words and the block count follow them} */
+    public int valueWords() {
+        return checks;
+    }
+
+    /**
+     * Sums value words {@code [from, to)} of every rank in place, as {@link #reduce} sums them
+     * all, without the check words: a bucket of a step whose values in those words are all
+     * deposited, sent while others are still being computed. Finish the step with
+     * {@link #reduceChecks} after every other value word was summed this way (each word once).
+     * Every rank calls it with the same ranges in the same order.
+     *
+     * @param comm      the ranks
+     * @param algorithm any allreduce
+     * @param from      the first word
+     * @param to        end of the words (exclusive), at most {@link #valueWords()}
+     */
+    public void reduceWords(Communicator comm, Allreduce algorithm, int from, int to) {
+        Objects.checkFromToIndex(from, to, checks);
+        if (to > from) {
+            algorithm.allreduce(comm, words, from, to - from, Reduction.WORD_SUM);
+        }
+    }
+
+    /**
+     * Writes a guess's check words (from every deposit made: call it after the last) and sums
+     * them and the block count over the ranks: with {@link #reduceWords} of every value word,
+     * what {@link #reduce} does in one call. Then {@link #guessHeld()} and {@link #get}.
+     *
+     * @param comm      the ranks
+     * @param algorithm any allreduce
+     */
+    public void reduceChecks(Communicator comm, Allreduce algorithm) {
+        seal();
+        algorithm.allreduce(comm, words, checks, words.length - checks, Reduction.WORD_SUM);
+    }
+
     /** {@return the chunked ways of this sum's steps (the benchmark times their parts)} */
     ChunkedSum chunked() {
         if (chunked == null) {

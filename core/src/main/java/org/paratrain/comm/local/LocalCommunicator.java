@@ -8,6 +8,12 @@ import org.paratrain.comm.MessageTooLongException;
  * and 64-bit words travel by the same path; the channel keeps them apart.
  */
 final class LocalCommunicator implements Communicator {
+    /** Any thread may wait in the fabric: it parks and unparks the thread that waits, not the rank's. */
+    @Override
+    public boolean callsFromAnotherThread() {
+        return true;
+    }
+
     /** Tags below zero are the backend's own; user tags are never negative. */
     private static final int BARRIER_TAG = -1;
     private static final double[] EMPTY = new double[0];

@@ -17,6 +17,12 @@ import org.paratrain.comm.ProcessGroup;
  * a ring through both kinds of neighbour free of deadlock.
  */
 final class ThreadRank implements Communicator, ProcessGroup {
+    /** The process holds MPI at {@code MPI_THREAD_SERIALIZED}, and every call goes under its lock ({@link FunneledCalls}). */
+    @Override
+    public boolean callsFromAnotherThread() {
+        return true;
+    }
+
     private static final int TAG_BASE = Communicator.MAX_TAG + 1;
 
     private final ThreadRanks process;

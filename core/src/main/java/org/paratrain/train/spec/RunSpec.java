@@ -16,14 +16,27 @@ import org.paratrain.train.LossReduction;
  * @param rebalance     every how many steps the ranks move their block boundaries to follow the
  *                      speeds they measured, 0 for never (each rank keeps an even share), or
  *                      {@link #REBALANCE_AUTO} for windows of about 0.2 s of steps
+ * @param bucketSize    the least parameters a bucket of the gradient sent while the backward pass
+ *                      runs (networks, fixed-point sums, an allreduce), 0 for none (the whole
+ *                      gradient after backward), or {@link #BUCKET_AUTO}; the bits do not depend on it
  */
 public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossReduction lossReduction,
-                      int blockSize, int rebalance) {
+                      int blockSize, int rebalance, int bucketSize) {
 
     /** The longest window over which ranks measure their speed before the split may move. */
     public static final int MAX_REBALANCE = 100_000;
     /** {@code --rebalance auto}: windows as many steps as take about 0.2 s, measured as the run goes. */
     public static final int REBALANCE_AUTO = -1;
+
+    /** {@code --bucket-size auto}: {@link #DEFAULT_BUCKET} where the exchange can overlap backward. */
+    public static final int BUCKET_AUTO = -1;
+    /**
+     * The least parameters a bucket sent during backward, by default: large enough that a
+     * bucket's allreduce is not latency-bound on a link (a 64k-value bucket is 0.5 MB of words,
+     * 4 ms at 1 Gbit/s against tens of microseconds of latency), small enough to cut a CNN's
+     * dense layers from its convolutions.
+     */
+    public static final int DEFAULT_BUCKET = 1 << 16;
 
     /** The most ranks a run may have. */
     public static final int MAX_NODES = 4096;
@@ -39,6 +52,24 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
             + blockSize);
         SpecException.check(rebalance >= REBALANCE_AUTO && rebalance <= MAX_REBALANCE, "rebalance", "must be a number "
             + "of steps in [1, " + MAX_REBALANCE + "] (or 0 for never), or auto, got " + rebalance);
+        SpecException.check(bucketSize >= BUCKET_AUTO, "bucket size", "must be a number of parameters of at least 1 "
+            + "(or 0 for no overlap), or auto, got " + bucketSize);
+    }
+
+    /**
+     * A run with the default buckets ({@link #BUCKET_AUTO}).
+     *
+     * @param nodes         the node count
+     * @param epochs        passes over the training data
+     * @param batchSize     samples per step, 0 for full batch
+     * @param seed          seed of the batch order and of the initial weights
+     * @param lossReduction sum or mean of the per-sample losses
+     * @param blockSize     samples per shard block, 0 for the default
+     * @param rebalance     steps a window of the rebalancer, 0 for never, or {@link #REBALANCE_AUTO}
+     */
+    public RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossReduction lossReduction, int blockSize,
+                   int rebalance) {
+        this(nodes, epochs, batchSize, seed, lossReduction, blockSize, rebalance, BUCKET_AUTO);
     }
 
     /**
@@ -84,7 +115,7 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      * @param n the node count
      */
     public RunSpec withNodes(Nodes n) {
-        return new RunSpec(n, epochs, batchSize, seed, lossReduction, blockSize, rebalance);
+        return new RunSpec(n, epochs, batchSize, seed, lossReduction, blockSize, rebalance, bucketSize);
     }
 
     /**
@@ -92,7 +123,7 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      * @param e the new value
      */
     public RunSpec withEpochs(int e) {
-        return new RunSpec(nodes, e, batchSize, seed, lossReduction, blockSize, rebalance);
+        return new RunSpec(nodes, e, batchSize, seed, lossReduction, blockSize, rebalance, bucketSize);
     }
 
     /**
@@ -101,7 +132,7 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      * @param s the schedule
      */
     public RunSpec withBatches(int size, long s) {
-        return new RunSpec(nodes, epochs, size, s, lossReduction, blockSize, rebalance);
+        return new RunSpec(nodes, epochs, size, s, lossReduction, blockSize, rebalance, bucketSize);
     }
 
     /**
@@ -109,7 +140,7 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      * @param r the new value
      */
     public RunSpec withLossReduction(LossReduction r) {
-        return new RunSpec(nodes, epochs, batchSize, seed, r, blockSize, rebalance);
+        return new RunSpec(nodes, epochs, batchSize, seed, r, blockSize, rebalance, bucketSize);
     }
 
     /**
@@ -117,7 +148,16 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      * @param b samples per block, 0 for the default
      */
     public RunSpec withBlockSize(int b) {
-        return new RunSpec(nodes, epochs, batchSize, seed, lossReduction, b, rebalance);
+        return new RunSpec(nodes, epochs, batchSize, seed, lossReduction, b, rebalance, bucketSize);
+    }
+
+    /**
+     * {@return this run with buckets of at least {@code b} parameters sent during backward (0: none;
+     * {@link #BUCKET_AUTO}: the default)}
+     * @param b the new value
+     */
+    public RunSpec withBucketSize(int b) {
+        return new RunSpec(nodes, epochs, batchSize, seed, lossReduction, blockSize, rebalance, b);
     }
 
     /** {@return whether the ranks' block boundaries may move ({@code --rebalance} given, not 0)} */
@@ -149,7 +189,7 @@ public record RunSpec(Nodes nodes, int epochs, int batchSize, long seed, LossRed
      * @param steps the window over which ranks measure their speed
      */
     public RunSpec withRebalance(int steps) {
-        return new RunSpec(nodes, epochs, batchSize, seed, lossReduction, blockSize, steps);
+        return new RunSpec(nodes, epochs, batchSize, seed, lossReduction, blockSize, steps, bucketSize);
     }
 
     /** The node count: a number, or not yet chosen. */

@@ -1,0 +1,22 @@
+package org.paratrain.model;
+
+/**
+ * Told, during a training step's backward pass, that part of the gradient is final: the
+ * exchange may send it while the pass goes on (the overlap of communication with backward).
+ *
+ * <p>{@link Model#blocks(org.paratrain.data.Dataset, int, int, int, double[], double[], int, int,
+ * double[], int, int, GradientReady)} calls it from the thread that computes, once per layer
+ * with parameters, in the order the backward pass finishes them (the output layer's first),
+ * each time for a range no other call names. Indices not named by the end of the call are
+ * final at its end.
+ */
+@FunctionalInterface
+public interface GradientReady {
+    /**
+     * Parameters {@code [from, to)} of every block's gradient row of the current call are final.
+     *
+     * @param from the first parameter index
+     * @param to   end of the range (exclusive)
+     */
+    void ready(int from, int to);
+}

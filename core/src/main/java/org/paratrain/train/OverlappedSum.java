@@ -1,0 +1,253 @@
+package org.paratrain.train;
+
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.sum.FixedSum;
+import org.paratrain.comm.CommInterruptedException;
+import org.paratrain.comm.Communicator;
+import org.paratrain.model.GradientReady;
+
+/**
+ * A step's fixed-point sum sent in buckets while the backward pass runs, as PyTorch's DDP and
+ * Horovod send theirs: the model tells which layers' gradients are final ({@link GradientReady}),
+ * the rows of this rank's blocks are deposited there, and each bucket's words are summed by a
+ * communication thread while the main thread goes on with the layers below.
+ *
+ * <h2>Why the bits do not change</h2>
+ * The words are those of the one-call sum: the same values deposited onto the same grid (the
+ * step before's, guessed), and integer addition is exact, so summing the words in buckets, in
+ * any order and grouping, gives every word the value one allreduce gives it. The grid cannot be
+ * agreed before backward without a round of its own, so overlap needs a guessed grid: the first
+ * step, and a step whose guess fails (the check words go last, after every deposit), take the
+ * plain way ({@link OwnRowsExchange#sumRows}): the same bits again.
+ *
+ * <h2>Why the order is the same on every rank</h2>
+ * Every rank must call the same allreduces in the same order. The buckets are planned once,
+ * from the model's layers ({@code backwardRanges}) and the bucket size, the same on every rank:
+ * layers in backward order, the output layer's first, cut after each layer that brings a
+ * bucket to the size. A bucket goes as soon as this rank's rows are final there, or at the end
+ * of the blocks at the latest (a rank that computes no block sends every bucket then), in the
+ * plan's order; the last bucket, the loss, the words two buckets share (half words) and the
+ * check words go last. Only the communication thread calls the communicator during the blocks,
+ * and only the main thread outside them: the calls stay one at a time, as MPI's
+ * {@code MPI_THREAD_SERIALIZED} allows, and the hand-over through the thread's queue orders
+ * them.
+ *
+ * <p>One instance an exchange (a rank); call order each step: {@link #begin}, the model's
+ * blocks with this as their {@link GradientReady}, {@link #finish}.
+ */
+final class OverlappedSum implements GradientReady, AutoCloseable {
+    private final Communicator comm;
+    private final Allreduce algorithm;
+    private final FixedSum fixed;
+    private final int params;
+    /** The early buckets' parameter ranges {@code [lo, hi)}, in send order; the last bucket is not among them. */
+    private final int[] lo;
+    private final int[] hi;
+    private ExecutorService thread;
+    private Future<?> pending;
+    /** The first failure of the communication thread this step, rethrown on the main thread. */
+    private volatile RuntimeException failed;
+    private double[] rows;
+    private int owned;
+    private int width;
+    /** Parameters {@code [readyFrom, params)} of every own row are final and deposited. */
+    private int readyFrom;
+    /** The next early bucket to send. */
+    private int next;
+    private boolean active;
+    /** Buckets summed so far, over the run: what a test of the overlap watches. */
+    private final java.util.concurrent.atomic.AtomicLong summed = new java.util.concurrent.atomic.AtomicLong();
+
+    private OverlappedSum(Communicator comm, Allreduce algorithm, FixedSum fixed, int params, int[] lo, int[] hi) {
+        this.comm = comm;
+        this.algorithm = algorithm;
+        this.fixed = fixed;
+        this.params = params;
+        this.lo = lo;
+        this.hi = hi;
+    }
+
+    /**
+     * {@return the buckets of a model, or null where there is nothing to overlap: no layers told,
+     * layers that do not cover the parameters from the top down, or one bucket}
+     * @param ranges  the model's {@code backwardRanges()}
+     * @param bucket  the least parameters a bucket, at least 1
+     */
+    static OverlappedSum plan(Communicator comm, Allreduce algorithm, FixedSum fixed, int params, int[] ranges,
+                              int bucket) {
+        if (ranges == null || ranges.length < 4 || bucket < 1) {
+            return null;
+        }
+        int top = params;
+        java.util.List<int[]> buckets = new java.util.ArrayList<>();
+        int start = params;
+        for (int i = 0; i < ranges.length; i += 2) {
+            if (ranges[i + 1] != top || ranges[i] > ranges[i + 1]) {
+                return null;                // not contiguous from the top: send it whole
+            }
+            top = ranges[i];
+            if (start - top >= bucket && top > 0) {
+                buckets.add(new int[] {top, start});
+                start = top;
+            }
+        }
+        if (top != 0 || buckets.isEmpty()) {
+            return null;
+        }
+        int[] lo = buckets.stream().mapToInt(b -> b[0]).toArray();
+        int[] hi = buckets.stream().mapToInt(b -> b[1]).toArray();
+        return new OverlappedSum(comm, algorithm, fixed, params, lo, hi);
+    }
+
+    /** {@return the number of buckets, the last (sent with the check words) included} */
+    int buckets() {
+        return lo.length + 1;
+    }
+
+    /**
+     * Starts a step on the grid the last step agreed, if there is one.
+     *
+     * @param blocks the step's blocks over all ranks
+     * @param rows   this rank's rows, loss then gradient, {@code width} apart
+     * @param owned  this rank's blocks
+     * @return false, with the sum begun and nothing guessed, when no grid can be guessed: then
+     *         this step goes the plain way and this is not to be told anything
+     */
+    boolean begin(int blocks, double[] rows, int owned, int width) {
+        fixed.begin(blocks);
+        active = fixed.guessGrid();
+        this.rows = rows;
+        this.owned = owned;
+        this.width = width;
+        readyFrom = params;
+        next = 0;
+        failed = null;
+        return active;
+    }
+
+    /** Deposits parameters {@code [from, to)} of every own row, and sends the buckets now whole. */
+    @Override
+    public void ready(int from, int to) {
+        if (!active || to != readyFrom || from >= to) {
+            return;             // out of order: deposited at the end
+        }
+        for (int k = 0; k < owned; k++) {
+            fixed.deposit(from + 1, rows, k * width + from + 1, to - from);
+        }
+        readyFrom = from;
+        while (next < lo.length && lo[next] >= readyFrom) {
+            send(next++);
+        }
+    }
+
+    /** Bucket {@code b}'s words, summed on the communication thread. */
+    private void send(int b) {
+        int from = fixed.wordsFrom(lo[b] + 1);
+        int to = fixed.wordsBefore(hi[b] + 1);
+        submit(() -> {
+            fixed.reduceWords(comm, algorithm, from, to);
+            summed.incrementAndGet();
+        });
+    }
+
+    /** {@return the early buckets summed so far, over the run} */
+    long summed() {
+        return summed.get();
+    }
+
+    private void submit(Runnable task) {
+        if (thread == null) {
+            thread = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "paratrain-exchange-" + comm.rank());
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        pending = thread.submit(() -> {
+            if (failed != null) {
+                return;         // an earlier bucket failed: the step ends with its error
+            }
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                failed = e;
+            }
+        });
+    }
+
+    /**
+     * Ends the step: deposits what was not told, sends every bucket not sent, the rest of the
+     * words and the check words, and waits for them.
+     *
+     * @return {@link FixedSum#guessHeld()}: when true the sum is ready to read; when false the
+     *         sum is begun afresh with the guess dropped, to be redone the plain way
+     */
+    boolean finish() {
+        for (int k = 0; k < owned; k++) {
+            fixed.deposit(0, rows, k * width, readyFrom + 1);
+        }
+        fixed.endBlocks(owned);
+        while (next < lo.length) {
+            send(next++);
+        }
+        // Words no bucket held alone: those below the last early bucket (the last bucket and the
+        // loss), and for half words the one two buckets share at each cut.
+        int below = lo.length == 0 ? fixed.valueWords() : fixed.wordsFrom(lo[lo.length - 1] + 1);
+        int[] gaps = new int[2 * lo.length + 2];
+        int n = 0;
+        gaps[n++] = 0;
+        gaps[n++] = below;
+        for (int b = 0; b + 1 < lo.length; b++) {
+            int from = fixed.wordsBefore(hi[b + 1] + 1);
+            int to = fixed.wordsFrom(lo[b] + 1);
+            if (to > from) {
+                gaps[n++] = from;
+                gaps[n++] = to;
+            }
+        }
+        int count = n;
+        submit(() -> {
+            for (int i = 0; i < count; i += 2) {
+                fixed.reduceWords(comm, algorithm, gaps[i], gaps[i + 1]);
+            }
+            fixed.reduceChecks(comm, algorithm);
+        });
+        await();
+        active = false;
+        if (fixed.guessHeld()) {
+            return true;
+        }
+        fixed.retry();
+        return false;
+    }
+
+    /** Waits for the communication thread's work; its failure, or an interrupt, ends the step here. */
+    private void await() {
+        try {
+            pending.get();
+        } catch (InterruptedException e) {
+            thread.shutdownNow();       // its wait ends too (the ranks' fabric or MPI's polling sees the interrupt)
+            thread = null;
+            Thread.currentThread().interrupt();
+            throw new CommInterruptedException(comm.rank(), "bucketed allreduce", -1);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the exchange thread failed", e.getCause());
+        }
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    /** Ends the communication thread (idle between steps). */
+    @Override
+    public void close() {
+        if (thread != null) {
+            thread.shutdownNow();
+            thread = null;
+        }
+    }
+}
