@@ -41,7 +41,8 @@ final class ExchangeOptions {
     @Option(names = "--bucket-size", defaultValue = "auto", paramLabel = "PARAMS|auto",
         description = "Networks (MLP, float32 CNN) with an allreduce and a fixed sum send the gradient in buckets of "
             + "at least PARAMS parameters (k and M suffixes: 2^10, 2^20) while the backward pass goes on, the output "
-            + "layer's first; 0 sends it whole after backward. auto (default): 64k. The results are the same bits "
+            + "layer's first; 0 sends it whole after backward. auto (default): 64k between MPI processes, 0 for "
+            + "ranks that are threads of one JVM (shared memory, where it does not pay). The results are the same bits "
             + "at any bucket size.")
     String bucketText;
 

@@ -171,9 +171,15 @@ public final class RankTrainer {
         GradientExchange exchange = exchange(model.parameterCount());
         shared = exchange instanceof SharedExchange s ? s : null;
         int bucket = spec.run().bucketSize();
+        // auto: across processes only. Ranks that are threads of one JVM exchange through memory,
+        // where sending during backward measured slower (the last block goes stage by stage, and
+        // the exchange thread takes a core the ranks compute on): see docs/design.md.
+        if (bucket == RunSpec.BUCKET_AUTO) {
+            bucket = comm.backend().equals("local") ? 0 : RunSpec.DEFAULT_BUCKET;
+        }
         if (exchange instanceof SumExchange s && bucket != 0 && !model.sumsStatistics() && repeatsNever()
             && comm.callsFromAnotherThread()) {
-            s.overlapBuckets(model.backwardRanges(), bucket == RunSpec.BUCKET_AUTO ? RunSpec.DEFAULT_BUCKET : bucket);
+            s.overlapBuckets(model.backwardRanges(), bucket);
         }
         try {
             return train(control, exchange);

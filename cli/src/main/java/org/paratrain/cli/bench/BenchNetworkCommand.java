@@ -73,6 +73,11 @@ final class BenchNetworkCommand implements Runnable {
         + "on the layout).")
     List<String> sums;
 
+    @Option(names = "--bucket-size", split = ",", defaultValue = "0,auto", description = "paratrain's buckets sent "
+        + "during backward, each run beside the others (default ${DEFAULT-VALUE}: the whole gradient after backward, "
+        + "and train's default buckets).")
+    List<String> buckets;
+
     @Option(names = "--batch-size", defaultValue = "256", description = "Global batch (default ${DEFAULT-VALUE}).")
     int batch;
 
@@ -102,6 +107,8 @@ final class BenchNetworkCommand implements Runnable {
      * @param link      the link's rate, or unshaped
      * @param model     mlp or cnn
      * @param layout    hosts x ranks a host
+     * @param sum       paratrain's sum
+     * @param bucket    paratrain's bucket size ({@code 0}: the whole gradient after backward)
      * @param paratrain paratrain's best samples per second
      * @param exchange  the share of that run's time spent exchanging (an overlap's bound)
      * @param torch     PyTorch DDP's best samples per second, NaN where it did not run
@@ -110,8 +117,8 @@ final class BenchNetworkCommand implements Runnable {
      * @param modelMs   the cost model's prediction of it, fitted to this link's bare allreduce (NaN: none)
      * @param fit       the worker's result, whose link fit goes to machine-LINK-LAYOUT.json for {@code plan}
      */
-    record Row(String link, String model, String layout, String sum, double paratrain, double exchange, double torch,
-               String params, double stepMs, double modelMs, JsonNode fit) {
+    record Row(String link, String model, String layout, String sum, String bucket, double paratrain, double exchange,
+               double torch, String params, double stepMs, double modelMs, JsonNode fit) {
         double ratio() {
             return paratrain / torch;
         }
@@ -127,7 +134,12 @@ final class BenchNetworkCommand implements Runnable {
         }
 
         String key() {
-            return model + "_" + link + "_" + layout + "_" + sum.replace("fixed:", "fixed");
+            return model + "_" + link + "_" + layout + "_" + sum.replace("fixed:", "fixed") + "_bucket" + bucket;
+        }
+
+        /** {@return the row's overlap as the table names it: off, or the bucket size} */
+        String overlap() {
+            return bucket.equals("0") ? "off" : bucket;
         }
     }
 
@@ -183,14 +195,16 @@ final class BenchNetworkCommand implements Runnable {
                             err.flush();
                             double t = torch == null ? Double.NaN : torchRun(ddp, model, k);
                             for (String sum : sums) {
-                                JsonNode p = paratrain(netns, env, work, link, model, k, sum);
-                                Row r = new Row(link, model, layout, sum, p.path("samples_per_s").asDouble(),
-                                    p.path("exchange_share").asDouble(), t, p.path("params_hash").asText(),
-                                    p.path("exchange_ms_per_step").asDouble(),
-                                    p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p);
-                                rows.add(r);
-                                out.println(NetworkReport.line(r));
-                                out.flush();
+                                for (String bucket : buckets) {
+                                    JsonNode p = paratrain(netns, env, work, link, model, k, sum, bucket);
+                                    Row r = new Row(link, model, layout, sum, bucket, p.path("samples_per_s").asDouble(),
+                                        p.path("exchange_share").asDouble(), t, p.path("params_hash").asText(),
+                                        p.path("exchange_ms_per_step").asDouble(),
+                                        p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p);
+                                    rows.add(r);
+                                    out.println(NetworkReport.line(r));
+                                    out.flush();
+                                }
                             }
                         }
                     }
@@ -233,6 +247,12 @@ final class BenchNetworkCommand implements Runnable {
                 summary.append(String.format(Locale.ROOT, " %s_ddp_samples_per_s=%.0f %s_ratio=%.3f", r.key(), r.torch(),
                     r.key(), r.ratio()));
             }
+            // Overlap against the same run without it: the speedup, and the most it could be, all of
+            // the exchange hidden (1 / (1 - the exchange's share without overlap)).
+            rows.stream().filter(o -> o.bucket().equals("0") && !r.bucket().equals("0") && o.link().equals(r.link())
+                && o.model().equals(r.model()) && o.layout().equals(r.layout()) && o.sum().equals(r.sum())).findFirst()
+                .ifPresent(o -> summary.append(String.format(Locale.ROOT, " %s_overlap_speedup=%.3f %s_overlap_bound=%.3f",
+                    r.key(), r.paratrain() / o.paratrain(), r.key(), 1 / (1 - o.exchange()))));
         }
         out.println(summary);
         out.flush();
@@ -252,15 +272,18 @@ final class BenchNetworkCommand implements Runnable {
 
     /** paratrain's measurement: an MPI job of 2 processes of {@code k} ranks, launched in the first host. */
     private JsonNode paratrain(Path netns, Map<String, String> env, Path work, String link, String model, int k,
-                               String sum) throws IOException {
-        Path result = work.resolve("paratrain-" + link + "-" + model + "-" + k + "-" + sum.replace(':', '-') + ".json");
+                               String sum, String bucket) throws IOException {
+        String tag = model + "-" + k + "-" + sum.replace(':', '-') + "-" + bucket;
+        Path result = work.resolve("paratrain-" + link + "-" + tag + ".json");
         Files.deleteIfExists(result);
         ObjectNode job = RunWriter.json().createObjectNode().put("model", model).put("precision", precision)
             .put("batch", batch).put("steps", steps).put("rounds", rounds).put("ranks_per_process", k)
             .put("block_size", blockSize()).put("allreduce", allreduce).put("sum", sum)
+            .put("bucket_size", bucket.equals("auto") ? org.paratrain.train.spec.RunSpec.DEFAULT_BUCKET
+                : Integer.parseInt(bucket))
             .put("hostfile", DIR.resolve("hostfile").toString()).put("agent", DIR.resolve("rsh-agent").toString())
             .put("result", result.toString());
-        Path jobFile = work.resolve("job-" + model + "-" + k + "-" + sum.replace(':', '-') + ".json");
+        Path jobFile = work.resolve("job-" + tag + ".json");
         RunWriter.json().writeValue(jobFile.toFile(), job);
         List<String> cmd = new ArrayList<>(List.of("exec", ProcessHandle.current().info().command().orElse("java"),
             "--enable-native-access=ALL-UNNAMED", "-cp", classPath(), NetworkWorker.class.getName(),
@@ -441,6 +464,12 @@ final class BenchNetworkCommand implements Runnable {
             }
         }
         org.paratrain.train.spec.ModelNames.precision(precision);
+        for (String b : buckets) {
+            if (!b.equals("auto") && !b.matches("[0-9]{1,9}")) {
+                throw new IllegalArgumentException("--bucket-size must be numbers of parameters (0: no overlap) or auto, "
+                    + "got '" + b + "'");
+            }
+        }
         for (String sum : sums) {
             try {
                 org.paratrain.train.spec.ExchangeSpec.parse(allreduce, org.paratrain.train.spec.ExchangeSpec.Sum.parse(sum));

@@ -16,14 +16,14 @@ import org.paratrain.experiment.RunWriter;
 final class NetworkReport {
     private NetworkReport() { }
 
-    static final String HEADER = "| link | model | hosts x ranks | sum | paratrain (samples/s) | exchange share | "
+    static final String HEADER = "| link | model | hosts x ranks | sum | overlap | paratrain (samples/s) | exchange share | "
         + "exchange (ms/step) | cost model (ms/step) | error | PyTorch DDP (samples/s) | paratrain / DDP | target |\n"
-        + "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|";
+        + "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|";
 
     /** One row of the table, as printed and as written to the Markdown file. */
     static String line(BenchNetworkCommand.Row r) {
-        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %.1f |",
-            r.link(), r.model(), r.layout(), r.sum(), r.paratrain(), 100 * r.exchange(), r.stepMs(), dash(r.modelMs(), "%.2f"),
+        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %.1f |",
+            r.link(), r.model(), r.layout(), r.sum(), r.overlap(), r.paratrain(), 100 * r.exchange(), r.stepMs(), dash(r.modelMs(), "%.2f"),
             Double.isNaN(r.modelMs()) ? "-" : String.format(Locale.ROOT, "%+.0f%%", 100 * r.error()),
             dash(r.torch(), "%.0f"), dash(r.ratio(), "%.2f"), r.target());
     }
@@ -43,7 +43,7 @@ final class NetworkReport {
     /** The rows as CSV, JSON and Markdown, and the ratios (or, without PyTorch, samples/s) as a plot. */
     static void write(List<BenchNetworkCommand.Row> rows, String torch, Path outDir, int batch, int steps, int rounds,
                       String precision) {
-        StringBuilder csv = new StringBuilder("link,model,layout,sum,paratrain_samples_per_s,exchange_share,"
+        StringBuilder csv = new StringBuilder("link,model,layout,sum,bucket_size,paratrain_samples_per_s,exchange_share,"
             + "exchange_ms_per_step,predicted_exchange_ms_per_step,model_error,pytorch_samples_per_s,ratio,target,"
             + "params_hash\n");
         StringBuilder md = new StringBuilder(HEADER).append('\n');
@@ -52,12 +52,12 @@ final class NetworkReport {
             .put("pytorch", torch);
         var array = json.putArray("rows");
         for (BenchNetworkCommand.Row r : rows) {
-            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%.1f,%.4f,%.3f,%s,%s,%s,%s,%.1f,%s%n", r.link(), r.model(),
-                r.layout(), r.sum(), r.paratrain(), r.exchange(), r.stepMs(), num(r.modelMs(), "%.3f"), num(r.error(), "%.3f"),
+            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%.1f,%.4f,%.3f,%s,%s,%s,%s,%.1f,%s%n", r.link(), r.model(),
+                r.layout(), r.sum(), r.bucket(), r.paratrain(), r.exchange(), r.stepMs(), num(r.modelMs(), "%.3f"), num(r.error(), "%.3f"),
                 num(r.torch(), "%.1f"), num(r.ratio(), "%.3f"), r.target(), r.params()));
             md.append(line(r)).append('\n');
             var o = array.addObject().put("link", r.link()).put("model", r.model()).put("layout", r.layout())
-                .put("sum", r.sum())
+                .put("sum", r.sum()).put("bucket_size", r.bucket())
                 .put("paratrain_samples_per_s", r.paratrain()).put("exchange_share", r.exchange())
                 .put("exchange_ms_per_step", r.stepMs())
                 .put("target", r.target()).put("params_hash", r.params());
@@ -76,7 +76,7 @@ final class NetworkReport {
             org.paratrain.io.AtomicFiles.writeBytes(stage.resolve("bench-network.json"),
                 o -> RunWriter.json().writeValue(o, json));
             List<String> labels = rows.stream().map(r -> r.model() + " " + r.link() + " " + r.layout() + " "
-                + r.sum().replace("fixed:", "")).toList();
+                + r.sum().replace("fixed:", "") + (r.bucket().equals("0") ? "" : " overlap")).toList();
             org.knowm.xchart.CategoryChart chart = torch == null
                 ? org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(BenchNetworkCommand.Row::paratrain).toList(),
                     rows.stream().map(r -> Double.NaN).toList(), "paratrain, two emulated hosts, " + precision,
@@ -84,7 +84,7 @@ final class NetworkReport {
                 : org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(BenchNetworkCommand.Row::ratio).toList(),
                     rows.stream().map(BenchNetworkCommand.Row::target).toList(), "paratrain / PyTorch " + torch.replaceAll("a0$", "")
                     + " DDP, two emulated hosts, " + precision, "paratrain / DDP samples/s");
-            chart.setXAxisTitle("model, link, hosts x ranks, sum");
+            chart.setXAxisTitle("model, link, hosts x ranks, sum, overlap");
             org.paratrain.cli.experiment.Plots.save(chart, stage, "bench-network");
             List<String> files = new ArrayList<>(List.of("bench-network.csv", "bench-network.md", "bench-network.json",
                 "bench-network.png", "bench-network.svg"));

@@ -63,6 +63,7 @@ public final class NetworkWorker {
                 batch).withBlockSize(job.path("block_size").asInt());
             spec = spec.withExchange(org.paratrain.train.spec.ExchangeSpec.parse(job.path("allreduce").asText("ring"),
                 org.paratrain.train.spec.ExchangeSpec.Sum.parse(job.path("sum").asText("fixed:1"))));
+            spec = spec.withRun(spec.run().withBucketSize(job.path("bucket_size").asInt(0)));
             // Warm-up, at least 40 steps in all: the JIT compiles a step's loops only after some.
             for (int w = 0; w < Math.max(1, (40 + steps - 1) / steps); w++) {
                 Training.mpi(data, spec, TrainingControl.none());

@@ -51,15 +51,16 @@ class BenchNetworkTest {
         Assumptions.assumeTrue(ready, "needs root, ip (iproute2) and mpirun");
         Path out = dir.resolve("bench");
         Run r = run("bench", "network", "--links", "1gbit", "--models", "mlp", "--layouts", "2x1,2x2", "--steps", "3",
-            "--rounds", "1", "--out", out.toString());
+            "--rounds", "1", "--sum", "fixed:half", "--bucket-size", "0,1", "--out", out.toString());
         assertEquals(0, r.status(), r.out() + r.err());
-        // Each sum gives its own bits, the same at both layouts; the two sums round differently.
-        assertTrue(r.out().contains("same bits: mlp fixed:1 yes") && r.out().contains("mlp fixed:half yes"), r.out());
+        // The same bits at both layouts, with the gradient sent whole after backward and in buckets during it
+        // (one a layer, summed across the two hosts while the lower layer's backward runs).
+        assertTrue(r.out().contains("same bits: mlp fixed:half yes"), r.out());
         JsonNode json = RunWriter.json().readTree(out.resolve("bench-network.json").toFile());
         assertEquals(4, json.get("rows").size(), json.toString());
-        assertEquals(List.of("fixed:1", "fixed:half", "fixed:1", "fixed:half"),
-            java.util.stream.StreamSupport.stream(json.get("rows").spliterator(), false).map(n -> n.get("sum").asText())
-                .toList());
+        assertEquals(List.of("fixed:half/0", "fixed:half/1", "fixed:half/0", "fixed:half/1"),
+            java.util.stream.StreamSupport.stream(json.get("rows").spliterator(), false)
+                .map(n -> n.get("sum").asText() + "/" + n.get("bucket_size").asText()).toList());
         boolean torch = System.getenv("PARATRAIN_REQUIRE_TORCH") != null;
         for (JsonNode row : json.get("rows")) {
             assertEquals("1gbit", row.get("link").asText());
@@ -83,8 +84,9 @@ class BenchNetworkTest {
         assertTrue(fit.machine().beta() > 0.4 * 8e-9, "a 1 Gbit/s link carries at most 1 bit a ns, and a burst: " + fit);
         assertTrue(fit.machine().beta() < 2.5 * 8e-9, "and TCP over it at least 0.4 Gbit/s: " + fit);
         String summary = r.out().lines().filter(l -> l.startsWith("summary: ")).findFirst().orElseThrow();
-        assertTrue(summary.contains("mlp_1gbit_2x1_fixed1_samples_per_s=")
-            && summary.contains("mlp_1gbit_2x2_fixedhalf_exchange_share="), summary);
+        assertTrue(summary.contains("mlp_1gbit_2x1_fixedhalf_bucket0_samples_per_s=")
+            && summary.contains("mlp_1gbit_2x2_fixedhalf_bucket1_exchange_share=")
+            && summary.contains("mlp_1gbit_2x2_fixedhalf_bucket1_overlap_speedup="), summary);
         assertFalse(namespaces().contains("ptbench0"), "the hosts are removed: " + namespaces());
     }
 
