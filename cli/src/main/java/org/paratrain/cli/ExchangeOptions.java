@@ -41,9 +41,9 @@ final class ExchangeOptions {
     @Option(names = "--bucket-size", defaultValue = "auto", paramLabel = "PARAMS|auto",
         description = "Networks (MLP, float32 CNN) with an allreduce and a fixed sum send the gradient in buckets of "
             + "at least PARAMS parameters (k and M suffixes: 2^10, 2^20) while the backward pass goes on, the output "
-            + "layer's first; 0 sends it whole after backward. auto (default): 64k between MPI processes, 0 for "
-            + "ranks that are threads of one JVM (shared memory, where it does not pay). The results are the same bits "
-            + "at any bucket size.")
+            + "layer's first; 0 sends it whole after backward. auto (default): 64k where a process has a core "
+            + "beside its ranks' for the exchange, else 0 (it measured slower where every core computes). The "
+            + "results are the same bits at any bucket size.")
     String bucketText;
 
     /** {@return {@code --bucket-size} parsed (auto: {@link RunSpec#BUCKET_AUTO})} */

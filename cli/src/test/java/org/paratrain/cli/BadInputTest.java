@@ -180,6 +180,8 @@ class BadInputTest {
             train("--plateau-patience", "3")));
         c.add(bad("plateau factor of 1", 2, "--plateau-factor|(0, 1)", train("--plateau-patience", "3",
             "--plateau-factor", "1")));
+        c.add(bad("bucket size not a number", 2, "--bucket-size|'64kb'", train("--bucket-size", "64kb")));
+        c.add(bad("bucket size negative", 2, "--bucket-size|'-1'", train("--bucket-size", "-1")));
         c.add(bad("half words with a sharded optimizer", 2, "--sum|fixed:half|sharded", train("--allreduce", "ring",
             "--shard-optimizer", "--sum", "fixed:half")));
         c.add(bad("half words of too many blocks", 2, "fixed:half|16384 blocks|--block-size", train("--x", "@big.in",

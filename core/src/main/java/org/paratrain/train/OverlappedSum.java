@@ -161,11 +161,8 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
 
     private void submit(Runnable task) {
         if (thread == null) {
-            thread = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "paratrain-exchange-" + comm.rank());
-                t.setDaemon(true);
-                return t;
-            });
+            thread = Executors.newSingleThreadExecutor(r -> org.paratrain.comm.BackgroundThreads.of(r,
+                "paratrain-exchange-" + comm.rank()));
         }
         pending = thread.submit(() -> {
             if (failed != null) {
@@ -230,9 +227,19 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
         try {
             pending.get();
         } catch (InterruptedException e) {
-            thread.shutdownNow();       // its wait ends too (the ranks' fabric or MPI's polling sees the interrupt)
+            // A peer failed (the ranks' fabric interrupts every rank) or the run was cancelled: the
+            // exchange thread's wait ends too, and its error, naming the peer, is the one to tell.
+            thread.shutdownNow();
+            try {
+                thread.awaitTermination(2, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException again) {
+                // Told below.
+            }
             thread = null;
             Thread.currentThread().interrupt();
+            if (failed != null) {
+                throw failed;
+            }
             throw new CommInterruptedException(comm.rank(), "bucketed allreduce", -1);
         } catch (ExecutionException e) {
             throw new IllegalStateException("the exchange thread failed", e.getCause());

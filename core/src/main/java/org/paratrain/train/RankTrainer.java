@@ -171,13 +171,11 @@ public final class RankTrainer {
         GradientExchange exchange = exchange(model.parameterCount());
         shared = exchange instanceof SharedExchange s ? s : null;
         int bucket = spec.run().bucketSize();
-        // auto: across processes only. Ranks that are threads of one JVM exchange through memory,
-        // where sending during backward measured slower (the last block goes stage by stage, and
-        // the exchange thread takes a core the ranks compute on): see docs/design.md.
         if (bucket == RunSpec.BUCKET_AUTO) {
-            bucket = comm.backend().equals("local") ? 0 : RunSpec.DEFAULT_BUCKET;
+            bucket = overlapPays() ? RunSpec.DEFAULT_BUCKET : 0;
         }
-        if (exchange instanceof SumExchange s && bucket != 0 && !model.sumsStatistics() && repeatsNever()
+        // A step whose blocks are computed more than once (a slowed rank, for tests) tells the last time only.
+        if (exchange instanceof SumExchange s && bucket != 0 && !model.sumsStatistics()
             && comm.callsFromAnotherThread()) {
             s.overlapBuckets(model.backwardRanges(), bucket);
         }
@@ -188,9 +186,17 @@ public final class RankTrainer {
         }
     }
 
-    /** Whether no failure injection repeats a rank's blocks (each step's blocks are computed once). */
-    private boolean repeatsNever() {
-        return failure == null;
+    /**
+     * {@code --bucket-size auto}: whether this process has a core beside its ranks' for the
+     * exchange thread and the transport. Where every core computes (one rank a core, the local
+     * backend's threads on this machine's cores, the emulated hosts of one core), the exchange
+     * during backward took that time from the computation and measured slower than the exchange
+     * after it: see docs/design.md.
+     */
+    private boolean overlapPays() {
+        int here = comm.backend().equals("local") ? comm.size()
+            : comm.processGroup().map(org.paratrain.comm.ProcessGroup::localSize).orElse(1);
+        return comm.size() > 1 && Runtime.getRuntime().availableProcessors() > here;
     }
 
     private TrainingResult train(TrainingControl control, GradientExchange exchange) {

@@ -73,9 +73,10 @@ final class BenchNetworkCommand implements Runnable {
         + "on the layout).")
     List<String> sums;
 
-    @Option(names = "--bucket-size", split = ",", defaultValue = "0,auto", description = "paratrain's buckets sent "
-        + "during backward, each run beside the others (default ${DEFAULT-VALUE}: the whole gradient after backward, "
-        + "and train's default buckets).")
+    @Option(names = "--bucket-size", split = ",", defaultValue = "0,65536", description = "paratrain's buckets sent "
+        + "during backward, in parameters, each run beside the others (default ${DEFAULT-VALUE}: the whole gradient "
+        + "after backward, and buckets of the size train's auto takes where a host has a core to spare; auto: train's "
+        + "own choice on the hosts).")
     List<String> buckets;
 
     @Option(names = "--batch-size", defaultValue = "256", description = "Global batch (default ${DEFAULT-VALUE}).")
@@ -279,7 +280,7 @@ final class BenchNetworkCommand implements Runnable {
         ObjectNode job = RunWriter.json().createObjectNode().put("model", model).put("precision", precision)
             .put("batch", batch).put("steps", steps).put("rounds", rounds).put("ranks_per_process", k)
             .put("block_size", blockSize()).put("allreduce", allreduce).put("sum", sum)
-            .put("bucket_size", bucket.equals("auto") ? org.paratrain.train.spec.RunSpec.DEFAULT_BUCKET
+            .put("bucket_size", bucket.equals("auto") ? org.paratrain.train.spec.RunSpec.BUCKET_AUTO
                 : Integer.parseInt(bucket))
             .put("hostfile", DIR.resolve("hostfile").toString()).put("agent", DIR.resolve("rsh-agent").toString())
             .put("result", result.toString());

@@ -61,7 +61,7 @@ final class Exponents {
         for (int s = 0; s < codes.length; s++) {
             long m = maxBits[s];
             codes[s] = m > FixedPoint.INFINITY_BITS ? NAN_CODE : m == FixedPoint.INFINITY_BITS ? INFINITY_CODE
-                : FixedPoint.exponentBound(m);
+                : FixedPoint.quantized(FixedPoint.exponentBound(m));
         }
         filled = true;
         return codes;

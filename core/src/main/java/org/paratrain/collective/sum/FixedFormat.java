@@ -6,8 +6,10 @@ package org.paratrain.collective.sum;
  * <p>Notation, per segment of the vector (the loss, the gradient, or any range the caller
  * declares): {@code N} the number of blocks of the step, so at most {@code N} deposits per
  * index over all ranks; {@code h = ceil(log2 N)} the headroom bits; {@code E} the least
- * integer with {@code |x| < 2^E} for every value {@code x} of the segment on every rank (agreed
- * by a maximum over the ranks); {@code M} the largest {@code |x|}, so {@code 2^(E-1) <= M}.
+ * multiple of 4 with {@code |x| < 2^E} for every value {@code x} of the segment on every rank
+ * (agreed by a maximum over the ranks; whole quanta of 4 binades, so that a grid guessed from
+ * the step before holds while the largest magnitude wanders: {@code FixedPoint.QUANTUM});
+ * {@code M} the largest {@code |x|}, so {@code 2^(E-4) <= M}.
  * A deposit is {@code x} rounded to nearest, ties to even, onto the grid {@code 2^G}, once.
  * The words hold the sum of the rounded values exactly; the conversion back rounds that exact
  * value to the nearest double once. For an index with {@code n <= N} deposits whose exact sum
@@ -18,21 +20,21 @@ package org.paratrain.collective.sum;
  * where {@code ulp(r)/2} is at most {@code 2^-53 |r|} (or {@code 2^-1075} below the normal
  * range). The first term, relative to {@code M}:
  * <ul>
- *   <li>{@link #ONE_WORD}: {@code G = E - (62 - h)}, so {@code n 2^(G-1) <= n 2^(h-62) M <=
- *       2^(2h-62) M}. With 256 blocks: at most {@code 2^-46 M} in all, whatever the order.
+ *   <li>{@link #ONE_WORD}: {@code G = E - (62 - h)}, so {@code n 2^(G-1) <= n 2^(h-59) M <=
+ *       2^(2h-59) M}. With 256 blocks: at most {@code 2^-43 M} in all, whatever the order.
  *       A rounded value is at most {@code 2^(62-h)} units, so {@code N} of them stay within
  *       {@code 2^62}: no carry can overflow the word.</li>
  *   <li>{@link #TWO_WORDS}: a high word on the grid {@code 2^(E-(62-h))} and a low word for
  *       the remainder, {@code 63 - h} bits finer, so {@code G = E - (125 - 2h)} and
- *       {@code n 2^(G-1) <= n 2^(2h-125) M <= 2^(3h-125) M}: {@code 2^-101 M} with 256 blocks,
+ *       {@code n 2^(G-1) <= n 2^(2h-122) M <= 2^(3h-122) M}: {@code 2^-98 M} with 256 blocks,
  *       far below what a double sum loses ({@code (n-1) 2^-53} times the sum of the
  *       magnitudes). The low word of a deposit is at most {@code 2^(62-h)} in magnitude
  *       (the remainder is at most half a unit of the high grid), so again {@code N} deposits
  *       stay within {@code 2^62}; the words are carry-save: no carry passes between them until
  *       the conversion, which combines them exactly.</li>
  *   <li>{@link #HALF_WORD}: two values share a word, each in a 32-bit lane:
- *       {@code G = E - (30 - h)}, so {@code n 2^(G-1) <= 2^(2h-30) M}: {@code 2^-26 M} with 4
- *       blocks, {@code 2^-14 M} with 256, coarser than a float32's own rounding when values
+ *       {@code G = E - (30 - h)}, so {@code n 2^(G-1) <= 2^(2h-27) M}: {@code 2^-23 M} with 4
+ *       blocks, {@code 2^-11 M} with 256, coarser than a float32's own rounding when values
  *       span few powers of two of the largest. A lane's rounded value is at most
  *       {@code 2^(30-h)} units, so {@code N} deposits keep the lane's sum {@code L} within
  *       {@code 2^30}: the word holds {@code H 2^32 + L} exactly (as a sum of signed lanes, the

@@ -189,7 +189,7 @@ public final class FixedSum {
     /**
      * Writes a guess's check words from the magnitudes deposited, once, before the words leave:
      * above the bound ({@code 2^E}, scaled to {@code 2^(62-h)}: the deposits' own limit, NaN and
-     * infinities included) or at it ({@code 2^(E-1)} or more; for the least bound,
+     * infinities included) or at it ({@code 2^(E-4)} or more, E being a multiple of 4; for the least bound,
      * {@code 2^-1074}, only zeros are at it). The scaling by powers of two is exact near the
      * bound, and the summary of {@link Deposit} exact at powers of two, so the check says what
      * the exponent codes would.
@@ -202,7 +202,9 @@ public final class FixedSum {
         for (int s = 0; s < grids.length; s++) {
             long m = seen[s];
             boolean above = Deposit.reaches(m, limitBits);
-            boolean at = grids[s].exponent() == FixedPoint.LEAST_BOUND ? m == 0 : Deposit.reaches(m, limitBits - 1);
+            // At: some magnitude of 2^(E - QUANTUM) or more, so that the agreed bound, rounded up to whole quanta, is E.
+            boolean at = grids[s].exponent() == FixedPoint.LEAST_BOUND ? m == 0
+                : Deposit.reaches(m, limitBits - FixedPoint.QUANTUM);
             words[checks + s] = above ? ABOVE : at ? 1L : 0L;
         }
         sealed = true;

@@ -151,7 +151,9 @@ final class FunneledCalls {
         if (waited > deadlineMillis * 1_000_000L) {
             throw new CommTimeoutException(peer, op, userTag, waited * 1e-9);
         }
-        if (waited < POLL_NANOS) {
+        if (org.paratrain.comm.BackgroundThreads.current()) {
+            LockSupport.parkNanos(200_000L);        // beside a computing thread: see Poller
+        } else if (waited < POLL_NANOS) {
             Thread.yield();
         } else {
             LockSupport.parkNanos(Math.clamp(waited / 32, 50_000L, 1_000_000L));

@@ -65,6 +65,17 @@ final class PolledCalls {
     private final MemorySegment in = Arena.global().allocate(SMALL_BYTES, 64);
     private final MemorySegment out = Arena.global().allocate(SMALL_BYTES, 64);
 
+    /**
+     * The native buffers of large messages of a background thread
+     * ({@link org.paratrain.comm.BackgroundThreads}: the exchange that sends buckets during the
+     * backward pass), grown to the largest. Such a thread must not wait inside a blocking call:
+     * MPI polls there at full speed, taking the core from the rank's computing thread, and a
+     * critical downcall that lasts a transfer holds off the JVM's safepoints. So it copies and
+     * polls with sleeps, as small messages do; the copy costs a fraction of a link's transfer.
+     */
+    private MemorySegment bigIn = MemorySegment.NULL;
+    private MemorySegment bigOut = MemorySegment.NULL;
+
     PolledCalls(MpiAbi abi, Poller poller) {
         this.abi = abi;
         this.poller = poller;
@@ -120,6 +131,24 @@ final class PolledCalls {
                  Object recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
         boolean words = sendBuf instanceof long[];
         try {
+            if ((!small(recvLength) || !small(sendLength)) && org.paratrain.comm.BackgroundThreads.current()) {
+                bigIn = grown(bigIn, recvLength);
+                bigOut = grown(bigOut, sendLength);
+                check("MPI_Irecv", words ? (int) MpiCalls.IrecvWords.H.invokeExact(bigIn, recvLength, source, recvTag,
+                    poller.request) : (int) MpiCalls.Irecv.H.invokeExact(bigIn, recvLength, source, recvTag,
+                    poller.request));
+                MemorySegment.copy(sendBuf, sendOffset, bigOut, layout(words), 0, sendLength);
+                check("MPI_Isend", words
+                    ? (int) MpiCalls.IsendWords.H.invokeExact(bigOut, sendLength, dest, sendTag, poller.sendRequest)
+                    : (int) MpiCalls.Isend.H.invokeExact(bigOut, sendLength, dest, sendTag, poller.sendRequest));
+                check("MPI_Isend", poller.await(poller.sendRequest));
+                int rc = poller.await();
+                truncated(rc, source, recvTag, recvLength);
+                check("MPI_Irecv", rc);
+                int n = received();
+                MemorySegment.copy(bigIn, layout(words), 0, recvBuf, recvOffset, n);
+                return n;
+            }
             if (!small(recvLength) || !small(sendLength)) {
                 MemorySegment s = slice(sendBuf, sendOffset, sendLength);
                 MemorySegment r = slice(recvBuf, recvOffset, recvLength);
@@ -236,6 +265,12 @@ final class PolledCalls {
     /** The size of what the last receive got, from its status (what MPI_Get_count reads, without a call). */
     private int received() {
         return (int) (abi.receivedBytes(poller.status) / Double.BYTES);
+    }
+
+    /** {@code b}, or a larger native buffer (of the global arena, as {@link #in}) for {@code elements} 8-byte elements. */
+    private static MemorySegment grown(MemorySegment b, int elements) {
+        long bytes = Math.max(1L, (long) elements * Double.BYTES);
+        return b.byteSize() >= bytes ? b : Arena.global().allocate(Math.max(bytes, 2 * b.byteSize()), 64);
     }
 
     static boolean small(int doubles) {

@@ -247,7 +247,7 @@ class ByHalvesTest {
             double bound = switch (format) {
                 case ONE_WORD -> Math.ulp(exact.doubleValue()) + 4 * Math.ulp(largest);
                 case TWO_WORDS -> Math.ulp(exact.doubleValue());
-                case HALF_WORD -> Math.ulp(exact.doubleValue()) + 4 * Math.scalb(largest, FixedFormat.headroom(4) - 30);
+                case HALF_WORD -> Math.ulp(exact.doubleValue()) + 4 * Math.scalb(largest, FixedFormat.headroom(4) - 27);
             };
             assertTrue(error <= bound, i + ": error " + error + " > " + bound);
             for (int r = 1; r < 4; r++) {

@@ -96,7 +96,7 @@ class FixedSumAllreduceTest {
         for (int b = 0; b < BLOCKS; b++) {
             plain += block(b)[0];
         }
-        double relative = format == FixedFormat.HALF_WORD ? 0x1p-24 : 1e-9;    // 30 - 5 bits a lane at 24 blocks
+        double relative = format == FixedFormat.HALF_WORD ? 0x1p-21 : 1e-9;    // 30 - 5 bits a lane at 24 blocks, less up to 3 (quanta)
         assertEquals(plain, one[0], relative * plain, "the loss is the sum of the block losses");
     }
 

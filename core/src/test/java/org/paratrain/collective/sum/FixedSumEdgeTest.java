@@ -47,14 +47,14 @@ class FixedSumEdgeTest {
         FixedSum s = sumOf(f, 4, new double[] {a, b}, new double[] {a, b}, new double[] {-Double.MIN_VALUE, b},
             new double[] {Double.MIN_VALUE, -b});
         if (f == FixedFormat.HALF_WORD) {
-            // 28 bits a lane below 2^-1022: 2^-1050 is the grid, and a few 2^-1074 round to zero on it.
+            // 28 bits a lane below 2^-1020: 2^-1048 is the grid, and a few 2^-1074 round to zero on it.
             assertEquals(0.0, s.get(0));
-            assertEquals(2 * b, s.get(1), 0x1p-1050 * 4);
+            assertEquals(2 * b, s.get(1), 0x1p-1049 * 4);
         } else {
             assertEquals(6 * Double.MIN_VALUE, s.get(0));
             assertEquals(2 * b, s.get(1));                   // normal again, exactly
         }
-        assertEquals(-1021, s.exponentBound(0) + 1, "bound of the largest subnormal: 2^-1022");
+        assertEquals(-1020, s.exponentBound(0), "bound of the largest subnormal, 2^-1022, in whole quanta");
     }
 
     /** A value far below the grid rounds to zero there, inside the bound (half a unit of the grid). */
@@ -106,9 +106,11 @@ class FixedSumEdgeTest {
     @EnumSource(FixedFormat.class)
     void refusesWhatWouldOverflow(FixedFormat f) {
         FixedSum s = sumOf(f, 2, new double[] {1.0});
-        SumOverflowException beyond = assertThrows(SumOverflowException.class, () -> s.deposit(0, 2.0));
-        assertTrue(beyond.getMessage().contains("not below 2^1"), beyond.getMessage());
-        assertThrows(SumOverflowException.class, () -> s.deposit(0, new double[] {0.5, 3.0}, 1, 1));
+        // 1.0 is below 2^1, and so below 2^4, the bound in whole quanta: 16 is beyond it.
+        assertEquals(15.5, sumOf(f, 2, new double[] {15.0}, new double[] {0.5}).get(0));
+        SumOverflowException beyond = assertThrows(SumOverflowException.class, () -> s.deposit(0, 16.0));
+        assertTrue(beyond.getMessage().contains("not below 2^4"), beyond.getMessage());
+        assertThrows(SumOverflowException.class, () -> s.deposit(0, new double[] {0.5, 17.0}, 1, 1));
         // More blocks than begin() was told: the count that travels with the words says so.
         FixedSum more = sumOf(f, 2, new double[] {1.0}, new double[] {1.0}, new double[] {1.0});
         SumOverflowException blocks = assertThrows(SumOverflowException.class, () -> more.get(0));
@@ -130,7 +132,7 @@ class FixedSumEdgeTest {
         assertThrows(IllegalArgumentException.class, () -> s.begin(0));
         assertThrows(IndexOutOfBoundsException.class, () -> s.observe(2, 1.0));
         assertThrows(IllegalArgumentException.class, () -> new FixedSum(f));
-        FixedSum other = sumOf(f, 1, new double[] {4.0, 1.0});
+        FixedSum other = sumOf(f, 1, new double[] {32.0, 1.0});
         FixedSum mine = sumOf(f, 1, new double[] {1.0, 1.0});
         assertThrows(IllegalArgumentException.class, () -> mine.merge(other), "different grids");
     }
@@ -146,13 +148,13 @@ class FixedSumEdgeTest {
         s.observe(0, a, 0, 3);
         s.observe(0, b, 0, 3);
         s.fixGrid();    // one rank: its own exponents are the maximum
-        assertEquals(FixedPoint.exponentBound(Double.doubleToRawLongBits(1e-30)), s.exponentBound(1));
-        assertEquals(FixedPoint.exponentBound(Double.doubleToRawLongBits(2e30)), s.exponentBound(0));
+        assertEquals(FixedPoint.quantized(FixedPoint.exponentBound(Double.doubleToRawLongBits(1e-30))), s.exponentBound(1));
+        assertEquals(FixedPoint.quantized(FixedPoint.exponentBound(Double.doubleToRawLongBits(2e30))), s.exponentBound(0));
         s.deposit(0, a, 0, 3);
         s.deposit(0, b, 0, 3);
-        assertEquals(3e30, s.get(0), f == FixedFormat.HALF_WORD ? 3e30 * 0x1p-28 : 1e15);
+        assertEquals(3e30, s.get(0), f == FixedFormat.HALF_WORD ? 3e30 * 0x1p-25 : 1e15);
         assertEquals(0.0, s.get(1));
         // The gradient's grid follows 1e-30 (2^-99): 2^-128 for one word's 61 bits, 2^-128 times 2^33 for a lane's 29.
-        assertEquals(3e-31 + 1e-45, s.get(2), f == FixedFormat.HALF_WORD ? 0x1p-128 : 1e-60);
+        assertEquals(3e-31 + 1e-45, s.get(2), f == FixedFormat.HALF_WORD ? 0x1p-125 : 1e-60);
     }
 }

@@ -183,9 +183,11 @@ class FixedSumTest {
         BigDecimal bound = Exact.pow2(g - 1).multiply(BigDecimal.valueOf(n)).add(Exact.halfUlp(r));
         BigDecimal error = Exact.of(r).subtract(exact).abs();
         assertTrue(error.compareTo(bound) <= 0, "index " + i + ": error " + error + " above the bound " + bound);
-        // The same bound relative to the largest magnitude: 2^(G-1) <= 2^-(E-G) M.
+        // The same bound relative to the largest magnitude: 2^(G-1) <= 2^(QUANTUM-1-(E-G)) M, E a multiple of
+        // the quantum at most QUANTUM binades above M's.
         int fraction = st.format().fractionBits(st.blocks().length);
-        assertTrue(max == 0 || Exact.pow2(g - 1).compareTo(Exact.of(max).multiply(Exact.pow2(-fraction))) <= 0,
+        assertTrue(max == 0 || Exact.pow2(g - 1).compareTo(Exact.of(max).multiply(Exact.pow2(FixedPoint.QUANTUM - 1
+            - fraction))) <= 0,
             "grid 2^" + g + " is coarser than the largest magnitude " + max + " allows");
     }
 
