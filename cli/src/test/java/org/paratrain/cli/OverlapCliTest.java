@@ -39,7 +39,7 @@ class OverlapCliTest {
 
     private static String[] train(String out, String... extra) {
         String[] base = {"train", "--data", csv.toString(), "--model", "mlp", "--layers", "16,8", "--batch-size", "60",
-            "--epochs", "6", "--allreduce", "ring", "--quiet", "--out", dir.resolve(out).toString()};
+            "--allreduce", "ring", "--quiet", "--out", dir.resolve(out).toString()};
         String[] all = java.util.Arrays.copyOf(base, base.length + extra.length);
         System.arraycopy(extra, 0, all, base.length, extra.length);
         return all;
@@ -51,10 +51,10 @@ class OverlapCliTest {
 
     @Test
     void bucketsTrainTheModelOfTheWholeGradient() throws IOException {
-        CliTest.Run whole = CliTest.run(train("whole", "--nodes", "3", "--bucket-size", "0"));
+        CliTest.Run whole = CliTest.run(train("whole", "--nodes", "3", "--epochs", "6", "--bucket-size", "0"));
         assertEquals(0, whole.status(), whole.err());
         for (String bucket : new String[] {"1", "1k", "auto"}) {
-            CliTest.Run r = CliTest.run(train("b" + bucket, "--nodes", "3", "--bucket-size", bucket));
+            CliTest.Run r = CliTest.run(train("b" + bucket, "--nodes", "3", "--epochs", "6", "--bucket-size", bucket));
             assertEquals(0, r.status(), r.err());
             assertEquals(read("whole", "model.json").get("params"), read("b" + bucket, "model.json").get("params"),
                 "--bucket-size " + bucket);
