@@ -76,7 +76,7 @@ final class NetworkReport {
             org.paratrain.io.AtomicFiles.writeBytes(stage.resolve("bench-network.json"),
                 o -> RunWriter.json().writeValue(o, json));
             List<String> labels = rows.stream().map(r -> r.model() + " " + r.link() + " " + r.layout() + " "
-                + r.sum().replace("fixed:", "") + (r.bucket().equals("0") ? "" : " overlap")).toList();
+                + r.sum() + (r.bucket().equals("0") ? "" : " overlap")).toList();
             org.knowm.xchart.CategoryChart chart = torch == null
                 ? org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(BenchNetworkCommand.Row::paratrain).toList(),
                     rows.stream().map(r -> Double.NaN).toList(), "paratrain, two emulated hosts, " + precision,
