@@ -85,7 +85,27 @@ final class Readout {
         } else if (fast && format == FixedFormat.HALF_WORD) {
             double unit = g.unit();
             long or = 0;
-            for (int k = 0; k < length; k++) {
+            int k = 0;
+            if ((index & 1) == 1 && length > 0) {
+                long w = lane(words, index);
+                or |= Math.abs(w);
+                out[offset] = w * unit;
+                k = 1;
+            }
+            // Whole words, both lanes each, without a branch on the index: so that the loop vectorises.
+            int pairs = (length - k) / 2;
+            int w0 = (index + k) >>> 1;
+            int o0 = offset + k;
+            for (int j = 0; j < pairs; j++) {
+                long w = words[w0 + j];
+                long low = (int) w;
+                long high = (w - low) >> 32;
+                or |= Math.abs(low) | Math.abs(high);
+                out[o0 + 2 * j] = low * unit;
+                out[o0 + 2 * j + 1] = high * unit;
+            }
+            k += 2 * pairs;
+            if (k < length) {
                 long w = lane(words, index + k);
                 or |= Math.abs(w);
                 out[offset + k] = w * unit;
