@@ -137,34 +137,32 @@ class HalfWordTest {
             double[] out = new double[n];
             for (int step = 0; step < 3; step++) {        // a guessed grid after the first
                 sum.begin(blocks);
-                boolean guess = sum.guessGrid();
-                if (!guess) {
-                    for (int b = comm.rank(); b < blocks; b += comm.size()) {
-                        sum.observe(0, row(step, b, n), 0, n);
-                    }
-                    sum.agree(comm, Allreduces.create(algorithm));
-                }
-                for (int b = comm.rank(); b < blocks; b += comm.size()) {
-                    sum.deposit(0, row(step, b, n), 0, n);
-                    sum.endBlock();
-                }
-                sum.reduce(comm, Allreduces.create(algorithm));
+                boolean agreed = !sum.guessGrid();
+                depositAndReduce(comm, sum, algorithm, step, blocks, n, agreed);
                 if (!sum.guessHeld()) {
                     sum.retry();
-                    for (int b = comm.rank(); b < blocks; b += comm.size()) {
-                        sum.observe(0, row(step, b, n), 0, n);
-                    }
-                    sum.agree(comm, Allreduces.create(algorithm));
-                    for (int b = comm.rank(); b < blocks; b += comm.size()) {
-                        sum.deposit(0, row(step, b, n), 0, n);
-                        sum.endBlock();
-                    }
-                    sum.reduce(comm, Allreduces.create(algorithm));
+                    depositAndReduce(comm, sum, algorithm, step, blocks, n, true);
                 }
                 sum.get(0, out, 0, n);
             }
             return out;
         }).get(0);
+    }
+
+    /** This rank's blocks (every size-th from its rank) deposited and summed, the grid agreed first if asked. */
+    private static void depositAndReduce(org.paratrain.comm.Communicator comm, FixedSum sum, String algorithm, int step,
+                                         int blocks, int n, boolean agree) {
+        if (agree) {
+            for (int b = comm.rank(); b < blocks; b += comm.size()) {
+                sum.observe(0, row(step, b, n), 0, n);
+            }
+            sum.agree(comm, Allreduces.create(algorithm));
+        }
+        for (int b = comm.rank(); b < blocks; b += comm.size()) {
+            sum.deposit(0, row(step, b, n), 0, n);
+            sum.endBlock();
+        }
+        sum.reduce(comm, Allreduces.create(algorithm));
     }
 
     private static double[] row(int step, int block, int n) {
