@@ -74,7 +74,18 @@ public interface Model {
      * without it. This default computes every block and tells nothing: the whole gradient is
      * final when it returns.
      *
-     * @param ready told each layer's range as it is final (see {@link GradientReady})
+     * @param data       the samples
+     * @param from       the first block's first sample
+     * @param to         end of the last block (exclusive)
+     * @param size       samples a block, at least 1
+     * @param params     the parameters, read only
+     * @param losses     where the blocks' losses go
+     * @param lossAt     the first block's loss index
+     * @param lossStride between two blocks' losses
+     * @param grad       where the blocks' gradients go, overwritten
+     * @param gradAt     the first block's gradient offset
+     * @param gradStride between two blocks' gradients, at least {@code parameterCount()}
+     * @param ready      told each layer's range as it is final (see {@link GradientReady})
      */
     default void blocks(Dataset data, int from, int to, int size, double[] params, double[] losses, int lossAt,
                         int lossStride, double[] grad, int gradAt, int gradStride, GradientReady ready) {
