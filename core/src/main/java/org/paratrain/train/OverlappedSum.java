@@ -120,6 +120,9 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
     boolean begin(int blocks, double[] rows, int owned, int width) {
         fixed.begin(blocks);
         active = fixed.guessGrid();
+        if (active) {
+            fixed.clearWords();     // a rank without blocks deposits nothing, yet sends every bucket's words
+        }
         this.rows = rows;
         this.owned = owned;
         this.width = width;
@@ -230,12 +233,15 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
             // A peer failed (the ranks' fabric interrupts every rank) or the run was cancelled: the
             // exchange thread's wait ends too, and its error, naming the peer, is the one to tell.
             thread.shutdownNow();
+            boolean ended = false;
             try {
-                thread.awaitTermination(2, java.util.concurrent.TimeUnit.SECONDS);
+                ended = thread.awaitTermination(2, java.util.concurrent.TimeUnit.SECONDS);
             } catch (InterruptedException again) {
                 // Told below.
             }
-            thread = null;
+            if (ended) {
+                thread = null;      // else it may still be in a call: nobody else may call now
+            }
             Thread.currentThread().interrupt();
             if (failed != null) {
                 throw failed;

@@ -171,13 +171,16 @@ public final class RankTrainer {
         GradientExchange exchange = exchange(model.parameterCount());
         shared = exchange instanceof SharedExchange s ? s : null;
         int bucket = spec.run().bucketSize();
-        if (bucket == RunSpec.BUCKET_AUTO) {
-            bucket = overlapPays() ? RunSpec.DEFAULT_BUCKET : 0;
-        }
         // A step whose blocks are computed more than once (a slowed rank, for tests) tells the last time only.
-        if (exchange instanceof SumExchange s && bucket != 0 && !model.sumsStatistics()
-            && comm.callsFromAnotherThread()) {
-            s.overlapBuckets(model.backwardRanges(), bucket);
+        if (exchange instanceof SumExchange s && bucket != 0 && !model.sumsStatistics()) {
+            // Every rank must make the same calls: each says whether it can (and, for auto, whether it
+            // pays here), and buckets go only if all can.
+            boolean can = comm.callsFromAnotherThread() && (bucket != RunSpec.BUCKET_AUTO || overlapPays());
+            double[] cannot = {can ? 0 : 1};
+            Training.sumOverRanks(comm, cannot);
+            if (cannot[0] == 0) {
+                s.overlapBuckets(model.backwardRanges(), bucket == RunSpec.BUCKET_AUTO ? RunSpec.DEFAULT_BUCKET : bucket);
+            }
         }
         try {
             return train(control, exchange);
@@ -393,6 +396,9 @@ public final class RankTrainer {
      */
     private ExchangeSpec.Sum wholeLossSum() {
         ExchangeSpec.Sum s = spec.exchange().sum();
+        if (s == ExchangeSpec.Sum.FIXED_HALF && sharding.blocks() > FixedFormat.HALF_WORD_MAX_BLOCKS) {
+            return ExchangeSpec.Sum.FIXED_1;     // more blocks than a lane holds (only mini-batch steps were checked)
+        }
         return s == ExchangeSpec.Sum.FLOAT ? ExchangeSpec.Sum.BLOCKS : s;
     }
 

@@ -586,6 +586,16 @@ public final class FixedSum {
     }
 
     /**
+     * Zeroes the value words if this step has not written them yet: before words are summed in
+     * buckets ({@link #reduceWords}) by a rank that may deposit nothing this step (it holds no
+     * block), whose words would otherwise still hold the last step's sum.
+     */
+    public void clearWords() {
+        checkNotSealed();
+        clear();
+    }
+
+    /**
      * Sums value words {@code [from, to)} of every rank in place, as {@link #reduce} sums them
      * all, without the check words: a bucket of a step whose values in those words are all
      * deposited, sent while others are still being computed. Finish the step with

@@ -152,6 +152,9 @@ final class FunneledCalls {
             throw new CommTimeoutException(peer, op, userTag, waited * 1e-9);
         }
         if (org.paratrain.comm.BackgroundThreads.current()) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new org.paratrain.comm.BackendException("an exchange thread was interrupted while waiting for MPI");
+            }
             LockSupport.parkNanos(200_000L);        // beside a computing thread: see Poller
         } else if (waited < POLL_NANOS) {
             Thread.yield();

@@ -84,6 +84,15 @@ final class PolledCalls {
     void send(Object buf, int offset, int length, int dest, int tag) {
         boolean words = buf instanceof long[];
         try {
+            if (!small(length) && org.paratrain.comm.BackgroundThreads.current()) {
+                bigOut = grown(bigOut, length);       // as sendRecv: no blocking call on a background thread
+                MemorySegment.copy(buf, offset, bigOut, layout(words), 0, length);
+                check("MPI_Isend", words
+                    ? (int) MpiCalls.IsendWords.H.invokeExact(bigOut, length, dest, tag, poller.sendRequest)
+                    : (int) MpiCalls.Isend.H.invokeExact(bigOut, length, dest, tag, poller.sendRequest));
+                check("MPI_Isend", poller.await(poller.sendRequest));
+                return;
+            }
             if (small(length)) {
                 MemorySegment.copy(buf, offset, out, layout(words), 0, length);
                 check("MPI_Isend", words
@@ -108,6 +117,17 @@ final class PolledCalls {
             if (small(length)) {
                 check("MPI_Irecv", irecv(words, length, source, tag));
                 return finishReceive("MPI_Irecv", buf, offset, length, source, tag);
+            }
+            if (org.paratrain.comm.BackgroundThreads.current()) {
+                bigIn = grown(bigIn, length);
+                check("MPI_Irecv", words ? (int) MpiCalls.IrecvWords.H.invokeExact(bigIn, length, source, tag,
+                    poller.request) : (int) MpiCalls.Irecv.H.invokeExact(bigIn, length, source, tag, poller.request));
+                int rc = poller.await();
+                truncated(rc, source, tag, length);
+                check("MPI_Irecv", rc);
+                int n = received();
+                MemorySegment.copy(bigIn, layout(words), 0, buf, offset, n);
+                return n;
             }
             poller.probe(source, tag);
             int arrived = received();
@@ -204,6 +224,16 @@ final class PolledCalls {
     /** As {@link #allreduce(double[], int, int, boolean)} on 64-bit words ({@code MPI_INT64_T}). */
     void allreduce(long[] buf, int offset, int length, boolean sum) {
         try {
+            if (!small(length) && org.paratrain.comm.BackgroundThreads.current()) {
+                bigIn = grown(bigIn, length);         // as sendRecv: no blocking call on a background thread
+                MemorySegment.copy(buf, offset, bigIn, JAVA_LONG, 0, length);
+                check("MPI_Iallreduce", sum
+                    ? (int) MpiCalls.IallreduceSumWords.H.invokeExact(abi.inPlace(), bigIn, length, poller.request)
+                    : (int) MpiCalls.IallreduceMaxWords.H.invokeExact(abi.inPlace(), bigIn, length, poller.request));
+                check("MPI_Iallreduce", poller.await());
+                MemorySegment.copy(bigIn, JAVA_LONG, 0, buf, offset, length);
+                return;
+            }
             if (small(length)) {
                 MemorySegment.copy(buf, offset, in, JAVA_LONG, 0, length);
                 check("MPI_Iallreduce", sum

@@ -120,6 +120,10 @@ final class Poller {
      */
     private void pause(int polls) {
         if (polls > 64 && org.paratrain.comm.BackgroundThreads.current()) {
+            if (Thread.currentThread().isInterrupted()) {
+                // Its rank gave up on it (a peer failed, the run was cancelled): parking would no longer wait.
+                throw new BackendException("an exchange thread was interrupted while waiting for MPI");
+            }
             LockSupport.parkNanos(BACKGROUND_NANOS);      // beside a computing thread: no spinning
             return;
         }
