@@ -355,17 +355,9 @@ public final class ConvNet implements Classifier {
             blocks(data, from, to, size, params, losses, lossAt, lossStride, grad, gradAt, gradStride);
             return;
         }
-        int p = parameterCount();
-        int blocks = (int) (((long) to - from + size - 1) / size);
-        for (int k = 0; k < blocks; k++) {
-            int s = from + k * size;
-            int e = (int) Math.min((long) s + size, to);
-            int at = gradAt + k * gradStride;
-            java.util.Arrays.fill(grad, at, at + p, 0.0);
-            losses[lossAt + k * lossStride] = k == blocks - 1
-                ? floats.lossAndGradient(data, s, e, params, grad, at, ready)
-                : floats.lossAndGradient(data, s, e, params, grad, at);
-        }
+        LastBlockTells.blocks(parameterCount(), from, to, size, losses, lossAt, lossStride, grad, gradAt, gradStride,
+            ready, (s, e, at, tell) -> tell == null ? floats.lossAndGradient(data, s, e, params, grad, at)
+                : floats.lossAndGradient(data, s, e, params, grad, at, tell));
     }
 
     /** {@inheritDoc} Float32 networks without batchnorm only: the others tell nothing before the end. */

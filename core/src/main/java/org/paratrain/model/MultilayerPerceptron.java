@@ -237,17 +237,9 @@ public final class MultilayerPerceptron implements Classifier {
     @Override
     public void blocks(Dataset data, int from, int to, int size, double[] params, double[] losses, int lossAt,
                        int lossStride, double[] grad, int gradAt, int gradStride, GradientReady ready) {
-        int p = parameterCount();
-        int blocks = (int) (((long) to - from + size - 1) / size);
-        for (int k = 0; k < blocks; k++) {
-            int s = from + k * size;
-            int e = (int) Math.min((long) s + size, to);
-            int at = gradAt + k * gradStride;
-            java.util.Arrays.fill(grad, at, at + p, 0.0);
-            GradientReady tell = k == blocks - 1 ? ready : null;
-            losses[lossAt + k * lossStride] = floats != null ? floats.lossAndGradient(data, s, e, params, grad, at, tell)
-                : doubles.lossAndGradient(data, s, e, params, grad, at, tell);
-        }
+        LastBlockTells.blocks(parameterCount(), from, to, size, losses, lossAt, lossStride, grad, gradAt, gradStride,
+            ready, (s, e, at, tell) -> floats != null ? floats.lossAndGradient(data, s, e, params, grad, at, tell)
+                : doubles.lossAndGradient(data, s, e, params, grad, at, tell));
     }
 
     @Override

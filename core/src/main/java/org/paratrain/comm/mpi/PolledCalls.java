@@ -84,21 +84,13 @@ final class PolledCalls {
     void send(Object buf, int offset, int length, int dest, int tag) {
         boolean words = buf instanceof long[];
         try {
-            if (!small(length) && org.paratrain.comm.BackgroundThreads.current()) {
-                bigOut = grown(bigOut, length);       // as sendRecv: no blocking call on a background thread
-                MemorySegment.copy(buf, offset, bigOut, layout(words), 0, length);
-                check("MPI_Isend", words
-                    ? (int) MpiCalls.IsendWords.H.invokeExact(bigOut, length, dest, tag, poller.sendRequest)
-                    : (int) MpiCalls.Isend.H.invokeExact(bigOut, length, dest, tag, poller.sendRequest));
-                check("MPI_Isend", poller.await(poller.sendRequest));
+            if (small(length)) {
+                isend(out, buf, offset, length, dest, tag);
                 return;
             }
-            if (small(length)) {
-                MemorySegment.copy(buf, offset, out, layout(words), 0, length);
-                check("MPI_Isend", words
-                    ? (int) MpiCalls.IsendWords.H.invokeExact(out, length, dest, tag, poller.sendRequest)
-                    : (int) MpiCalls.Isend.H.invokeExact(out, length, dest, tag, poller.sendRequest));
-                check("MPI_Isend", poller.await(poller.sendRequest));
+            if (org.paratrain.comm.BackgroundThreads.current()) {
+                bigOut = grown(bigOut, length);       // no blocking call beside a computing thread
+                isend(bigOut, buf, offset, length, dest, tag);
                 return;
             }
             MemorySegment v = slice(buf, offset, length);
@@ -115,19 +107,13 @@ final class PolledCalls {
         boolean words = buf instanceof long[];
         try {
             if (small(length)) {
-                check("MPI_Irecv", irecv(words, length, source, tag));
+                check("MPI_Irecv", irecv(in, words, length, source, tag));
                 return finishReceive("MPI_Irecv", buf, offset, length, source, tag);
             }
             if (org.paratrain.comm.BackgroundThreads.current()) {
                 bigIn = grown(bigIn, length);
-                check("MPI_Irecv", words ? (int) MpiCalls.IrecvWords.H.invokeExact(bigIn, length, source, tag,
-                    poller.request) : (int) MpiCalls.Irecv.H.invokeExact(bigIn, length, source, tag, poller.request));
-                int rc = poller.await();
-                truncated(rc, source, tag, length);
-                check("MPI_Irecv", rc);
-                int n = received();
-                MemorySegment.copy(bigIn, layout(words), 0, buf, offset, n);
-                return n;
+                check("MPI_Irecv", irecv(bigIn, words, length, source, tag));
+                return finishReceive("MPI_Irecv", bigIn, buf, offset, length, source, tag);
             }
             poller.probe(source, tag);
             int arrived = received();
@@ -154,20 +140,9 @@ final class PolledCalls {
             if ((!small(recvLength) || !small(sendLength)) && org.paratrain.comm.BackgroundThreads.current()) {
                 bigIn = grown(bigIn, recvLength);
                 bigOut = grown(bigOut, sendLength);
-                check("MPI_Irecv", words ? (int) MpiCalls.IrecvWords.H.invokeExact(bigIn, recvLength, source, recvTag,
-                    poller.request) : (int) MpiCalls.Irecv.H.invokeExact(bigIn, recvLength, source, recvTag,
-                    poller.request));
-                MemorySegment.copy(sendBuf, sendOffset, bigOut, layout(words), 0, sendLength);
-                check("MPI_Isend", words
-                    ? (int) MpiCalls.IsendWords.H.invokeExact(bigOut, sendLength, dest, sendTag, poller.sendRequest)
-                    : (int) MpiCalls.Isend.H.invokeExact(bigOut, sendLength, dest, sendTag, poller.sendRequest));
-                check("MPI_Isend", poller.await(poller.sendRequest));
-                int rc = poller.await();
-                truncated(rc, source, recvTag, recvLength);
-                check("MPI_Irecv", rc);
-                int n = received();
-                MemorySegment.copy(bigIn, layout(words), 0, recvBuf, recvOffset, n);
-                return n;
+                check("MPI_Irecv", irecv(bigIn, words, recvLength, source, recvTag));
+                isend(bigOut, sendBuf, sendOffset, sendLength, dest, sendTag);
+                return finishReceive("MPI_Irecv", bigIn, recvBuf, recvOffset, recvLength, source, recvTag);
             }
             if (!small(recvLength) || !small(sendLength)) {
                 MemorySegment s = slice(sendBuf, sendOffset, sendLength);
@@ -181,12 +156,8 @@ final class PolledCalls {
                 return received();
             }
             // The receive is posted first, so that the peer's send finds it; then the send, polled.
-            check("MPI_Irecv", irecv(words, recvLength, source, recvTag));
-            MemorySegment.copy(sendBuf, sendOffset, out, layout(words), 0, sendLength);
-            check("MPI_Isend", words
-                ? (int) MpiCalls.IsendWords.H.invokeExact(out, sendLength, dest, sendTag, poller.sendRequest)
-                : (int) MpiCalls.Isend.H.invokeExact(out, sendLength, dest, sendTag, poller.sendRequest));
-            check("MPI_Isend", poller.await(poller.sendRequest));
+            check("MPI_Irecv", irecv(in, words, recvLength, source, recvTag));
+            isend(out, sendBuf, sendOffset, sendLength, dest, sendTag);
             return finishReceive("MPI_Irecv", recvBuf, recvOffset, recvLength, source, recvTag);
         } catch (BackendException | MessageTooLongException e) {
             throw e;
@@ -273,18 +244,33 @@ final class PolledCalls {
     }
 
     /** Posts a receive of up to {@code length} elements into the native buffer; returns MPI's code. */
-    private int irecv(boolean words, int length, int source, int tag) throws Throwable {
-        return words ? (int) MpiCalls.IrecvWords.H.invokeExact(in, length, source, tag, poller.request)
-            : (int) MpiCalls.Irecv.H.invokeExact(in, length, source, tag, poller.request);
+    private int irecv(MemorySegment into, boolean words, int length, int source, int tag) throws Throwable {
+        return words ? (int) MpiCalls.IrecvWords.H.invokeExact(into, length, source, tag, poller.request)
+            : (int) MpiCalls.Irecv.H.invokeExact(into, length, source, tag, poller.request);
+    }
+
+    /** Copies {@code length} elements of {@code buf} into the native {@code via}, sends them nonblocking, and waits, polled. */
+    private void isend(MemorySegment via, Object buf, int offset, int length, int dest, int tag) throws Throwable {
+        boolean words = buf instanceof long[];
+        MemorySegment.copy(buf, offset, via, layout(words), 0, length);
+        check("MPI_Isend", words
+            ? (int) MpiCalls.IsendWords.H.invokeExact(via, length, dest, tag, poller.sendRequest)
+            : (int) MpiCalls.Isend.H.invokeExact(via, length, dest, tag, poller.sendRequest));
+        check("MPI_Isend", poller.await(poller.sendRequest));
     }
 
     /** Waits for the receive posted into the native buffer, then copies what came into the array. */
     private int finishReceive(String name, Object buf, int offset, int length, int source, int tag) {
+        return finishReceive(name, in, buf, offset, length, source, tag);
+    }
+
+    /** As above, for a receive posted into {@code from}. */
+    private int finishReceive(String name, MemorySegment from, Object buf, int offset, int length, int source, int tag) {
         int rc = poller.await();
         truncated(rc, source, tag, length);
         check(name, rc);
         int n = received();
-        MemorySegment.copy(in, layout(buf instanceof long[]), 0, buf, offset, n);
+        MemorySegment.copy(from, layout(buf instanceof long[]), 0, buf, offset, n);
         return n;
     }
 
