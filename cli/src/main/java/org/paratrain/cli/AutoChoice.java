@@ -54,7 +54,7 @@ final class AutoChoice {
             String a = args.get(i);
             if ((a.equals("--nodes") || a.equals("--allreduce")) && i + 1 < args.size()) {
                 out.add(a);
-                out.add(a.equals("--nodes") ? Integer.toString(config.nodes()) : config.exchange().label());
+                out.add(a.equals("--nodes") ? Integer.toString(config.nodes()) : config.exchange().label());   // auto stays auto
                 i++;
             } else if (a.startsWith("--nodes=")) {
                 out.add("--nodes=" + config.nodes());

@@ -28,7 +28,8 @@ final class ShardTraining {
     private ShardTraining() { }
 
     /** Reads this rank's blocks of {@code c}'s data and trains on them; rank 0 reports. */
-    static void run(TrainCommand c, TrainSpec spec, Provenance provenance) {
+    static void run(TrainCommand c, TrainSpec asked, Provenance provenance) {
+        TrainSpec spec = asked;
         DataSpec data = c.dataSpec();
         boolean idx = data.format() == DataSpec.Format.IDX;
         int total = idx ? IdxFormat.count(data.x()) : PaperFormat.countSamples(data.x());
@@ -46,6 +47,10 @@ final class ShardTraining {
         if (from < to) {
             spec.check(shard);
         }
+        if (asked.exchange().isAuto()) {
+            spec = LinkAuto.resolve(asked, shard.features(), classes, total, c.out());
+        }
+        TrainSpec run = spec;
         JsonNode meta = c.checkpoints.active() && rank == 0 ? c.meta(spec, TrainingData.fingerprint(data), provenance) : null;
         TrainingState resumed = c.checkpoints.resume == null ? null
             : CheckpointOptions.load(c.checkpoints.resume, null, w -> { });
@@ -57,7 +62,7 @@ final class ShardTraining {
         try (MonitorOptions.Display display = c.monitor.display(spec.epochs(), c.out(),
             rank == 0 ? c.err() : null, (epoch, h) -> { })) {
             r = c.checkpoints.onMpiRank(meta, resumed, rank == 0 ? display : null, control -> Training.mpiShard(shard,
-                from, to - from, total, classes, spec, control));
+                from, to - from, total, classes, run, control));
         }
         if (r == null) {
             return;

@@ -121,7 +121,7 @@ final class TrainCommand implements Runnable {
         TrainSpec spec = spec(child);
         DataSpec dataSpec = dataSpec();
         boolean autoNodes = spec.run().nodes() instanceof RunSpec.Nodes.Auto;
-        noAutoInsideJob(child, autoNodes || spec.exchange().isAuto());
+        noAutoInsideJob(child, autoNodes);
         if (mpi && !child && !autoNodes && backendOptions.ranksPerProcess(spec.nodes()) > 1    // checks the layout
             && spec.exchange().scheme() == ExchangeSpec.Scheme.SHARDED && spec.exchange().algorithm().equals("native")) {
             throw new IllegalArgumentException("--shard-optimizer with --allreduce native cannot run with "
@@ -144,8 +144,16 @@ final class TrainCommand implements Runnable {
         int classes = spec.check(data);
         OptionChecks.trainData(this, data, classes, spec);
         checkpoints.readInit(spec.model(), data.features(), classes, prepared.columns());
-        if (autoNodes || spec.exchange().isAuto()) {
+        if (child && spec.exchange().isAuto()) {
+            // The ranks time the exchanges on the job's own links, and all take the fastest.
+            spec = LinkAuto.resolve(spec, data.features(), classes, data.samples(), out());
+        } else if (autoNodes || spec.exchange().isAuto() && !mpi) {
+            ExchangeSpec asked = spec.exchange();
             spec = AutoChoice.resolve(spec, autoNodes, data, mpi, out());
+            if (mpi && asked.isAuto()) {
+                // Only the node count is decided here: the exchange is measured by the ranks, on their links.
+                spec = spec.withExchange(asked);
+            }
             args = AutoChoice.replace(args, spec);
         }
         JsonNode meta = checkpoints.active() && Backend.mpiRankFromEnvironment() == 0
@@ -183,8 +191,8 @@ final class TrainCommand implements Runnable {
     /** Under the user's own mpirun every rank must see the same node count and exchange: auto is refused. */
     private static void noAutoInsideJob(boolean child, boolean auto) {
         if (child && auto) {
-            throw new IllegalArgumentException("auto is decided before launching; under your own mpirun give --nodes "
-                + "and --allreduce explicitly");
+            throw new IllegalArgumentException("--nodes auto is decided before launching; under your own mpirun give "
+                + "--nodes explicitly");
         }
     }
 

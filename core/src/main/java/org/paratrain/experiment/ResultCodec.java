@@ -46,6 +46,7 @@ public final class ResultCodec {
             }
             o.put("split_moves", r.split().moves());
         }
+        rankTimes(o, r.rankTimes());
         return o;
     }
 
@@ -64,7 +65,23 @@ public final class ResultCodec {
                 doubles(h.get("seconds")), doubles(h.get("compute")), doubles(h.get("comm"))),
             o.has("train_accuracy") ? o.get("train_accuracy").asDouble() : Double.NaN,
             o.has("blocks_per_rank") ? new TrainingResult.Split(ints(o.get("blocks_per_rank")),
-                o.path("split_moves").asInt()) : null);
+                o.path("split_moves").asInt()) : null,
+            o.has("compute_seconds_per_rank") ? new TrainingResult.RankTimes(doubles(o.get("compute_seconds_per_rank")),
+                doubles(o.get("comm_seconds_per_rank"))) : null);
+    }
+
+    /**
+     * Writes each rank's compute and exchange seconds (when gathered) as {@code compute_seconds_per_rank}
+     * and {@code comm_seconds_per_rank}, in rank order.
+     *
+     * @param o     the result's JSON object
+     * @param times the ranks' times, or null to write nothing
+     */
+    public static void rankTimes(ObjectNode o, TrainingResult.RankTimes times) {
+        if (times != null) {
+            array(o.putArray("compute_seconds_per_rank"), times.compute());
+            array(o.putArray("comm_seconds_per_rank"), times.exchange());
+        }
     }
 
     /** Appends every value of {@code v} to {@code a}. */

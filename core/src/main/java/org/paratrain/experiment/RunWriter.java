@@ -142,6 +142,7 @@ public final class RunWriter {
             }
             root.put("split_moves", r.split().moves());
         }
+        ResultCodec.rankTimes(root, r.rankTimes());
         return root;
     }
 }

@@ -333,13 +333,27 @@ public final class RankTrainer {
                 wholeLossSum());
         computeBlocks(whole, wholeRanges, data, loop.weights, false);
         double finalLoss = whole.reduceLoss(loop.mean ? 1.0 / totalSamples : 1.0);
+        TrainingResult.History h = loop.history.first(epochs);
+        TrainingResult.RankTimes times = rankTimes(sum(h.compute()), sum(h.comm()));
         if (comm.rank() != 0) {
             return null;
         }
-        TrainingResult.History h = loop.history.first(epochs);
         return new TrainingResult(loop.weights, finalLoss, epochs, comm.size(), comm.backend(), exchange.name(),
             batches.sharding().blockSize(), trainSeconds, sum(h.compute()), sum(h.comm()), h, Double.NaN,
-            shared == null ? new TrainingResult.Split(ranges.blocksPerRank(), ranges.moves()) : null);
+            shared == null ? new TrainingResult.Split(ranges.blocksPerRank(), ranges.moves()) : null, times);
+    }
+
+    /**
+     * Every rank's compute and exchange seconds, gathered by one sum over the ranks: each fills
+     * its own two places of a zero vector, so the sum only places them (exact in any order).
+     */
+    private TrainingResult.RankTimes rankTimes(double compute, double exchanged) {
+        int p = comm.size();
+        double[] v = new double[2 * p];
+        v[comm.rank()] = compute;
+        v[p + comm.rank()] = exchanged;
+        Training.sumOverRanks(comm, v);
+        return new TrainingResult.RankTimes(java.util.Arrays.copyOf(v, p), java.util.Arrays.copyOfRange(v, p, 2 * p));
     }
 
     /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */

@@ -17,10 +17,12 @@ package org.paratrain.train;
  * @param trainAccuracy  fraction of training samples classified right, NaN for regression
  * @param split          the blocks each rank computed at the end and how often that moved, or null
  *                       where not recorded (the shared exchange hands blocks out step by step)
+ * @param rankTimes      each rank's time computing and exchanging, or null where not gathered
  */
 public record TrainingResult(double[] params, double finalLoss, int epochs, int nodes, String backend,
                              String algorithm, int blockSize, double trainSeconds, double computeSeconds,
-                             double commSeconds, History history, double trainAccuracy, Split split) {
+                             double commSeconds, History history, double trainAccuracy, Split split,
+                             RankTimes rankTimes) {
 
     /**
      * A result without a training accuracy (a regression, or a result read back from a file).
@@ -41,13 +43,41 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
                           int blockSize, double trainSeconds, double computeSeconds, double commSeconds,
                           History history) {
         this(params, finalLoss, epochs, nodes, backend, algorithm, blockSize, trainSeconds, computeSeconds,
-            commSeconds, history, Double.NaN, null);
+            commSeconds, history, Double.NaN, null, null);
     }
 
     /** This result with its training accuracy. */
     TrainingResult withAccuracy(double accuracy) {
         return new TrainingResult(params, finalLoss, epochs, nodes, backend, algorithm, blockSize, trainSeconds,
-            computeSeconds, commSeconds, history, accuracy, split);
+            computeSeconds, commSeconds, history, accuracy, split, rankTimes);
+    }
+
+    /**
+     * Each rank's seconds computing and exchanging over the run, in rank order. A rank's exchange
+     * includes waiting for the ranks that reach the exchange after it; the rank that arrives last
+     * waits for no one, so the least exchange time over the ranks is the exchange itself and each
+     * rank's excess over it is its wait, which the computation's imbalance sets.
+     *
+     * @param compute  seconds each rank spent computing its blocks
+     * @param exchange seconds each rank spent in the exchange (and the update), waits included
+     */
+    public record RankTimes(double[] compute, double[] exchange) {
+
+        /** Checks that there is one figure of each per rank. */
+        public RankTimes {
+            if (compute == null || exchange == null || compute.length != exchange.length || compute.length == 0) {
+                throw new IllegalArgumentException("rank times need one compute and one exchange figure a rank");
+            }
+        }
+
+        /** {@return the least exchange time over the ranks: the exchange without waiting for a slower rank} */
+        public double leastExchange() {
+            double least = Double.POSITIVE_INFINITY;
+            for (double x : exchange) {
+                least = Math.min(least, x);
+            }
+            return least;
+        }
     }
 
     /**

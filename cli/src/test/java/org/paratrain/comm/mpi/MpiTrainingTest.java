@@ -212,6 +212,73 @@ class MpiTrainingTest {
         }
     }
 
+    /**
+     * {@code --allreduce auto} on MPI is decided by the ranks on their own links, under the
+     * user's own mpirun (each rank reading its shard) and under paratrain's launcher with two
+     * ranks a process (mini-batches): rank 0 alone says what it measured, every candidate is
+     * named, the run takes the one it chose, and the result is the bits of one local rank with
+     * the same sum; every rank's compute and exchange seconds reach result.json.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"own mpirun", "launcher"})
+    void autoMeasuresTheJobsLinksAndKeepsTheBits(String how) throws Exception {
+        Path out = dir.resolve("auto-" + how.replace(' ', '-'));
+        List<String> args = new java.util.ArrayList<>(List.of("train", "--backend", "mpi", "--x",
+            dir.resolve("X.in").toString(), "--y", dir.resolve("y.in").toString(), "--nodes", "4", "--allreduce",
+            "auto", "--sum", "fixed:half", "--epochs", "20", "--out", out.toString()));
+        String output;
+        if (how.equals("launcher")) {
+            args.addAll(List.of("--batch-size", "100", "--ranks-per-process", "2"));
+            // As a user starts it: the ranks' lines reach the launcher's own output.
+            List<String> cmd = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                Main.class.getName()));
+            cmd.addAll(args);
+            Path log = Files.createTempFile(dir, "launcher", ".log");
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                fail("the launcher did not finish within 120 s: " + Files.readString(log));
+            }
+            output = Files.readString(log);
+            assertEquals(0, p.exitValue(), output);
+        } else {
+            Job job = mpirun(4, args.toArray(String[]::new));
+            output = job.output();
+            assertEquals(0, job.status(), output);
+        }
+        assertEquals(1, count(output, "auto: "), "rank 0 alone says what it chose:\n" + output);
+        String line = output.lines().filter(l -> l.startsWith("auto: ")).findFirst().orElseThrow();
+        for (String name : List.of("master-worker", "star", "tree", "recursive-doubling", "ring", "rabenseifner",
+            "native")) {
+            assertTrue(line.contains(" " + name + " "), name + " is measured or priced: " + line);
+        }
+        assertTrue(line.contains(how.equals("launcher") ? "across 2 processes" : "across 4 processes"), line);
+        JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        String chosen = line.substring("auto: ".length(), line.indexOf(','));
+        assertEquals(chosen, r.get("algorithm").asText());
+        assertEquals(chosen, r.at("/config/exchange").asText(), r.get("config").toString());
+        // The reference: one local rank, the same options otherwise.
+        Path ref = dir.resolve("auto-ref-" + how.replace(' ', '-'));
+        List<String> one = new java.util.ArrayList<>(List.of("train", "--x", dir.resolve("X.in").toString(), "--y",
+            dir.resolve("y.in").toString(), "--nodes", "1", "--allreduce", "star", "--sum", "fixed:half", "--epochs",
+            "20", "--out", ref.toString()));
+        if (how.equals("launcher")) {
+            one.addAll(List.of("--batch-size", "100"));
+        }
+        java.io.StringWriter e = new java.io.StringWriter();
+        assertEquals(0, Main.execute(new java.io.PrintWriter(new java.io.StringWriter(), true),
+            new java.io.PrintWriter(e, true), one.toArray(String[]::new)), e.toString());
+        JsonNode expected = new ObjectMapper().readTree(ref.resolve("result.json").toFile());
+        assertEquals(Double.doubleToRawLongBits(expected.get("params").get(0).asDouble()),
+            Double.doubleToRawLongBits(r.get("params").get(0).asDouble()));
+        assertEquals(Double.doubleToRawLongBits(expected.get("final_loss").asDouble()),
+            Double.doubleToRawLongBits(r.get("final_loss").asDouble()));
+        assertEquals(4, r.get("comm_seconds_per_rank").size());
+        assertEquals(4, r.get("compute_seconds_per_rank").size());
+    }
+
     /** More ranks than blocks: three of eight ranks own nothing and hold a placeholder shard. */
     @Test
     void ranksWithoutBlocksStillTakePart() throws Exception {

@@ -1,0 +1,68 @@
+package org.paratrain.cli;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+import org.paratrain.data.BlockSharding;
+import org.paratrain.train.Backend;
+import org.paratrain.train.cost.ExchangeProbe;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * {@code --allreduce auto} on MPI, decided by the job's ranks on their own links: every
+ * candidate exchange timed at the size of a step's ({@link ExchangeProbe}), the fastest
+ * taken. A cost model fitted on one machine's shared memory cannot know the links between
+ * hosts; the ranks can measure them in well under a second.
+ */
+final class LinkAuto {
+    private LinkAuto() { }
+
+    /**
+     * {@return {@code spec} with its exchange chosen by the ranks, every rank the same; rank 0 of
+     * the job prints the figures it chose from}
+     * @param spec     a spec whose exchange is auto
+     * @param features features a sample
+     * @param classes  classes (0 for a regression)
+     * @param samples  samples in the whole training data
+     * @param out      where the job's rank 0 says what it chose
+     */
+    static TrainSpec resolve(TrainSpec spec, int features, int classes, int samples, PrintWriter out) {
+        int params = spec.model().newModel(features, classes).parameterCount();
+        int batch = spec.run().batchSize() == 0 ? samples : Math.min(samples, spec.run().batchSize());
+        int blockSize = spec.run().blockSize();
+        BlockSharding step = blockSize != 0 ? new BlockSharding(batch, blockSize)
+            : spec.run().batchSize() == 0 ? BlockSharding.byDefault(batch) : BlockSharding.forBatch(batch);
+        ExchangeProbe.Result r;
+        try {
+            r = Backend.onMpiRanks(comm -> ExchangeProbe.run(comm,
+                ExchangeProbe.candidates(comm, spec.exchange().sum()), params, step.blocks())).get(0);
+        } catch (RuntimeException e) {
+            Backend.abortMpiJob(e);
+            throw e;
+        }
+        if (Backend.mpiRankFromEnvironment() == 0) {
+            out.println(report(r));
+            out.flush();
+        }
+        return spec.withExchange(r.chosen());
+    }
+
+    /** {@return the choice and the figures behind it, one line} */
+    static String report(ExchangeProbe.Result r) {
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "auto: %s, measured on the job's links "
+            + "(%d words a step across %d processes; link fit: alpha %.1f us, beta %.3f ns a byte):",
+            r.chosen().label(), r.words(), r.processes(), 1e6 * r.link().alpha(), 1e9 * r.link().beta()));
+        List<ExchangeProbe.Timing> t = r.timings();
+        for (int i = 0; i < t.size(); i++) {
+            s.append(i == 0 ? " " : ", ").append(t.get(i).exchange().label()).append(' ')
+                .append(Formats.duration(t.get(i).seconds())).append(t.get(i).measured() ? "" : " (modelled)");
+        }
+        return s.toString();
+    }
+
+    /** {@return whether the exchange is left to the ranks: auto on MPI} */
+    static boolean onRanks(ExchangeSpec exchange, boolean mpi) {
+        return mpi && exchange.isAuto();
+    }
+}

@@ -1,0 +1,47 @@
+package org.paratrain.train;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.paratrain.data.Dataset;
+import org.paratrain.data.MakeRegression;
+import org.paratrain.data.NumpyRandomState;
+import org.paratrain.train.spec.ExchangeSpec;
+import org.paratrain.train.spec.ModelSpec;
+import org.paratrain.train.spec.TrainSpec;
+
+/**
+ * Every rank's compute and exchange seconds reach rank 0's result: a rank that computes its
+ * blocks several times over (as a slower node would) spends longer computing, and the others
+ * wait for it inside the exchange, so the least exchange over the ranks is the slow rank's.
+ */
+class RankTimesTest {
+    static final Dataset DATA = new MakeRegression(20_000, 10, 10, 0.5, 3.0, true)
+        .generate(new NumpyRandomState(4)).data();
+
+    @Test
+    void theFastRankWaitsInsideTheExchangeForTheSlowOne() {
+        TrainSpec spec = TrainSpec.paper().withModel(new ModelSpec.Linear(true)).withEpochs(40).withBlockSize(500)
+            .withLearningRate(1e-5).withExchange(ExchangeSpec.parse("ring", ExchangeSpec.Sum.FIXED_1)).withNodes(2);
+        TrainingResult r = Training.local(DATA, spec, TrainingControl.none(), FailureInjection.slow(1, 1, 8));
+        TrainingResult.RankTimes t = r.rankTimes();
+        assertEquals(2, t.compute().length);
+        // Rank 0's own figures are the result's totals.
+        assertEquals(r.computeSeconds(), t.compute()[0], 0.0);
+        assertEquals(r.commSeconds(), t.exchange()[0], 0.0);
+        assertTrue(t.compute()[1] > 3 * t.compute()[0], "rank 1 computes 8 times over: " + java.util.Arrays.toString(
+            t.compute()));
+        assertTrue(t.exchange()[0] > t.exchange()[1] + t.compute()[1] / 2, "rank 0 waits for rank 1: compute "
+            + java.util.Arrays.toString(t.compute()) + ", exchange " + java.util.Arrays.toString(t.exchange()));
+        assertEquals(t.exchange()[1], t.leastExchange(), 0.0);
+        // Both ranks leave every step together: the same total up to the clock's readings.
+        double rank0 = t.compute()[0] + t.exchange()[0];
+        double rank1 = t.compute()[1] + t.exchange()[1];
+        assertEquals(rank0, rank1, 0.1 * rank0, "compute + exchange per rank");
+        // The figures change no result: the bits of one rank.
+        TrainingResult one = Training.local(DATA, spec.withNodes(1));
+        assertArrayEquals(one.params(), r.params(), 0.0);
+    }
+}
