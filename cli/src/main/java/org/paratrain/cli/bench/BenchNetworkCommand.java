@@ -63,9 +63,10 @@ final class BenchNetworkCommand implements Runnable {
         + "${DEFAULT-VALUE}).")
     String precision;
 
-    @Option(names = "--allreduce", defaultValue = "ring", description = "paratrain's allreduce (default "
-        + "${DEFAULT-VALUE}; native for the MPI library's own).")
-    String allreduce;
+    @Option(names = "--allreduce", split = ",", defaultValue = "ring", description = "paratrain's allreduces, each "
+        + "run in turn (default ${DEFAULT-VALUE}; native for the MPI library's own; auto: the ranks measure every one "
+        + "on the link and take the fastest, as train does; its pick is compared with the others' rows).")
+    List<String> allreduces;
 
     @Option(names = "--sum", split = ",", defaultValue = "fixed:1,fixed:half", description = "paratrain's sums, each "
         + "run beside the same DDP figure (default ${DEFAULT-VALUE}: the exact one-word sum, and the exact sum of half "
@@ -109,17 +110,22 @@ final class BenchNetworkCommand implements Runnable {
      * @param model     mlp or cnn
      * @param layout    hosts x ranks a host
      * @param sum       paratrain's sum
+     * @param allreduce paratrain's allreduce as asked ({@code auto} too)
+     * @param chosen    the allreduce that ran (auto's pick)
      * @param bucket    paratrain's bucket size ({@code 0}: the whole gradient after backward)
      * @param paratrain paratrain's best samples per second
      * @param exchange  the share of that run's time spent exchanging (an overlap's bound)
      * @param torch     PyTorch DDP's best samples per second, NaN where it did not run
      * @param params    a hash of the trained parameters' bits
-     * @param stepMs    the measured exchange a step, in milliseconds
+     * @param stepMs    the measured exchange a step, in milliseconds: the least over the ranks (the rank that
+     *                  reaches the exchange last waits for no one)
+     * @param waitMs    rank 0's exchange a step beyond that: its wait for slower ranks
      * @param modelMs   the cost model's prediction of it, fitted to this link's bare allreduce (NaN: none)
      * @param fit       the worker's result, whose link fit goes to machine-LINK-LAYOUT.json for {@code plan}
      */
-    record Row(String link, String model, String layout, String sum, String bucket, double paratrain, double exchange,
-               double torch, String params, double stepMs, double modelMs, JsonNode fit) {
+    record Row(String link, String model, String layout, String sum, String allreduce, String chosen, String bucket,
+               double paratrain, double exchange, double torch, String params, double stepMs, double waitMs,
+               double modelMs, JsonNode fit) {
         double ratio() {
             return paratrain / torch;
         }
@@ -135,7 +141,14 @@ final class BenchNetworkCommand implements Runnable {
         }
 
         String key() {
-            return model + "_" + link + "_" + layout + "_" + sum.replace("fixed:", "fixed") + "_bucket" + bucket;
+            return model + "_" + link + "_" + layout + "_" + sum.replace("fixed:", "fixed") + "_bucket" + bucket
+                + (allreduce.equals("ring") ? "" : "_" + allreduce.replace("-", ""));
+        }
+
+        /** {@return whether {@code o} is the same measurement but for the allreduce} */
+        boolean sameButAllreduce(Row o) {
+            return o.link.equals(link) && o.model.equals(model) && o.layout.equals(layout) && o.sum.equals(sum)
+                && o.bucket.equals(bucket);
         }
 
         /** {@return the row's overlap as the table names it: off, or the bucket size} */
@@ -162,7 +175,8 @@ final class BenchNetworkCommand implements Runnable {
             : "  PyTorch " + torch + " DDP over gloo (its own bucketing), one process a rank, one thread each");
         out.println("  exchange share: the part of paratrain's run spent exchanging gradients, what an exchange "
             + "overlapped with backward could hide at most; cost model: the step's exchange predicted from the bare "
-            + "allreduce timed on the same ranks and link");
+            + "allreduce timed on the same ranks and link; exchange: the least over the ranks (the rank that reaches it "
+            + "last waits for no one), wait: rank 0's exchange beyond it, waiting for a slower rank");
         out.println();
         out.println(NetworkReport.HEADER);
         out.flush();
@@ -197,14 +211,18 @@ final class BenchNetworkCommand implements Runnable {
                             double t = torch == null ? Double.NaN : torchRun(ddp, model, k);
                             for (String sum : sums) {
                                 for (String bucket : buckets) {
-                                    JsonNode p = paratrain(netns, env, work, link, model, k, sum, bucket);
-                                    Row r = new Row(link, model, layout, sum, bucket, p.path("samples_per_s").asDouble(),
-                                        p.path("exchange_share").asDouble(), t, p.path("params_hash").asText(),
-                                        p.path("exchange_ms_per_step").asDouble(),
-                                        p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p);
-                                    rows.add(r);
-                                    out.println(NetworkReport.line(r));
-                                    out.flush();
+                                    for (String allreduce : allreduces) {
+                                        JsonNode p = paratrain(netns, env, work, link, model, k, sum, bucket, allreduce);
+                                        Row r = new Row(link, model, layout, sum, allreduce,
+                                            p.path("allreduce").asText(allreduce), bucket,
+                                            p.path("samples_per_s").asDouble(), p.path("exchange_share").asDouble(), t,
+                                            p.path("params_hash").asText(), p.path("exchange_ms_per_step").asDouble(),
+                                            p.path("wait_ms_per_step").asDouble(Double.NaN),
+                                            p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p);
+                                        rows.add(r);
+                                        out.println(NetworkReport.line(r));
+                                        out.flush();
+                                    }
                                 }
                             }
                         }
@@ -254,6 +272,14 @@ final class BenchNetworkCommand implements Runnable {
                 && o.model().equals(r.model()) && o.layout().equals(r.layout()) && o.sum().equals(r.sum())).findFirst()
                 .ifPresent(o -> summary.append(String.format(Locale.ROOT, " %s_overlap_speedup=%.3f %s_overlap_bound=%.3f",
                     r.key(), r.paratrain() / o.paratrain(), r.key(), 1 / (1 - o.exchange()))));
+            // auto's pick against the fastest of the allreduces run beside it on the same link and model.
+            if (r.allreduce().equals("auto")) {
+                java.util.Optional<Row> fastest = rows.stream().filter(o -> o != r && !o.allreduce().equals("auto")
+                    && o.sameButAllreduce(r)).max(java.util.Comparator.comparingDouble(Row::paratrain));
+                summary.append(" ").append(r.key()).append("_pick=").append(r.chosen());
+                fastest.ifPresent(f -> summary.append(String.format(Locale.ROOT, " %s_fastest=%s %s_vs_fastest=%.3f",
+                    r.key(), f.allreduce(), r.key(), r.paratrain() / f.paratrain())));
+            }
         }
         out.println(summary);
         out.flush();
@@ -273,8 +299,8 @@ final class BenchNetworkCommand implements Runnable {
 
     /** paratrain's measurement: an MPI job of 2 processes of {@code k} ranks, launched in the first host. */
     private JsonNode paratrain(Path netns, Map<String, String> env, Path work, String link, String model, int k,
-                               String sum, String bucket) throws IOException {
-        String tag = model + "-" + k + "-" + sum.replace(':', '-') + "-" + bucket;
+                               String sum, String bucket, String allreduce) throws IOException {
+        String tag = model + "-" + k + "-" + sum.replace(':', '-') + "-" + bucket + "-" + allreduce;
         Path result = work.resolve("paratrain-" + link + "-" + tag + ".json");
         Files.deleteIfExists(result);
         ObjectNode job = RunWriter.json().createObjectNode().put("model", model).put("precision", precision)
@@ -471,11 +497,17 @@ final class BenchNetworkCommand implements Runnable {
                     + "got '" + b + "'");
             }
         }
-        for (String sum : sums) {
-            try {
-                org.paratrain.train.spec.ExchangeSpec.parse(allreduce, org.paratrain.train.spec.ExchangeSpec.Sum.parse(sum));
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException("--allreduce " + allreduce + " --sum " + sum + ": " + e.getMessage());
+        for (String allreduce : allreduces) {
+            if (!allreduce.equals("auto") && !org.paratrain.collective.Allreduces.names().contains(allreduce)) {
+                throw new IllegalArgumentException("--allreduce must be among " + String.join(", ",
+                    org.paratrain.collective.Allreduces.names()) + " or auto, got '" + allreduce + "'");
+            }
+            for (String sum : sums) {
+                try {
+                    org.paratrain.train.spec.ExchangeSpec.parse(allreduce, org.paratrain.train.spec.ExchangeSpec.Sum.parse(sum));
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException("--allreduce " + allreduce + " --sum " + sum + ": " + e.getMessage());
+                }
             }
         }
         if (batch < 2 || steps < 1 || rounds < 1) {

@@ -16,16 +16,23 @@ import org.paratrain.experiment.RunWriter;
 final class NetworkReport {
     private NetworkReport() { }
 
-    static final String HEADER = "| link | model | hosts x ranks | sum | overlap | paratrain (samples/s) | exchange share | "
-        + "exchange (ms/step) | cost model (ms/step) | error | PyTorch DDP (samples/s) | paratrain / DDP | target |\n"
-        + "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|";
+    static final String HEADER = "| link | model | hosts x ranks | sum | allreduce | overlap | paratrain (samples/s) | "
+        + "exchange share | exchange (ms/step) | wait (ms/step) | cost model (ms/step) | error | PyTorch DDP (samples/s) | "
+        + "paratrain / DDP | target |\n"
+        + "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
 
     /** One row of the table, as printed and as written to the Markdown file. */
     static String line(BenchNetworkCommand.Row r) {
-        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %.1f |",
-            r.link(), r.model(), r.layout(), r.sum(), r.overlap(), r.paratrain(), 100 * r.exchange(), r.stepMs(), dash(r.modelMs(), "%.2f"),
+        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %s "
+            + "| %.1f |", r.link(), r.model(), r.layout(), r.sum(), allreduce(r), r.overlap(), r.paratrain(),
+            100 * r.exchange(), r.stepMs(), dash(r.waitMs(), "%.2f"), dash(r.modelMs(), "%.2f"),
             Double.isNaN(r.modelMs()) ? "-" : String.format(Locale.ROOT, "%+.0f%%", 100 * r.error()),
             dash(r.torch(), "%.0f"), dash(r.ratio(), "%.2f"), r.target());
+    }
+
+    /** {@return the allreduce as the table names it: auto with its pick} */
+    static String allreduce(BenchNetworkCommand.Row r) {
+        return r.allreduce().equals("auto") ? "auto: " + r.chosen() : r.allreduce();
     }
 
     /** Whether every layout and link of a model and sum trained the same bits, as the fixed-point sums promise. */
@@ -43,23 +50,24 @@ final class NetworkReport {
     /** The rows as CSV, JSON and Markdown, and the ratios (or, without PyTorch, samples/s) as a plot. */
     static void write(List<BenchNetworkCommand.Row> rows, String torch, Path outDir, int batch, int steps, int rounds,
                       String precision) {
-        StringBuilder csv = new StringBuilder("link,model,layout,sum,bucket_size,paratrain_samples_per_s,exchange_share,"
-            + "exchange_ms_per_step,predicted_exchange_ms_per_step,model_error,pytorch_samples_per_s,ratio,target,"
-            + "params_hash\n");
+        StringBuilder csv = new StringBuilder("link,model,layout,sum,allreduce,ran,bucket_size,paratrain_samples_per_s,"
+            + "exchange_share,exchange_ms_per_step,wait_ms_per_step,predicted_exchange_ms_per_step,model_error,"
+            + "pytorch_samples_per_s,ratio,target,params_hash\n");
         StringBuilder md = new StringBuilder(HEADER).append('\n');
         ObjectNode json = RunWriter.json().createObjectNode();
         json.put("batch_size", batch).put("steps", steps).put("rounds", rounds).put("precision", precision)
             .put("pytorch", torch);
         var array = json.putArray("rows");
         for (BenchNetworkCommand.Row r : rows) {
-            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%.1f,%.4f,%.3f,%s,%s,%s,%s,%.1f,%s%n", r.link(), r.model(),
-                r.layout(), r.sum(), r.bucket(), r.paratrain(), r.exchange(), r.stepMs(), num(r.modelMs(), "%.3f"), num(r.error(), "%.3f"),
+            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%s,%s,%.1f,%.4f,%.3f,%s,%s,%s,%s,%s,%.1f,%s%n", r.link(),
+                r.model(), r.layout(), r.sum(), r.allreduce(), r.chosen(), r.bucket(), r.paratrain(), r.exchange(),
+                r.stepMs(), num(r.waitMs(), "%.3f"), num(r.modelMs(), "%.3f"), num(r.error(), "%.3f"),
                 num(r.torch(), "%.1f"), num(r.ratio(), "%.3f"), r.target(), r.params()));
             md.append(line(r)).append('\n');
             var o = array.addObject().put("link", r.link()).put("model", r.model()).put("layout", r.layout())
-                .put("sum", r.sum()).put("bucket_size", r.bucket())
+                .put("sum", r.sum()).put("allreduce", r.allreduce()).put("ran", r.chosen()).put("bucket_size", r.bucket())
                 .put("paratrain_samples_per_s", r.paratrain()).put("exchange_share", r.exchange())
-                .put("exchange_ms_per_step", r.stepMs())
+                .put("exchange_ms_per_step", r.stepMs()).put("wait_ms_per_step", r.waitMs())
                 .put("target", r.target()).put("params_hash", r.params());
             if (!Double.isNaN(r.torch())) {
                 o.put("pytorch_samples_per_s", r.torch()).put("ratio", r.ratio());
@@ -76,7 +84,8 @@ final class NetworkReport {
             org.paratrain.io.AtomicFiles.writeBytes(stage.resolve("bench-network.json"),
                 o -> RunWriter.json().writeValue(o, json));
             List<String> labels = rows.stream().map(r -> r.model() + " " + r.link() + " " + r.layout() + " "
-                + r.sum() + (r.bucket().equals("0") ? "" : " overlap")).toList();
+                + r.sum() + (r.allreduce().equals("ring") ? "" : " " + allreduce(r))
+                + (r.bucket().equals("0") ? "" : " overlap")).toList();
             org.knowm.xchart.CategoryChart chart = torch == null
                 ? org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(BenchNetworkCommand.Row::paratrain).toList(),
                     rows.stream().map(r -> Double.NaN).toList(), "paratrain, two emulated hosts, " + precision,

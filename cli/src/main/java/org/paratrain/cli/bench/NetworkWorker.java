@@ -64,6 +64,16 @@ public final class NetworkWorker {
             spec = spec.withExchange(org.paratrain.train.spec.ExchangeSpec.parse(job.path("allreduce").asText("ring"),
                 org.paratrain.train.spec.ExchangeSpec.Sum.parse(job.path("sum").asText("fixed:1"))));
             spec = spec.withRun(spec.run().withBucketSize(job.path("bucket_size").asInt(0)));
+            if (spec.exchange().isAuto()) {
+                // As train does on MPI: the ranks time every allreduce on the link, and take the fastest.
+                int params = spec.model().newModel(784, 10).parameterCount();
+                int blocks = batch / spec.run().blockSize();
+                TrainSpec asked = spec;
+                org.paratrain.train.cost.ExchangeProbe.Result pick = Backend.onMpiRanks(c ->
+                    org.paratrain.train.cost.ExchangeProbe.run(c, org.paratrain.train.cost.ExchangeProbe.candidates(c,
+                        asked.exchange().sum()), params, blocks)).get(0);
+                spec = spec.withExchange(pick.chosen());
+            }
             // Warm-up, at least 40 steps in all: the JIT compiles a step's loops only after some.
             for (int w = 0; w < Math.max(1, (40 + steps - 1) / steps); w++) {
                 Training.mpi(data, spec, TrainingControl.none());
@@ -76,8 +86,9 @@ public final class NetworkWorker {
                 }
             }
             // The link's cost model: the bare allreduce timed at four sizes on these ranks, fitted.
-            String algorithm = job.path("allreduce").asText("ring");
-            boolean costed = org.paratrain.collective.Allreduces.portableNames().contains(algorithm);
+            String algorithm = spec.exchange().label();
+            // Every allreduce has a formula (MPI's own: the cheaper of its short- and long-vector algorithms').
+            boolean costed = org.paratrain.collective.Allreduces.names().contains(algorithm);
             // Sizes about the gradient's: a shaped link lets a short message through at the veth's speed
             // (the token bucket's burst) and a long one at the rate, which no one line fits at every size.
             long n = spec.model().newModel(784, 10).parameterCount() + 1L;
@@ -87,19 +98,24 @@ public final class NetworkWorker {
             // the fit folds the additions (about 0.1 ns a byte) into the link's beta (8 ns a byte at 1 Gbit/s)
             // and pins gamma at 0. Fitting a second algorithm as well was tried: on a shaped link it fitted
             // a beta faster than the link, as the token bucket lets short messages through in bursts.
+            // Timed as training calls it: in two levels where a process holds several ranks.
             List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.Calibration.time(c,
                 algorithm, sizes, 3)) : null;
             if (comm.rank() == 0) {
-                double exchange = best.commSeconds() / steps;
+                // The exchange itself is the least over the ranks: the rank that reaches it last waits for no one.
+                double exchange = best.rankTimes().leastExchange() / steps;
                 ObjectNode out = RunWriter.json().createObjectNode()
+                    .put("allreduce", algorithm)
                     .put("samples_per_s", (double) batch * steps / best.trainSeconds())
                     .put("exchange_share", best.commSeconds() / best.trainSeconds())
                     .put("exchange_ms_per_step", 1e3 * exchange)
+                    .put("wait_ms_per_step", 1e3 * (best.commSeconds() / steps - exchange))
                     .put("train_seconds", best.trainSeconds()).put("params_hash", hash(best.params()));
                 if (costed) {
                     List<org.paratrain.collective.CostModel.Measurement> ms = new java.util.ArrayList<>();
                     for (int i = 0; i < sizes.length; i++) {
-                        ms.add(new org.paratrain.collective.CostModel.Measurement(algorithm, 2 * k, sizes[i],
+                        // Two processes are the link's ends: k ranks a process meet in memory first.
+                        ms.add(new org.paratrain.collective.CostModel.Measurement(algorithm, 2, sizes[i],
                             seconds.get(0)[i]));
                     }
                     org.paratrain.collective.Allreduce.Machine m = org.paratrain.collective.CostModel.fit(ms);
@@ -107,7 +123,7 @@ public final class NetworkWorker {
                         org.paratrain.experiment.ConversionTiming.rates());
                     double predicted = new org.paratrain.train.cost.AllreduceCost(
                         org.paratrain.collective.Allreduces.create(algorithm), sum)
-                        .stepSeconds(2 * k, best.params().length, batch / spec.run().blockSize(), m);
+                        .stepSeconds(2, best.params().length, batch / spec.run().blockSize(), m);
                     out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("alpha_seconds", m.alpha())
                         .put("beta_seconds_per_byte", m.beta()).put("gamma_seconds_per_byte", m.gamma())
                         .put("seconds_per_sample_parameter", best.computeSeconds() / ((double) batch * steps

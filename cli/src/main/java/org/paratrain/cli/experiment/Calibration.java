@@ -69,7 +69,7 @@ public final class Calibration {
      * @return seconds a call, a size
      */
     public static double[] time(Communicator comm, String name, long[] sizes, int rounds) {
-        Allreduce a = Allreduces.create(name);
+        Allreduce a = Allreduces.create(name, comm);     // in two levels where a process holds several ranks
         double[] best = new double[sizes.length];
         for (int i = 0; i < sizes.length; i++) {
             double[] buf = new double[(int) sizes[i]];

@@ -51,16 +51,17 @@ class BenchNetworkTest {
         Assumptions.assumeTrue(ready, "needs root, ip (iproute2) and mpirun");
         Path out = dir.resolve("bench");
         Run r = run("bench", "network", "--links", "1gbit", "--models", "mlp", "--layouts", "2x1,2x2", "--steps", "3",
-            "--rounds", "1", "--sum", "fixed:half", "--bucket-size", "0,1", "--out", out.toString());
+            "--rounds", "1", "--sum", "fixed:half", "--bucket-size", "0,1", "--allreduce", "ring,auto", "--out",
+            out.toString());
         assertEquals(0, r.status(), r.out() + r.err());
         // The same bits at both layouts, with the gradient sent whole after backward and in buckets during it
         // (one a layer, summed across the two hosts while the lower layer's backward runs).
         assertTrue(r.out().contains("same bits: mlp fixed:half yes"), r.out());
         JsonNode json = RunWriter.json().readTree(out.resolve("bench-network.json").toFile());
-        assertEquals(4, json.get("rows").size(), json.toString());
-        assertEquals(List.of("fixed:half/0", "fixed:half/1", "fixed:half/0", "fixed:half/1"),
+        assertEquals(8, json.get("rows").size(), json.toString());
+        assertEquals(List.of("0/ring", "0/auto", "1/ring", "1/auto", "0/ring", "0/auto", "1/ring", "1/auto"),
             java.util.stream.StreamSupport.stream(json.get("rows").spliterator(), false)
-                .map(n -> n.get("sum").asText() + "/" + n.get("bucket_size").asText()).toList());
+                .map(n -> n.get("bucket_size").asText() + "/" + n.get("allreduce").asText()).toList());
         boolean torch = System.getenv("PARATRAIN_REQUIRE_TORCH") != null;
         for (JsonNode row : json.get("rows")) {
             assertEquals("1gbit", row.get("link").asText());
@@ -68,6 +69,13 @@ class BenchNetworkTest {
             assertTrue(share > 0 && share < 1, "the exchange's share of the step: " + row);
             assertTrue(row.get("paratrain_samples_per_s").asDouble() > 0, row.toString());
             assertTrue(row.get("exchange_ms_per_step").asDouble() > 0, row.toString());
+            // The wait is rank 0's exchange beyond the least over the ranks: never below zero.
+            assertTrue(row.get("wait_ms_per_step").asDouble() >= 0, row.toString());
+            String ran = row.get("ran").asText();
+            assertTrue(org.paratrain.collective.Allreduces.names().contains(ran), "auto ran an allreduce: " + row);
+            if (row.get("allreduce").asText().equals("ring")) {
+                assertEquals("ring", ran);
+            }
             assertTrue(row.get("predicted_exchange_ms_per_step").asDouble() > 0, "the link's cost model: " + row);
             if (torch) {
                 assertTrue(row.get("pytorch_samples_per_s").asDouble() > 0, "DDP ran on the same hosts: " + row);
@@ -86,7 +94,9 @@ class BenchNetworkTest {
         String summary = r.out().lines().filter(l -> l.startsWith("summary: ")).findFirst().orElseThrow();
         assertTrue(summary.contains("mlp_1gbit_2x1_fixedhalf_bucket0_samples_per_s=")
             && summary.contains("mlp_1gbit_2x2_fixedhalf_bucket1_exchange_share=")
-            && summary.contains("mlp_1gbit_2x2_fixedhalf_bucket1_overlap_speedup="), summary);
+            && summary.contains("mlp_1gbit_2x2_fixedhalf_bucket1_overlap_speedup=")
+            && summary.contains("mlp_1gbit_2x1_fixedhalf_bucket0_auto_pick=")
+            && summary.contains("mlp_1gbit_2x2_fixedhalf_bucket1_auto_vs_fastest="), summary);
         assertFalse(namespaces().contains("ptbench0"), "the hosts are removed: " + namespaces());
     }
 
@@ -145,6 +155,10 @@ class BenchNetworkTest {
         r = run("bench", "network", "--layouts", "2x3", "--out", out.toString());
         assertEquals(2, r.status(), r.err());
         assertTrue(r.err().contains("--batch-size 256 must divide over the 6 ranks of --layouts 2x3"), r.err());
+        r = run("bench", "network", "--allreduce", "ring,fastest", "--out", out.toString());
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().strip().endsWith("--allreduce must be among star, tree, recursive-doubling, ring, "
+            + "rabenseifner, native or auto, got 'fastest'"), r.err());
         assertFalse(Files.exists(out));
     }
 
