@@ -20,6 +20,15 @@ final class AutoChoice {
     private AutoChoice() { }
 
     static TrainSpec resolve(TrainSpec spec, boolean autoNodes, Dataset data, boolean mpi, PrintWriter out) {
+        return resolve(spec, autoNodes, data, mpi, false, out);
+    }
+
+    /**
+     * As above; with {@code exchangeOnRanks} (MPI, {@code --allreduce auto}) only the node count is
+     * said, as the ranks measure the exchange on their links ({@link LinkAuto}) and the caller keeps auto.
+     */
+    static TrainSpec resolve(TrainSpec spec, boolean autoNodes, Dataset data, boolean mpi, boolean exchangeOnRanks,
+                             PrintWriter out) {
         int params = org.paratrain.cli.experiment.Calibration.exchanged(data, spec);
         BlockSharding sharding = Plan.sharding(data.samples(), spec.run().blockSize());
         TrainSpec config = autoNodes ? spec.withNodes(1) : spec;
@@ -36,8 +45,13 @@ final class AutoChoice {
             ? Plan.fastest(Plan.rows(model, data.samples(), spec.run().blockSize(), params, exchanges,
                 Integer.highestOneBit(model.cores())))
             : Plan.row(model, sharding, params, exchanges, config.nodes());
-        out.printf(Locale.ROOT, "auto: %s, %s (predicted %s per epoch)%n", Formats.count(chosen.nodes(), "node"),
-            Plan.label(chosen.best()), Formats.duration(chosen.bestSeconds()));
+        if (exchangeOnRanks) {
+            out.printf(Locale.ROOT, "auto: %s (predicted %s per epoch; the ranks will measure the exchange)%n",
+                Formats.count(chosen.nodes(), "node"), Formats.duration(chosen.bestSeconds()));
+        } else {
+            out.printf(Locale.ROOT, "auto: %s, %s (predicted %s per epoch)%n", Formats.count(chosen.nodes(), "node"),
+                Plan.label(chosen.best()), Formats.duration(chosen.bestSeconds()));
+        }
         TrainSpec resolved = spec.withNodes(chosen.nodes()).withExchange(chosen.best());
         if (resolved.run().rebalancing() && chosen.best().scheme() == ExchangeSpec.Scheme.SHARED) {
             // The shared step hands blocks out as ranks are ready: there are no boundaries to move.

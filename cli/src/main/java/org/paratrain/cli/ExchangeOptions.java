@@ -21,7 +21,8 @@ final class ExchangeOptions {
         description = "How gradients are combined: master-worker (the paper's: gather to rank 0, which updates and "
             + "sends the weights back; default), shared (local backend: ranks take a step's blocks as they are ready, "
             + "so none waits for one off its core), star, tree, recursive-doubling, ring, rabenseifner, native "
-            + "(MPI's own, with --backend mpi) or auto (the fastest by the cost model).")
+            + "(MPI's own, with --backend mpi) or auto (the fastest by the cost model; with --backend mpi, the fastest measured by the "
+            + "ranks on the job's links).")
     String allreduce;
 
     @Option(names = "--sum",

@@ -6,7 +6,6 @@ import java.util.Locale;
 import org.paratrain.data.BlockSharding;
 import org.paratrain.train.Backend;
 import org.paratrain.train.cost.ExchangeProbe;
-import org.paratrain.train.spec.ExchangeSpec;
 import org.paratrain.train.spec.TrainSpec;
 
 /**
@@ -37,8 +36,8 @@ final class LinkAuto {
         try {
             r = Backend.onMpiRanks(comm -> ExchangeProbe.run(comm,
                 ExchangeProbe.candidates(comm, spec.exchange().sum()), params, step.blocks())).get(0);
-        } catch (RuntimeException e) {
-            Backend.abortMpiJob(e);
+        } catch (RuntimeException | Error e) {
+            Backend.abortMpiJob(e);     // the other ranks would wait in the probe's next call until their timeout
             throw e;
         }
         if (Backend.mpiRankFromEnvironment() == 0) {
@@ -50,19 +49,15 @@ final class LinkAuto {
 
     /** {@return the choice and the figures behind it, one line} */
     static String report(ExchangeProbe.Result r) {
-        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "auto: %s, measured on the job's links "
-            + "(%d words a step across %d processes; link fit: alpha %.1f us, beta %.3f ns a byte):",
-            r.chosen().label(), r.words(), r.processes(), 1e6 * r.link().alpha(), 1e9 * r.link().beta()));
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "auto: %s, measured on the job's links in %s "
+            + "(%d words a step across %s%s):", r.chosen().label(), Formats.duration(r.seconds()), r.words(),
+            r.processes() == 1 ? "1 process" : r.processes() + " processes", r.processes() < 2 ? "" : String.format(Locale.ROOT, "; link fit: alpha %.1f us, beta %.3f ns "
+            + "a byte", 1e6 * r.link().alpha(), 1e9 * r.link().beta())));
         List<ExchangeProbe.Timing> t = r.timings();
         for (int i = 0; i < t.size(); i++) {
             s.append(i == 0 ? " " : ", ").append(t.get(i).exchange().label()).append(' ')
                 .append(Formats.duration(t.get(i).seconds())).append(t.get(i).measured() ? "" : " (modelled)");
         }
         return s.toString();
-    }
-
-    /** {@return whether the exchange is left to the ranks: auto on MPI} */
-    static boolean onRanks(ExchangeSpec exchange, boolean mpi) {
-        return mpi && exchange.isAuto();
     }
 }

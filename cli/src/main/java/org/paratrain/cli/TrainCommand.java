@@ -119,6 +119,11 @@ final class TrainCommand implements Runnable {
             backendOptions.configureRank();
         }
         TrainSpec spec = spec(child);
+        if (mpi && spec.exchange().isAuto() && spec.exchange().sum() == null) {
+            // Every exchange the ranks choose among sums with the default: recorded as such, so that a
+            // checkpoint's settings (written after the choice) match this command's when it resumes.
+            spec = spec.withExchange(ExchangeSpec.parse("auto", ExchangeSpec.Sum.DEFAULT_FIXED));
+        }
         DataSpec dataSpec = dataSpec();
         boolean autoNodes = spec.run().nodes() instanceof RunSpec.Nodes.Auto;
         noAutoInsideJob(child, autoNodes);
@@ -149,7 +154,7 @@ final class TrainCommand implements Runnable {
             spec = LinkAuto.resolve(spec, data.features(), classes, data.samples(), out());
         } else if (autoNodes || spec.exchange().isAuto() && !mpi) {
             ExchangeSpec asked = spec.exchange();
-            spec = AutoChoice.resolve(spec, autoNodes, data, mpi, out());
+            spec = AutoChoice.resolve(spec, autoNodes, data, mpi, mpi && spec.exchange().isAuto(), out());
             if (mpi && asked.isAuto()) {
                 // Only the node count is decided here: the exchange is measured by the ranks, on their links.
                 spec = spec.withExchange(asked);
@@ -188,7 +193,10 @@ final class TrainCommand implements Runnable {
         return spec.withBatches(batchSize, seed).withEpochs(epochs);
     }
 
-    /** Under the user's own mpirun every rank must see the same node count and exchange: auto is refused. */
+    /**
+     * Under the user's own mpirun every rank must see the same node count, which is decided before
+     * launching: {@code --nodes auto} is refused there ({@code --allreduce auto} is decided by the ranks).
+     */
     private static void noAutoInsideJob(boolean child, boolean auto) {
         if (child && auto) {
             throw new IllegalArgumentException("--nodes auto is decided before launching; under your own mpirun give "

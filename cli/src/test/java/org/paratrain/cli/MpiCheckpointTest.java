@@ -65,4 +65,25 @@ class MpiCheckpointTest {
             CheckpointCliTest.assertSameRun(CheckpointCliTest.reference(), out);
         }
     }
+    /**
+     * {@code --allreduce auto} on MPI without {@code --sum}: the ranks choose after the launcher
+     * has read the settings, and a checkpoint written by that run resumes under the same command
+     * (the launcher records auto's sum as the default every candidate has), to the same bits.
+     */
+    @Test
+    void autoOnMpiResumesUnderTheSameCommand() throws Exception {
+        Path dir = CheckpointCliTest.dir;
+        Path ck = dir.resolve("ck-auto");
+        List<String> args = new java.util.ArrayList<>(CheckpointCliTest.train("--backend", "mpi", "--nodes", "2",
+            "--allreduce", "auto", "--checkpoint-dir", ck.toString(), "--checkpoint-every", "20"));
+        List<String> first = new java.util.ArrayList<>(args);
+        first.addAll(List.of("--out", dir.resolve("auto-first").toString()));
+        CliTest.Run r = CheckpointCliTest.run(first);
+        assertEquals(0, r.status(), r.err());
+        CheckpointCliTest.assertSameRun(CheckpointCliTest.reference(), dir.resolve("auto-first"));
+        args.addAll(List.of("--resume", ck.toString(), "--out", dir.resolve("auto-resumed").toString()));
+        r = CheckpointCliTest.run(args);
+        assertEquals(0, r.status(), r.err());
+        CheckpointCliTest.assertSameRun(CheckpointCliTest.reference(), dir.resolve("auto-resumed"));
+    }
 }

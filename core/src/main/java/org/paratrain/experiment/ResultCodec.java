@@ -66,7 +66,7 @@ public final class ResultCodec {
             o.has("train_accuracy") ? o.get("train_accuracy").asDouble() : Double.NaN,
             o.has("blocks_per_rank") ? new TrainingResult.Split(ints(o.get("blocks_per_rank")),
                 o.path("split_moves").asInt()) : null,
-            o.has("compute_seconds_per_rank") ? new TrainingResult.RankTimes(doubles(o.get("compute_seconds_per_rank")),
+            o.has("compute_seconds_per_rank") && o.has("comm_seconds_per_rank") ? new TrainingResult.RankTimes(doubles(o.get("compute_seconds_per_rank")),
                 doubles(o.get("comm_seconds_per_rank"))) : null);
     }
 

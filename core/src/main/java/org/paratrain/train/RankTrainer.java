@@ -334,13 +334,23 @@ public final class RankTrainer {
         computeBlocks(whole, wholeRanges, data, loop.weights, false);
         double finalLoss = whole.reduceLoss(loop.mean ? 1.0 / totalSamples : 1.0);
         TrainingResult.History h = loop.history.first(epochs);
-        TrainingResult.RankTimes times = rankTimes(sum(h.compute()), sum(h.comm()));
+        // From the epoch this run started in: a resumed run's history before it is rank 0's, from the checkpoint.
+        TrainingResult.RankTimes times = rankTimes(sumFrom(h.compute(), loop.firstEpoch),
+            sumFrom(h.comm(), loop.firstEpoch));
         if (comm.rank() != 0) {
             return null;
         }
         return new TrainingResult(loop.weights, finalLoss, epochs, comm.size(), comm.backend(), exchange.name(),
             batches.sharding().blockSize(), trainSeconds, sum(h.compute()), sum(h.comm()), h, Double.NaN,
             shared == null ? new TrainingResult.Split(ranges.blocksPerRank(), ranges.moves()) : null, times);
+    }
+
+    private static double sumFrom(double[] v, int first) {
+        double t = 0;
+        for (int i = Math.min(first, v.length); i < v.length; i++) {
+            t += v[i];
+        }
+        return t;
     }
 
     /**

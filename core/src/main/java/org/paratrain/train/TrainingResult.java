@@ -53,7 +53,8 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
     }
 
     /**
-     * Each rank's seconds computing and exchanging over the run, in rank order. A rank's exchange
+     * Each rank's seconds computing and exchanging over the run (a resumed run: from the epoch it
+     * resumed in, whose time before the checkpoint is rank 0's), in rank order. A rank's exchange
      * includes waiting for the ranks that reach the exchange after it; the rank that arrives last
      * waits for no one, so the least exchange time over the ranks is the exchange itself and each
      * rank's excess over it is its wait, which the computation's imbalance sets.

@@ -269,7 +269,8 @@ final class BenchNetworkCommand implements Runnable {
             // Overlap against the same run without it: the speedup, and the most it could be, all of
             // the exchange hidden (1 / (1 - the exchange's share without overlap)).
             rows.stream().filter(o -> o.bucket().equals("0") && !r.bucket().equals("0") && o.link().equals(r.link())
-                && o.model().equals(r.model()) && o.layout().equals(r.layout()) && o.sum().equals(r.sum())).findFirst()
+                && o.model().equals(r.model()) && o.layout().equals(r.layout()) && o.sum().equals(r.sum())
+                && o.allreduce().equals(r.allreduce())).findFirst()
                 .ifPresent(o -> summary.append(String.format(Locale.ROOT, " %s_overlap_speedup=%.3f %s_overlap_bound=%.3f",
                     r.key(), r.paratrain() / o.paratrain(), r.key(), 1 / (1 - o.exchange()))));
             // auto's pick against the fastest of the allreduces run beside it on the same link and model.

@@ -102,8 +102,13 @@ public final class NetworkWorker {
             List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.Calibration.time(c,
                 algorithm, sizes, 3)) : null;
             if (comm.rank() == 0) {
-                // The exchange itself is the least over the ranks: the rank that reaches it last waits for no one.
-                double exchange = best.rankTimes().leastExchange() / steps;
+                // The exchange itself, without waits for a slower rank: two bounds from above, the tighter kept.
+                // The least exchange over the ranks (a rank that always arrives last waits for no one), and the
+                // run less the most compute of a rank (where the last to arrive changes from step to step, as
+                // when two ranks share a host's core, every rank waits in some steps).
+                TrainingResult.RankTimes times = best.rankTimes();
+                double mostCompute = java.util.Arrays.stream(times.compute()).max().orElseThrow();
+                double exchange = Math.min(times.leastExchange(), best.trainSeconds() - mostCompute) / steps;
                 ObjectNode out = RunWriter.json().createObjectNode()
                     .put("allreduce", algorithm)
                     .put("samples_per_s", (double) batch * steps / best.trainSeconds())
@@ -114,15 +119,17 @@ public final class NetworkWorker {
                 if (costed) {
                     List<org.paratrain.collective.CostModel.Measurement> ms = new java.util.ArrayList<>();
                     for (int i = 0; i < sizes.length; i++) {
-                        // Two processes are the link's ends: k ranks a process meet in memory first.
-                        ms.add(new org.paratrain.collective.CostModel.Measurement(algorithm, 2, sizes[i],
-                            seconds.get(0)[i]));
+                        // Two processes are the link's ends: k ranks a process meet in memory first. MPI's own
+                        // allreduce is fitted as a ring (its formula is the cheaper of two, which is not linear).
+                        ms.add(new org.paratrain.collective.CostModel.Measurement(algorithm.equals("native") ? "ring"
+                            : algorithm, 2, sizes[i], seconds.get(0)[i]));
                     }
                     org.paratrain.collective.Allreduce.Machine m = org.paratrain.collective.CostModel.fit(ms);
                     org.paratrain.train.cost.SumCost sum = org.paratrain.train.cost.SumCost.of(spec.exchange().sum(),
                         org.paratrain.experiment.ConversionTiming.rates());
+                    // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2.
                     double predicted = new org.paratrain.train.cost.AllreduceCost(
-                        org.paratrain.collective.Allreduces.create(algorithm), sum)
+                        org.paratrain.collective.Allreduces.create(algorithm.equals("native") ? "ring" : algorithm), sum)
                         .stepSeconds(2, best.params().length, batch / spec.run().blockSize(), m);
                     out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("alpha_seconds", m.alpha())
                         .put("beta_seconds_per_byte", m.beta()).put("gamma_seconds_per_byte", m.gamma())

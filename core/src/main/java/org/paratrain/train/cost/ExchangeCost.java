@@ -25,7 +25,7 @@ public interface ExchangeCost {
     /**
      * {@return the cost of the exchange {@code spec} names}
      * @param spec  a resolved exchange: not {@link ExchangeSpec.Scheme#AUTO}, which is the choice
-     *              among the others by these costs
+     *              among the others (by these costs, or on MPI by {@link ExchangeProbe}'s measurement)
      * @param rates the machine's fixed-point conversion rates
      * @throws IllegalArgumentException for {@code auto}, or a sharded algorithm without a cost
      */

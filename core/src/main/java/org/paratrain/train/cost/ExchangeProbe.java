@@ -17,12 +17,17 @@ import org.paratrain.train.spec.ExchangeSpec;
  * shaped link lets a short burst through at the wire's speed, TCP's windows, MPI's own protocol
  * switches). So the choice is measured where it will run: each candidate allreduce, in the
  * two-level form training uses when a process holds several ranks, is called on the step's
- * word count (the sum's words: {@link SumCost#words}), warm-up first, and the best of
- * {@value #CALLS} calls counts; a call's time is the slowest rank's. The paper's
- * master-worker exchange is not a collective that can be called alone: it is priced by
- * {@link MasterWorkerCost} on the Hockney parameters fitted to the ring's times at two sizes,
- * which is also the link's calibration the choice reports. The sum's own arithmetic (deposit,
- * read-back) is the same for every allreduce and does not enter the choice.
+ * word count (the sum's words: {@link SumCost#words}): once untimed, once timed as its
+ * warm-up, then {@value #CALLS} rounds that call every candidate once each (so that none is
+ * timed only while the JIT is cold); each rank keeps its best call and the slowest rank's
+ * best counts. A candidate whose warm-up call took more than {@value #SLOW_FACTOR} times the
+ * best one's (star on many processes) is not called again: its warm-up is its figure. The
+ * paper's master-worker exchange is not a collective that can be called alone: it is priced by
+ * {@link MasterWorkerCost} on the Hockney parameters fitted to the ring's times at
+ * {@value #SHORT_WORDS} words and at the step's (at least {@value #LONG_WORDS}), which is also
+ * the link's calibration the choice reports; with every rank in one process there is no link,
+ * and master-worker is left out. The sum's own arithmetic (deposit, read-back) is the same for
+ * every allreduce and does not enter the choice.
  *
  * <p>Every rank returns the same choice: the times are gathered by one exact sum (each rank
  * fills its own places of a zero vector), and each rank picks from the same figures. The
@@ -32,10 +37,14 @@ import org.paratrain.train.spec.ExchangeSpec;
 public final class ExchangeProbe {
     /** Timed calls a candidate; the fastest counts. */
     static final int CALLS = 5;
-    /** Untimed calls a candidate first: connections, buffers, the JIT. */
-    static final int WARM_UP = 2;
+    /** A candidate whose warm-up call took more than this many times the best one's is timed no further. */
+    static final double SLOW_FACTOR = 4.0;
     /** Words of the short message the link's latency is read from. */
     static final int SHORT_WORDS = 1_000;
+    /** Words of the long message its bandwidth is read from, at least (the step's when longer). */
+    static final int LONG_WORDS = 65_536;
+    /** The most words a step's exchange may have to be timed (128 MB a rank). */
+    static final long MAX_WORDS = 1L << 24;
 
     private ExchangeProbe() { }
 
@@ -53,12 +62,14 @@ public final class ExchangeProbe {
      *
      * @param timings  every candidate's, in the order given
      * @param chosen   the fastest
-     * @param link     alpha and beta fitted to the ring's times at {@value #SHORT_WORDS} words and the step's
+     * @param link     alpha and beta fitted to the ring's times at {@value #SHORT_WORDS} words and at the step's
+     *                 (at least {@value #LONG_WORDS}); zeros when the ranks are in one process
      * @param words    the 8-byte words a step's exchange sends
      * @param processes the processes the ranks are in (the link's endpoints)
+     * @param seconds  how long the probe took, the slowest rank's
      */
     public record Result(List<Timing> timings, ExchangeSpec chosen, Allreduce.Machine link, long words,
-                         int processes) { }
+                         int processes, double seconds) { }
 
     /**
      * {@return the exchanges {@code --allreduce auto} chooses among on {@code comm}: master-worker
@@ -88,53 +99,101 @@ public final class ExchangeProbe {
      * @return the same result on every rank
      */
     public static Result run(Communicator comm, List<ExchangeSpec> candidates, int params, int blocks) {
+        long began = System.nanoTime();
         ExchangeSpec.Sum sum = candidates.get(0).sum();
         long n = params + 1L;
         long words = new SumCost(sum, ConversionRates.Conversion.FREE).words(n, blocks);
-        if (words > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("a step's exchange of " + words + " words is too large to time");
+        if (words > MAX_WORDS) {
+            throw new IllegalArgumentException("--allreduce auto: a step's exchange of " + words + " words is more "
+                + "than the " + MAX_WORDS + " it times; name the allreduce");
         }
         int p = comm.size();
         int processes = comm.processGroup().map(g -> p / g.localSize()).orElse(p);
-        // Each candidate's best, then the ring at the short size; each rank fills its own column.
-        int m = candidates.size() + 1;
-        double[] all = new double[m * p];
-        double[] buf = new double[(int) words];
-        for (int i = 0; i < candidates.size(); i++) {
-            ExchangeSpec e = candidates.get(i);
-            if (e.scheme() == ExchangeSpec.Scheme.ALLREDUCE) {
-                all[i * p + comm.rank()] = best(comm, Allreduces.create(e.algorithm(), comm), buf);
-            }
-        }
-        all[(m - 1) * p + comm.rank()] = best(comm, Allreduces.create("ring", comm),
-            new double[(int) Math.min(SHORT_WORDS, words)]);
-        org.paratrain.collective.Allreduces.create(comm.nativeCollectives().isPresent() ? "native" : "star", comm)
-            .allreduce(comm, all, 0, all.length);
-        double[] slowest = new double[m];
+        int m = candidates.size();
+        Allreduce[] algorithms = new Allreduce[m];
         for (int i = 0; i < m; i++) {
-            for (int r = 0; r < p; r++) {
-                slowest[i] = Math.max(slowest[i], all[i * p + r]);
+            ExchangeSpec e = candidates.get(i);
+            algorithms[i] = e.scheme() == ExchangeSpec.Scheme.ALLREDUCE ? Allreduces.create(e.algorithm(), comm) : null;
+        }
+        double[] buf = new double[(int) words];
+        // Warm-up: each allreduce twice, the second call timed and agreed by all ranks (the slowest's); one far
+        // slower than the best (star on many processes) is timed no further: its warm-up call is its figure.
+        double[] warm = new double[m];
+        for (int i = 0; i < m; i++) {
+            if (algorithms[i] != null) {
+                algorithms[i].allreduce(comm, buf, 0, buf.length);
+                warm[i] = once(comm, algorithms[i], buf);
             }
         }
-        int ring = indexOf(candidates, "ring");
-        Allreduce.Machine link = ring < 0 ? new Allreduce.Machine(0, 0, 0) : CostModel.fit(List.of(
-            new CostModel.Measurement("ring", processes, Math.min(SHORT_WORDS, words), slowest[m - 1]),
-            new CostModel.Measurement("ring", processes, words, slowest[ring])));
+        warm = slowest(comm, warm);
+        double bestWarm = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < m; i++) {
+            if (algorithms[i] != null) {
+                bestWarm = Math.min(bestWarm, warm[i]);
+            }
+        }
+        // Timed rounds, every kept candidate once a round: none is timed only while the JIT is cold.
+        double[] best = new double[m];
+        java.util.Arrays.fill(best, Double.POSITIVE_INFINITY);
+        for (int k = 0; k < CALLS; k++) {
+            for (int i = 0; i < m; i++) {
+                if (algorithms[i] != null && warm[i] <= SLOW_FACTOR * bestWarm) {
+                    best[i] = Math.min(best[i], once(comm, algorithms[i], buf));
+                }
+            }
+        }
+        // The link's fit: the ring at a short and at a long size (the step's, or more for a small model).
+        Allreduce ring = Allreduces.create("ring", comm);
+        long longWords = Math.max(words, LONG_WORDS);
+        double[] fit = {bestOf(comm, ring, new double[SHORT_WORDS]), bestOf(comm, ring, new double[(int) longWords]),
+            (System.nanoTime() - began) * 1e-9};
+        double[] figures = java.util.Arrays.copyOf(best, m + fit.length);
+        System.arraycopy(fit, 0, figures, m, fit.length);
+        figures = slowest(comm, figures);
+        Allreduce.Machine link = processes < 2 ? new Allreduce.Machine(0, 0, 0) : CostModel.fit(List.of(
+            new CostModel.Measurement("ring", processes, SHORT_WORDS, figures[m]),
+            new CostModel.Measurement("ring", processes, longWords, figures[m + 1])));
         List<Timing> timings = new ArrayList<>();
         ExchangeSpec chosen = null;
         double fastest = Double.POSITIVE_INFINITY;
-        for (int i = 0; i < candidates.size(); i++) {
+        for (int i = 0; i < m; i++) {
             ExchangeSpec e = candidates.get(i);
-            boolean timed = e.scheme() == ExchangeSpec.Scheme.ALLREDUCE;
-            double s = timed ? slowest[i]
-                : ExchangeCost.of(e, ConversionRates.NONE).stepSeconds(p, params, blocks, link);
+            boolean timed = algorithms[i] != null;
+            if (!timed && processes < 2) {
+                continue;     // one process: no link to fit master-worker's messages to; its allreduces were timed
+            }
+            double s = !timed ? ExchangeCost.of(e, ConversionRates.NONE).stepSeconds(p, params, blocks, link)
+                : Double.isFinite(figures[i]) ? figures[i] : warm[i];
             timings.add(new Timing(e, s, timed));
             if (s < fastest) {
                 fastest = s;
                 chosen = e;
             }
         }
-        return new Result(List.copyOf(timings), chosen, link, words, processes);
+        return new Result(List.copyOf(timings), chosen, link, words, processes, figures[m + 2]);
+    }
+
+    /**
+     * {@return for each figure, the largest over the ranks: each rank fills its own places of a
+     * zero vector, one exact sum places them all, and every rank reads the same maxima}
+     */
+    private static double[] slowest(Communicator comm, double[] mine) {
+        int p = comm.size();
+        int m = mine.length;
+        double[] all = new double[m * p];
+        for (int i = 0; i < m; i++) {
+            all[i * p + comm.rank()] = mine[i];
+        }
+        Allreduces.create(comm.nativeCollectives().isPresent() ? "native" : "star", comm)
+            .allreduce(comm, all, 0, all.length);
+        double[] out = new double[m];
+        for (int i = 0; i < m; i++) {
+            out[i] = Double.NEGATIVE_INFINITY;
+            for (int r = 0; r < p; r++) {
+                out[i] = Math.max(out[i], all[i * p + r]);
+            }
+        }
+        return out;
     }
 
     private static int indexOf(List<ExchangeSpec> candidates, String algorithm) {
@@ -147,18 +206,21 @@ public final class ExchangeProbe {
         return -1;
     }
 
-    /** The fastest of {@value #CALLS} calls after {@value #WARM_UP} untimed, each started together. */
-    private static double best(Communicator comm, Allreduce a, double[] buf) {
-        for (int k = 0; k < WARM_UP; k++) {
-            a.allreduce(comm, buf, 0, buf.length);
-        }
+    /** The fastest of {@value #CALLS} calls after one untimed. */
+    private static double bestOf(Communicator comm, Allreduce a, double[] buf) {
+        a.allreduce(comm, buf, 0, buf.length);
         double best = Double.POSITIVE_INFINITY;
         for (int k = 0; k < CALLS; k++) {
-            comm.barrier();
-            double t0 = comm.wtime();
-            a.allreduce(comm, buf, 0, buf.length);
-            best = Math.min(best, comm.wtime() - t0);
+            best = Math.min(best, once(comm, a, buf));
         }
         return best;
+    }
+
+    /** One call, the ranks started together by a barrier; this rank's seconds. */
+    private static double once(Communicator comm, Allreduce a, double[] buf) {
+        comm.barrier();
+        double t0 = comm.wtime();
+        a.allreduce(comm, buf, 0, buf.length);
+        return comm.wtime() - t0;
     }
 }

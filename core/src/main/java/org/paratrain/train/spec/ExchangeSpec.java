@@ -8,7 +8,8 @@ import org.paratrain.collective.Allreduces;
  * How the ranks combine their gradients: the scheme (the paper's master-worker, an
  * allreduce after which every rank updates, or the local ranks' shared step), the algorithm
  * that moves the data, or
- * {@link Scheme#AUTO} for the fastest by the cost model, decided before training starts.
+ * {@link Scheme#AUTO} for the fastest, decided before training starts: by the cost model, or on MPI
+ * measured by the ranks on the job's links.
  *
  * @param scheme    how the ranks cooperate
  * @param algorithm the allreduce algorithm ({@link Allreduces#names()}) for {@link Scheme#ALLREDUCE}, the
@@ -39,7 +40,7 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
          * sums the rows in block order: no rank waits for one that is off its core. No messages.
          */
         SHARED,
-        /** Not chosen yet: the cost model picks among the others before training. */
+        /** Not chosen yet: the cost model (on MPI, the ranks' measurement) picks among the others before training. */
         AUTO
     }
 
@@ -118,7 +119,7 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
     /** The local ranks' shared step, with the default sum. */
     public static final ExchangeSpec SHARED = new ExchangeSpec(Scheme.SHARED, "", Sum.DEFAULT_FIXED);
 
-    /** The cost model's choice, to be resolved before training. */
+    /** The fastest, to be chosen before training (by the cost model, or on MPI by the ranks' measurement). */
     public static final ExchangeSpec AUTO = new ExchangeSpec(Scheme.AUTO, "", null);
 
     /**
@@ -200,7 +201,7 @@ public record ExchangeSpec(Scheme scheme, String algorithm, Sum sum) {
             + "is a reduce-scatter and an allgather), got '" + got + "'";
     }
 
-    /** {@return whether the cost model still has to choose} */
+    /** {@return whether the exchange is still to be chosen} */
     public boolean isAuto() {
         return scheme == Scheme.AUTO;
     }
