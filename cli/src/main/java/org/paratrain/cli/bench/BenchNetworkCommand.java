@@ -277,7 +277,8 @@ final class BenchNetworkCommand implements Runnable {
             if (r.allreduce().equals("auto")) {
                 java.util.Optional<Row> fastest = rows.stream().filter(o -> o != r && !o.allreduce().equals("auto")
                     && o.sameButAllreduce(r)).max(java.util.Comparator.comparingDouble(Row::paratrain));
-                summary.append(" ").append(r.key()).append("_pick=").append(r.chosen());
+                summary.append(" ").append(r.key()).append("_pick=").append(r.chosen()).append(String.format(Locale.ROOT,
+                    " %s_probe_seconds=%.3f", r.key(), r.fit().path("probe_seconds").asDouble(Double.NaN)));
                 fastest.ifPresent(f -> summary.append(String.format(Locale.ROOT, " %s_fastest=%s %s_vs_fastest=%.3f",
                     r.key(), f.allreduce(), r.key(), r.paratrain() / f.paratrain())));
             }

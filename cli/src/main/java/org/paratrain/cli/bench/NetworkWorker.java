@@ -64,6 +64,7 @@ public final class NetworkWorker {
             spec = spec.withExchange(org.paratrain.train.spec.ExchangeSpec.parse(job.path("allreduce").asText("ring"),
                 org.paratrain.train.spec.ExchangeSpec.Sum.parse(job.path("sum").asText("fixed:1"))));
             spec = spec.withRun(spec.run().withBucketSize(job.path("bucket_size").asInt(0)));
+            double probeSeconds = Double.NaN;
             if (spec.exchange().isAuto()) {
                 // As train does on MPI: the ranks time every allreduce on the link, and take the fastest.
                 int params = spec.model().newModel(784, 10).parameterCount();
@@ -73,6 +74,7 @@ public final class NetworkWorker {
                     org.paratrain.train.cost.ExchangeProbe.run(c, org.paratrain.train.cost.ExchangeProbe.candidates(c,
                         asked.exchange().sum()), params, blocks)).get(0);
                 spec = spec.withExchange(pick.chosen());
+                probeSeconds = pick.seconds();
             }
             // Warm-up, at least 40 steps in all: the JIT compiles a step's loops only after some.
             for (int w = 0; w < Math.max(1, (40 + steps - 1) / steps); w++) {
@@ -116,6 +118,9 @@ public final class NetworkWorker {
                     .put("exchange_ms_per_step", 1e3 * exchange)
                     .put("wait_ms_per_step", 1e3 * (best.commSeconds() / steps - exchange))
                     .put("train_seconds", best.trainSeconds()).put("params_hash", hash(best.params()));
+                if (!Double.isNaN(probeSeconds)) {
+                    out.put("probe_seconds", probeSeconds);
+                }
                 if (costed) {
                     List<org.paratrain.collective.CostModel.Measurement> ms = new java.util.ArrayList<>();
                     for (int i = 0; i < sizes.length; i++) {
