@@ -255,35 +255,7 @@ final class BenchNetworkCommand implements Runnable {
         out.println(NetworkReport.sameBits(rows));
         NetworkReport.write(rows, torch, outDir, batch, steps, rounds, precision);
         out.println("wrote " + outDir.resolve("bench-network") + ".csv, .json, .md, .png and .svg");
-        StringBuilder summary = new StringBuilder("summary:");
-        for (Row r : rows) {
-            summary.append(String.format(Locale.ROOT, " %s_samples_per_s=%.0f %s_exchange_share=%.3f", r.key(),
-                r.paratrain(), r.key(), r.exchange()));
-            if (!Double.isNaN(r.modelMs())) {
-                summary.append(String.format(Locale.ROOT, " %s_model_error=%.3f", r.key(), r.error()));
-            }
-            if (!Double.isNaN(r.torch())) {
-                summary.append(String.format(Locale.ROOT, " %s_ddp_samples_per_s=%.0f %s_ratio=%.3f", r.key(), r.torch(),
-                    r.key(), r.ratio()));
-            }
-            // Overlap against the same run without it: the speedup, and the most it could be, all of
-            // the exchange hidden (1 / (1 - the exchange's share without overlap)).
-            rows.stream().filter(o -> o.bucket().equals("0") && !r.bucket().equals("0") && o.link().equals(r.link())
-                && o.model().equals(r.model()) && o.layout().equals(r.layout()) && o.sum().equals(r.sum())
-                && o.allreduce().equals(r.allreduce())).findFirst()
-                .ifPresent(o -> summary.append(String.format(Locale.ROOT, " %s_overlap_speedup=%.3f %s_overlap_bound=%.3f",
-                    r.key(), r.paratrain() / o.paratrain(), r.key(), 1 / (1 - o.exchange()))));
-            // auto's pick against the fastest of the allreduces run beside it on the same link and model.
-            if (r.allreduce().equals("auto")) {
-                java.util.Optional<Row> fastest = rows.stream().filter(o -> o != r && !o.allreduce().equals("auto")
-                    && o.sameButAllreduce(r)).max(java.util.Comparator.comparingDouble(Row::paratrain));
-                summary.append(" ").append(r.key()).append("_pick=").append(r.chosen()).append(String.format(Locale.ROOT,
-                    " %s_probe_seconds=%.3f", r.key(), r.fit().path("probe_seconds").asDouble(Double.NaN)));
-                fastest.ifPresent(f -> summary.append(String.format(Locale.ROOT, " %s_fastest=%s %s_vs_fastest=%.3f",
-                    r.key(), f.allreduce(), r.key(), r.paratrain() / f.paratrain())));
-            }
-        }
-        out.println(summary);
+        out.println(NetworkReport.summary(rows));
         out.flush();
     }
 
