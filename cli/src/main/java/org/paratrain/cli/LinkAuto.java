@@ -28,10 +28,7 @@ final class LinkAuto {
      */
     static TrainSpec resolve(TrainSpec spec, int features, int classes, int samples, PrintWriter out) {
         int params = spec.model().newModel(features, classes).parameterCount();
-        int batch = spec.run().batchSize() == 0 ? samples : Math.min(samples, spec.run().batchSize());
-        int blockSize = spec.run().blockSize();
-        BlockSharding step = blockSize != 0 ? new BlockSharding(batch, blockSize)
-            : spec.run().batchSize() == 0 ? BlockSharding.byDefault(batch) : BlockSharding.forBatch(batch);
+        BlockSharding step = step(spec, samples);
         ExchangeProbe.Result r;
         try {
             r = Backend.onMpiRanks(comm -> ExchangeProbe.run(comm,
@@ -45,6 +42,28 @@ final class LinkAuto {
             out.flush();
         }
         return spec.withExchange(r.chosen());
+    }
+
+    /**
+     * Refuses, before any rank starts, a step's exchange too large for the ranks to time.
+     *
+     * @param spec     a spec whose exchange is auto
+     * @param features features a sample
+     * @param classes  classes (0 for a regression)
+     * @param samples  samples in the whole training data
+     * @throws IllegalArgumentException naming {@code --allreduce auto}
+     */
+    static void check(TrainSpec spec, int features, int classes, int samples) {
+        ExchangeProbe.checkedWords(spec.exchange().sum(), spec.model().newModel(features, classes).parameterCount(),
+            step(spec, samples).blocks());
+    }
+
+    /** The blocks of one step, as training cuts them. */
+    private static BlockSharding step(TrainSpec spec, int samples) {
+        int batch = spec.run().batchSize() == 0 ? samples : Math.min(samples, spec.run().batchSize());
+        int blockSize = spec.run().blockSize();
+        return blockSize != 0 ? new BlockSharding(batch, blockSize)
+            : spec.run().batchSize() == 0 ? BlockSharding.byDefault(batch) : BlockSharding.forBatch(batch);
     }
 
     /** {@return the choice and the figures behind it, one line} */

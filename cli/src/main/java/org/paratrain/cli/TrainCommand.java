@@ -161,6 +161,9 @@ final class TrainCommand implements Runnable {
             }
             args = AutoChoice.replace(args, spec);
         }
+        if (mpi && !child && spec.exchange().isAuto()) {
+            LinkAuto.check(spec, data.features(), classes, data.samples());     // before any rank starts
+        }
         JsonNode meta = checkpoints.active() && Backend.mpiRankFromEnvironment() == 0
             ? meta(spec, TrainingData.fingerprint(dataSpec), provenance) : null;
         java.io.PrintWriter says = Backend.mpiRankFromEnvironment() == 0 && (child || !mpi) ? out()

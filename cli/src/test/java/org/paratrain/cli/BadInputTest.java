@@ -186,6 +186,9 @@ class BadInputTest {
             "--shard-optimizer", "--sum", "fixed:half")));
         c.add(bad("half words of too many blocks", 2, "fixed:half|16384 blocks|--block-size", train("--x", "@big.in",
             "--y", "@bigy.in", "--block-size", "1", "--sum", "fixed:half")));
+        c.add(bad("auto on MPI beyond the words the ranks time", 2, "--allreduce auto|words|name the allreduce",
+            train("--backend", "mpi", "--nodes", "2", "--allreduce", "auto", "--model", "mlp", "--y", "@labels.in",
+                "--layers", "4200,4200")));
         c.add(bad("clip norm with a sharded optimizer", 2, "--clip-norm|--shard-optimizer", train("--clip-norm", "1",
             "--allreduce", "ring", "--shard-optimizer")));
         c.add(bad("cnn with an activation", 2, "--activation", train("--model", "cnn", "--y", "@labels.in",

@@ -100,13 +100,7 @@ public final class ExchangeProbe {
      */
     public static Result run(Communicator comm, List<ExchangeSpec> candidates, int params, int blocks) {
         long began = System.nanoTime();
-        ExchangeSpec.Sum sum = candidates.get(0).sum();
-        long n = params + 1L;
-        long words = new SumCost(sum, ConversionRates.Conversion.FREE).words(n, blocks);
-        if (words > MAX_WORDS) {
-            throw new IllegalArgumentException("--allreduce auto: a step's exchange of " + words + " words is more "
-                + "than the " + MAX_WORDS + " it times; name the allreduce");
-        }
+        long words = checkedWords(candidates.get(0).sum(), params, blocks);
         int p = comm.size();
         int processes = comm.processGroup().map(g -> p / g.localSize()).orElse(p);
         int m = candidates.size();
@@ -171,6 +165,22 @@ public final class ExchangeProbe {
             }
         }
         return new Result(List.copyOf(timings), chosen, link, words, processes, figures[m + 2]);
+    }
+
+    /**
+     * {@return the 8-byte words of one step's exchange with {@code sum}, which the probe times}
+     * @param sum    the sum (resolved)
+     * @param params the model's parameters
+     * @param blocks a step's blocks over all ranks
+     * @throws IllegalArgumentException naming {@code --allreduce auto}, beyond {@value #MAX_WORDS} words
+     */
+    public static long checkedWords(ExchangeSpec.Sum sum, int params, int blocks) {
+        long words = new SumCost(sum, ConversionRates.Conversion.FREE).words(params + 1L, blocks);
+        if (words > MAX_WORDS) {
+            throw new IllegalArgumentException("--allreduce auto: a step's exchange of " + words + " words is more "
+                + "than the " + MAX_WORDS + " the ranks time to choose; name the allreduce");
+        }
+        return words;
     }
 
     /**
