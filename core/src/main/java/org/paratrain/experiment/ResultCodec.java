@@ -47,6 +47,7 @@ public final class ResultCodec {
             o.put("split_moves", r.split().moves());
         }
         rankTimes(o, r.rankTimes());
+        o.put("grid_guess_misses", r.guessMisses());
         return o;
     }
 
@@ -67,7 +68,7 @@ public final class ResultCodec {
             o.has("blocks_per_rank") ? new TrainingResult.Split(ints(o.get("blocks_per_rank")),
                 o.path("split_moves").asInt()) : null,
             o.has("compute_seconds_per_rank") && o.has("comm_seconds_per_rank") ? new TrainingResult.RankTimes(doubles(o.get("compute_seconds_per_rank")),
-                doubles(o.get("comm_seconds_per_rank"))) : null);
+                doubles(o.get("comm_seconds_per_rank"))) : null, o.path("grid_guess_misses").asLong(0));
     }
 
     /**

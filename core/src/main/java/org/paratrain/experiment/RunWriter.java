@@ -143,6 +143,9 @@ public final class RunWriter {
             root.put("split_moves", r.split().moves());
         }
         ResultCodec.rankTimes(root, r.rankTimes());
+        if (spec.exchange().sum() != null && spec.exchange().sum().fixed()) {
+            root.put("grid_guess_misses", r.guessMisses());
+        }
         return root;
     }
 }

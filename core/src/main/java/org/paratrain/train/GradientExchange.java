@@ -49,6 +49,15 @@ interface GradientExchange {
         return null;
     }
 
+    /**
+     * {@return the steps whose guessed fixed-point grid did not hold and whose sum was redone on an
+     * agreed grid (a second exchange), so far; 0 for sums that guess no grid. The same on every
+     * rank and at any node count: whether a guess holds depends on the step's values alone}
+     */
+    default long guessMisses() {
+        return 0;
+    }
+
     /** Ends what the exchange runs beside the ranks (an exchange thread), at the end of training. */
     default void close() {
         // Nothing beside the ranks.

@@ -42,6 +42,11 @@ abstract class OwnRowsExchange implements GradientExchange {
 
     /** A rank whose share grew takes a larger table of rows. */
     @Override
+    public long guessMisses() {
+        return fixed == null ? 0 : fixed.retries();
+    }
+
+    @Override
     public void rangesMoved() {
         owned = ranges.owned(comm.rank());
         if (owned * (params + 1) > rows.length) {

@@ -333,6 +333,7 @@ public final class RankTrainer {
                 wholeLossSum());
         computeBlocks(whole, wholeRanges, data, loop.weights, false);
         double finalLoss = whole.reduceLoss(loop.mean ? 1.0 / totalSamples : 1.0);
+        long misses = exchange.guessMisses();     // training's, before the final loss sums again
         TrainingResult.History h = loop.history.first(epochs);
         // From the epoch this run started in: a resumed run's history before it is rank 0's, from the checkpoint.
         TrainingResult.RankTimes times = rankTimes(sumFrom(h.compute(), loop.firstEpoch),
@@ -342,7 +343,7 @@ public final class RankTrainer {
         }
         return new TrainingResult(loop.weights, finalLoss, epochs, comm.size(), comm.backend(), exchange.name(),
             batches.sharding().blockSize(), trainSeconds, sum(h.compute()), sum(h.comm()), h, Double.NaN,
-            shared == null ? new TrainingResult.Split(ranges.blocksPerRank(), ranges.moves()) : null, times);
+            shared == null ? new TrainingResult.Split(ranges.blocksPerRank(), ranges.moves()) : null, times, misses);
     }
 
     private static double sumFrom(double[] v, int first) {

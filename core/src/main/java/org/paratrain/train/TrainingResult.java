@@ -18,11 +18,14 @@ package org.paratrain.train;
  * @param split          the blocks each rank computed at the end and how often that moved, or null
  *                       where not recorded (the shared exchange hands blocks out step by step)
  * @param rankTimes      each rank's time computing and exchanging, or null where not gathered
+ * @param guessMisses    steps whose guessed fixed-point grid did not hold, so that their sum was redone
+ *                       on an agreed grid (a second exchange): in this run, since it started or resumed;
+ *                       0 for sums that guess no grid
  */
 public record TrainingResult(double[] params, double finalLoss, int epochs, int nodes, String backend,
                              String algorithm, int blockSize, double trainSeconds, double computeSeconds,
                              double commSeconds, History history, double trainAccuracy, Split split,
-                             RankTimes rankTimes) {
+                             RankTimes rankTimes, long guessMisses) {
 
     /**
      * A result without a training accuracy (a regression, or a result read back from a file).
@@ -43,13 +46,13 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
                           int blockSize, double trainSeconds, double computeSeconds, double commSeconds,
                           History history) {
         this(params, finalLoss, epochs, nodes, backend, algorithm, blockSize, trainSeconds, computeSeconds,
-            commSeconds, history, Double.NaN, null, null);
+            commSeconds, history, Double.NaN, null, null, 0);
     }
 
     /** This result with its training accuracy. */
     TrainingResult withAccuracy(double accuracy) {
         return new TrainingResult(params, finalLoss, epochs, nodes, backend, algorithm, blockSize, trainSeconds,
-            computeSeconds, commSeconds, history, accuracy, split, rankTimes);
+            computeSeconds, commSeconds, history, accuracy, split, rankTimes, guessMisses);
     }
 
     /**

@@ -95,7 +95,7 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
         TrainingResult result() {
             return new TrainingResult(params, finalLoss, epochs, nodes, "spark", algorithm, blockSize, trainSeconds,
                 computeSeconds, commSeconds, new TrainingResult.History(loss, seconds, compute, comm), trainAccuracy,
-                null, null);
+                null, null, 0);
         }
     }
 

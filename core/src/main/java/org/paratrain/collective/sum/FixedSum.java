@@ -235,8 +235,17 @@ public final class FixedSum {
      * deposits can follow again.
      */
     public void retry() {
+        retries++;
         restart();
     }
+
+    /** {@return how many times {@link #retry()} was called: guesses that did not hold} */
+    public long retries() {
+        return retries;
+    }
+
+    /** Guesses that did not hold so far. */
+    private long retries;
 
     /**
      * Records {@code x}, which this rank will deposit at {@code index}, for the grid.
