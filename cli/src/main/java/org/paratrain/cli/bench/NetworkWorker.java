@@ -117,6 +117,7 @@ public final class NetworkWorker {
                     .put("exchange_share", best.commSeconds() / best.trainSeconds())
                     .put("exchange_ms_per_step", 1e3 * exchange)
                     .put("wait_ms_per_step", 1e3 * (best.commSeconds() / steps - exchange))
+                    .put("guess_misses_per_step", (double) best.guessMisses() / steps)
                     .put("train_seconds", best.trainSeconds()).put("params_hash", hash(best.params()));
                 if (!Double.isNaN(probeSeconds)) {
                     out.put("probe_seconds", probeSeconds);

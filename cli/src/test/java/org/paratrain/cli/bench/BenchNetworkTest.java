@@ -71,6 +71,8 @@ class BenchNetworkTest {
             assertTrue(row.get("exchange_ms_per_step").asDouble() > 0, row.toString());
             // The wait is rank 0's exchange beyond the least over the ranks: never below zero.
             assertTrue(row.get("wait_ms_per_step").asDouble() >= 0, row.toString());
+            double misses = row.get("guess_misses_per_step").asDouble(-1);
+            assertTrue(misses >= 0 && misses <= 1, "a share of the steps: " + row);
             String ran = row.get("ran").asText();
             assertTrue(org.paratrain.collective.Allreduces.names().contains(ran), "auto ran an allreduce: " + row);
             if (row.get("allreduce").asText().equals("ring")) {
