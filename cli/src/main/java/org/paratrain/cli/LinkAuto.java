@@ -14,7 +14,7 @@ import org.paratrain.train.spec.TrainSpec;
  * taken. A cost model fitted on one machine's shared memory cannot know the links between
  * hosts; the ranks can measure them in well under a second.
  */
-final class LinkAuto {
+public final class LinkAuto {
     private LinkAuto() { }
 
     /**
@@ -27,21 +27,32 @@ final class LinkAuto {
      * @param out      where the job's rank 0 says what it chose
      */
     static TrainSpec resolve(TrainSpec spec, int features, int classes, int samples, PrintWriter out) {
-        int params = spec.model().newModel(features, classes).parameterCount();
-        BlockSharding step = step(spec, samples);
-        ExchangeProbe.Result r;
-        try {
-            r = Backend.onMpiRanks(comm -> ExchangeProbe.run(comm,
-                ExchangeProbe.candidates(comm, spec.exchange().sum()), params, step.blocks())).get(0);
-        } catch (RuntimeException | Error e) {
-            Backend.abortMpiJob(e);     // the other ranks would wait in the probe's next call until their timeout
-            throw e;
-        }
+        ExchangeProbe.Result r = probe(spec, features, classes, samples);
         if (Backend.mpiRankFromEnvironment() == 0) {
             out.println(report(r));
             out.flush();
         }
         return spec.withExchange(r.chosen());
+    }
+
+    /**
+     * {@return what this process's ranks measured, the same on every rank of the job}; called by
+     * every rank (a collective), it aborts the job if the probe fails on this one
+     * @param spec     a spec whose exchange is auto
+     * @param features features a sample
+     * @param classes  classes (0 for a regression)
+     * @param samples  samples in the whole training data
+     */
+    public static ExchangeProbe.Result probe(TrainSpec spec, int features, int classes, int samples) {
+        int params = spec.model().newModel(features, classes).parameterCount();
+        int blocks = step(spec, samples).blocks();
+        try {
+            return Backend.onMpiRanks(comm -> ExchangeProbe.run(comm,
+                ExchangeProbe.candidates(comm, spec.exchange().sum()), params, blocks)).get(0);
+        } catch (RuntimeException | Error e) {
+            Backend.abortMpiJob(e);     // the other ranks would wait in the probe's next call until their timeout
+            throw e;
+        }
     }
 
     /**
@@ -61,17 +72,16 @@ final class LinkAuto {
     /** The blocks of one step, as training cuts them. */
     private static BlockSharding step(TrainSpec spec, int samples) {
         int batch = spec.run().batchSize() == 0 ? samples : Math.min(samples, spec.run().batchSize());
-        int blockSize = spec.run().blockSize();
-        return blockSize != 0 ? new BlockSharding(batch, blockSize)
-            : spec.run().batchSize() == 0 ? BlockSharding.byDefault(batch) : BlockSharding.forBatch(batch);
+        return BlockSharding.forStep(batch, spec.run().batchSize(), spec.run().blockSize());
     }
 
     /** {@return the choice and the figures behind it, one line} */
     static String report(ExchangeProbe.Result r) {
+        String fit = r.processes() < 2 ? "" : String.format(Locale.ROOT, "; link fit: alpha %.1f us, beta %.3f ns a byte",
+            1e6 * r.link().alpha(), 1e9 * r.link().beta());
         StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "auto: %s, measured on the job's links in %s "
             + "(%d words a step across %s%s):", r.chosen().label(), Formats.duration(r.seconds()), r.words(),
-            r.processes() == 1 ? "1 process" : r.processes() + " processes", r.processes() < 2 ? "" : String.format(Locale.ROOT, "; link fit: alpha %.1f us, beta %.3f ns "
-            + "a byte", 1e6 * r.link().alpha(), 1e9 * r.link().beta())));
+            r.processes() == 1 ? "1 process" : r.processes() + " processes", fit));
         List<ExchangeProbe.Timing> t = r.timings();
         for (int i = 0; i < t.size(); i++) {
             s.append(i == 0 ? " " : ", ").append(t.get(i).exchange().label()).append(' ')

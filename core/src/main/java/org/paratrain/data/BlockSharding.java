@@ -61,6 +61,20 @@ public record BlockSharding(int samples, int blockSize) {
         return new BlockSharding(batch, Math.max(1, size));
     }
 
+    /**
+     * The blocks of one training step, as training cuts them: {@code blockSize} when given, else
+     * the whole data's default for a full batch and a mini-batch's otherwise.
+     *
+     * @param samples   the step's samples (the whole data for a full batch)
+     * @param batchSize the run's batch size, 0 for full batch
+     * @param blockSize the run's block size, 0 for the default
+     * @return the sharding of one step
+     */
+    public static BlockSharding forStep(int samples, int batchSize, int blockSize) {
+        return blockSize != 0 ? new BlockSharding(samples, blockSize)
+            : batchSize == 0 ? byDefault(samples) : forBatch(samples);
+    }
+
     private static int ceilDiv(int a, int b) {
         return (int) (((long) a + b - 1) / b);
     }

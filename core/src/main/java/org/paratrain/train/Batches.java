@@ -47,8 +47,7 @@ final class Batches {
                 + batchSize);
         }
         this.seed = seed;
-        this.sharding = blockSize != 0 ? new BlockSharding(batch, blockSize)
-            : batchSize == 0 ? BlockSharding.byDefault(batch) : BlockSharding.forBatch(batch);
+        this.sharding = BlockSharding.forStep(batch, batchSize, blockSize);
         boolean mini = batchSize != 0;
         this.order = mini ? new int[data.samples()] : null;
         this.bx = mini ? new double[batch * data.features()] : null;

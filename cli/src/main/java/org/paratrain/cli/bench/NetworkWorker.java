@@ -67,12 +67,8 @@ public final class NetworkWorker {
             double probeSeconds = Double.NaN;
             if (spec.exchange().isAuto()) {
                 // As train does on MPI: the ranks time every allreduce on the link, and take the fastest.
-                int params = spec.model().newModel(784, 10).parameterCount();
-                int blocks = batch / spec.run().blockSize();
-                TrainSpec asked = spec;
-                org.paratrain.train.cost.ExchangeProbe.Result pick = Backend.onMpiRanks(c ->
-                    org.paratrain.train.cost.ExchangeProbe.run(c, org.paratrain.train.cost.ExchangeProbe.candidates(c,
-                        asked.exchange().sum()), params, blocks)).get(0);
+                org.paratrain.train.cost.ExchangeProbe.Result pick = org.paratrain.cli.LinkAuto.probe(spec, 784, 10,
+                    data.samples());
                 spec = spec.withExchange(pick.chosen());
                 probeSeconds = pick.seconds();
             }
