@@ -74,6 +74,16 @@ final class AllreduceExchange implements GradientExchange {
     }
 
     @Override
+    public int[] sumGrids() {
+        return sum.grids();
+    }
+
+    @Override
+    public void carrySumGrids(int[] grids) {
+        sum.carry(grids);
+    }
+
+    @Override
     public double reduceLoss(double scale) {
         reduceTable();
         return sum.sumLoss(table, 0, params + 1, blocks) * scale;

@@ -86,6 +86,17 @@ final class BlockBoard {
      * @return this rank's table of rows
      */
     synchronized double[] join(int rank, int blocks, int width) {
+        return join(rank, blocks, width, 0);
+    }
+
+    /**
+     * As {@link #join(int, int, int)}, with {@code extra} doubles after each sum's {@code width}:
+     * what the rank that sums a step publishes beside the sum (the grids its fixed-point sum
+     * carries into the next step, which every rank takes from there).
+     *
+     * @return this rank's table of rows
+     */
+    synchronized double[] join(int rank, int blocks, int width, int extra) {
         if (done == null) {
             this.blocks = blocks;
             this.width = width;
@@ -108,7 +119,7 @@ final class BlockBoard {
                 + " values, rank 0 " + this.blocks + " of " + this.width);
         }
         tables[rank] = new double[Math.max(1, blocks) * width];
-        sums[rank] = ranks == 1 ? new double[0][] : new double[ring][width];    // one rank sums alone
+        sums[rank] = ranks == 1 ? new double[0][] : new double[ring][width + extra];    // one rank sums alone
         return tables[rank];
     }
 

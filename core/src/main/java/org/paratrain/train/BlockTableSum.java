@@ -96,6 +96,16 @@ final class BlockTableSum {
         }
     }
 
+    /** {@return the grid exponents the step's sum carries ({@link GradientExchange#sumGrids})} */
+    int[] grids() {
+        return GradientExchange.carried(fixed);
+    }
+
+    /** Resumes them ({@link GradientExchange#carrySumGrids}). */
+    void carry(int[] grids) {
+        GradientExchange.carry(fixed, grids);
+    }
+
     /** {@return the loss of {@code blocks} blocks, at {@code loss[at + k * stride]}; NaN if one is not finite} */
     double sumLoss(double[] loss, int at, int stride, int blocks) {
         if (lossOnly == null) {

@@ -1,5 +1,6 @@
 package org.paratrain.train;
 
+import org.paratrain.collective.sum.FixedSum;
 import org.paratrain.optim.Optimizer;
 import org.paratrain.optim.OptimizerState;
 
@@ -56,6 +57,51 @@ interface GradientExchange {
      */
     default long guessMisses() {
         return 0;
+    }
+
+    /**
+     * {@return the fixed-point sum's grid exponents carried into the next step, per segment
+     * ({@link FixedSum#carried}): what a checkpoint keeps so that a resumed run fixes the grids an
+     * uninterrupted one would; empty for a sum that carries none} Valid on rank 0 at least.
+     */
+    default int[] sumGrids() {
+        return new int[0];
+    }
+
+    /**
+     * Resumes the grid exponents {@link #sumGrids} gave; an empty array (a checkpoint from before
+     * they were kept, or of another sum) leaves the grids to start afresh.
+     *
+     * @throws IllegalArgumentException if they do not fit this exchange's sum
+     */
+    default void carrySumGrids(int[] grids) {
+        // No grids carried.
+    }
+
+    /** {@return the exponents {@code sum} carries, per segment; empty when there is no sum} */
+    static int[] carried(FixedSum sum) {
+        if (sum == null) {
+            return new int[0];
+        }
+        int[] e = new int[sum.segmentCount()];
+        for (int s = 0; s < e.length; s++) {
+            e[s] = sum.carried(s);
+        }
+        return e;
+    }
+
+    /** Sets what {@code sum} carries from {@code grids}, unless either is empty. */
+    static void carry(FixedSum sum, int[] grids) {
+        if (sum == null || grids.length == 0) {
+            return;
+        }
+        if (grids.length != sum.segmentCount()) {
+            throw new IllegalArgumentException("the checkpoint carries " + grids.length + " grid exponents, this run's "
+                + "sum has " + sum.segmentCount() + " segments");
+        }
+        for (int s = 0; s < grids.length; s++) {
+            sum.carry(s, grids[s]);
+        }
     }
 
     /** Ends what the exchange runs beside the ranks (an exchange thread), at the end of training. */

@@ -119,6 +119,16 @@ final class MasterWorkerExchange implements GradientExchange {
 
     /** Sums the block losses on rank 0 (times {@code scale}); other ranks send theirs and get NaN. */
     @Override
+    public int[] sumGrids() {
+        return sum.grids();
+    }
+
+    @Override
+    public void carrySumGrids(int[] grids) {
+        sum.carry(grids);
+    }
+
+    @Override
     public double reduceLoss(double scale) {
         if (comm.rank() != 0) {
             comm.send(blockLoss, 0, localBlocks(comm.rank()), 0, TAG_LOSS);

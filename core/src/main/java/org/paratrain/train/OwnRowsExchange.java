@@ -47,6 +47,16 @@ abstract class OwnRowsExchange implements GradientExchange {
     }
 
     @Override
+    public int[] sumGrids() {
+        return GradientExchange.carried(fixed);
+    }
+
+    @Override
+    public void carrySumGrids(int[] grids) {
+        GradientExchange.carry(fixed, grids);
+    }
+
+    @Override
     public void rangesMoved() {
         owned = ranges.owned(comm.rank());
         if (owned * (params + 1) > rows.length) {

@@ -93,6 +93,7 @@ final class RankLoop {
         }
         System.arraycopy(r.params(), 0, weights, 0, weights.length);
         optimizer.restore(exchange.ownState(r.optimizer()));
+        exchange.carrySumGrids(r.sumGrids());
         List<double[]> from = r.history().arrays();
         List<double[]> to = history.arrays();
         for (int i = 0; i < from.size(); i++) {
@@ -197,6 +198,6 @@ final class RankLoop {
             h.seconds()[epoch] = comm.wtime() - start;
         }
         control.checkpoints().sink().accept(new TrainingState(epoch, step, weights, state, h,
-            stopping == null ? new double[0] : stopping.best()));
+            stopping == null ? new double[0] : stopping.best(), exchange.sumGrids()));
     }
 }

@@ -52,12 +52,12 @@ final class SharedExchange implements GradientExchange {
         this.rank = rank;
         this.params = params;
         this.rows = rows;
-        this.table = board.join(rank, blocks, params + 1);
+        this.fixed = sum == Sum.FLOAT || sum == Sum.BLOCKS ? null
+            : new FixedSum(OwnRowsExchange.format(sum), 1, params);
+        this.table = board.join(rank, blocks, params + 1, fixed == null ? 0 : fixed.segmentCount());
         this.wait = board.new Waiting();
         this.alone = board.ranks() == 1 ? new double[params + 1] : null;
         this.gradient = new double[params];
-        this.fixed = sum == Sum.FLOAT || sum == Sum.BLOCKS ? null
-            : new FixedSum(OwnRowsExchange.format(sum), 1, params);
     }
 
     /** Names the samples of the next step. */
@@ -75,6 +75,12 @@ final class SharedExchange implements GradientExchange {
         long g = step++;
         computeNanos = 0;
         double[] s = alone != null ? alone(weights) : sumOf(g, weights);
+        if (alone == null && fixed != null) {
+            // Whichever rank summed this step, every rank's sum carries its grids into the next.
+            for (int i = 0; i < fixed.segmentCount(); i++) {
+                fixed.carry(i, (int) s[params + 1 + i]);
+            }
+        }
         double loss = s[0];
         if (Double.isNaN(loss)) {
             board.took(rank, g);
@@ -188,6 +194,11 @@ final class SharedExchange implements GradientExchange {
             }
             return;
         }
+        if (fixed != null) {
+            for (int i = 0; i < fixed.segmentCount(); i++) {
+                out[params + 1 + i] = fixed.carried(i);
+            }
+        }
         board.publish(rank, g);
         reduceNanos = System.nanoTime() - t;
     }
@@ -254,6 +265,16 @@ final class SharedExchange implements GradientExchange {
     @Override
     public int gradientOffset(int k) {
         return k * (params + 1) + 1;
+    }
+
+    @Override
+    public int[] sumGrids() {
+        return GradientExchange.carried(fixed);
+    }
+
+    @Override
+    public void carrySumGrids(int[] grids) {
+        GradientExchange.carry(fixed, grids);
     }
 
     /** Not used: the loss at the final weights goes through an allreduce of block losses. */

@@ -19,9 +19,27 @@ import org.paratrain.optim.OptimizerState;
  *                  way when {@code step > 0}
  * @param best      with early stopping, the parameters of the best validation so far (empty
  *                  before the first validation, or without early stopping)
+ * @param sumGrids  the fixed-point sum's grid exponents carried into the next step, per segment
+ *                  ({@code FixedSum.carried}; {@link Integer#MIN_VALUE} where none is yet): empty
+ *                  for other sums, and in checkpoints written before they were kept
  */
 public record TrainingState(int epoch, int step, double[] params, OptimizerState optimizer,
-                            TrainingResult.History history, double[] best) {
+                            TrainingResult.History history, double[] best, int[] sumGrids) {
+
+    /**
+     * A state without carried grids (a sum that carries none).
+     *
+     * @param epoch     epochs completed
+     * @param step      steps completed within the next epoch (0 at an epoch's end)
+     * @param params    parameters after those steps
+     * @param optimizer the optimiser's state after those steps
+     * @param history   one entry per completed epoch, plus the epoch under way when {@code step > 0}
+     * @param best      the best parameters so far (empty when none)
+     */
+    public TrainingState(int epoch, int step, double[] params, OptimizerState optimizer,
+                         TrainingResult.History history, double[] best) {
+        this(epoch, step, params, optimizer, history, best, new int[0]);
+    }
 
     /**
      * A state without early stopping.
@@ -51,6 +69,7 @@ public record TrainingState(int epoch, int step, double[] params, OptimizerState
         params = params.clone();
         history = history.first(entries);
         best = best.clone();
+        sumGrids = sumGrids.clone();
     }
 
     /** {@return the parameters, a copy} */
@@ -65,6 +84,12 @@ public record TrainingState(int epoch, int step, double[] params, OptimizerState
         return best.clone();
     }
 
+    /** {@return the grid exponents carried, a copy} */
+    @Override
+    public int[] sumGrids() {
+        return sumGrids.clone();
+    }
+
     /** Updates applied so far: the optimiser's count. */
     long updates() {
         return optimizer.steps();
@@ -74,7 +99,7 @@ public record TrainingState(int epoch, int step, double[] params, OptimizerState
     @Override
     public boolean equals(Object o) {
         return o instanceof TrainingState s && epoch == s.epoch && step == s.step && Arrays.equals(params, s.params)
-            && optimizer.equals(s.optimizer) && Arrays.equals(best, s.best)
+            && optimizer.equals(s.optimizer) && Arrays.equals(best, s.best) && Arrays.equals(sumGrids, s.sumGrids)
             && Arrays.equals(history.loss(), s.history.loss()) && Arrays.equals(history.valLoss(), s.history.valLoss());
     }
 

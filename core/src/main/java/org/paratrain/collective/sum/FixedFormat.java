@@ -5,11 +5,11 @@ package org.paratrain.collective.sum;
  *
  * <p>Notation, per segment of the vector (the loss, the gradient, or any range the caller
  * declares): {@code N} the number of blocks of the step, so at most {@code N} deposits per
- * index over all ranks; {@code h = ceil(log2 N)} the headroom bits; {@code E} the least
- * multiple of 4 with {@code |x| < 2^E} for every value {@code x} of the segment on every rank
- * (agreed by a maximum over the ranks; whole quanta of 4 binades, so that a grid guessed from
- * the step before holds while the largest magnitude wanders: {@code FixedPoint.QUANTUM});
- * {@code M} the largest {@code |x|}, so {@code 2^(E-4) <= M}.
+ * index over all ranks; {@code h = ceil(log2 N)} the headroom bits; {@code E} the segment's
+ * grid exponent, with {@code |x| < 2^E} for every value {@code x} of the segment on every rank
+ * and {@code 2^(E-4) <= M}, {@code M} the largest {@code |x|} (agreed by a maximum over the ranks
+ * and carried from step to step while the largest magnitude stays in that band, so that a grid
+ * guessed from the step before holds while it wanders: {@code FixedSum}, "the grid carried").
  * A deposit is {@code x} rounded to nearest, ties to even, onto the grid {@code 2^G}, once.
  * The words hold the sum of the rounded values exactly; the conversion back rounds that exact
  * value to the nearest double once. For an index with {@code n <= N} deposits whose exact sum

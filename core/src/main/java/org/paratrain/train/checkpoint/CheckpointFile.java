@@ -31,7 +31,9 @@ import org.paratrain.train.TrainingState;
  *
  * The header holds {@code format}, {@code version}, {@code epoch}, {@code step},
  * {@code params} (count), {@code best} (count), {@code optimizer} ({@code kind}, {@code steps}, {@code scalars}
- * count, {@code vectors} lengths), {@code history} (entries) and {@code meta}: what the
+ * count, {@code vectors} lengths), {@code history} (entries), {@code sum_grids} (the fixed-point
+ * sum's grid exponents carried into the next step, per segment; -2147483648 for none yet; empty
+ * for other sums; absent from files written before, which resume with fresh grids) and {@code meta}: what the
  * caller records to tell later which run the checkpoint belongs to (configuration, data
  * fingerprint, provenance). Readers refuse another format or a newer version.
  */
@@ -83,6 +85,10 @@ public final class CheckpointFile {
             lengths.add(v.length);
         }
         head.put("history", h.loss().length);
+        com.fasterxml.jackson.databind.node.ArrayNode grids = head.putArray("sum_grids");
+        for (int e : state.sumGrids()) {
+            grids.add(e);
+        }
         head.set("meta", meta);
         byte[] header = head.toString().getBytes(StandardCharsets.UTF_8);
         List<double[]> arrays = new ArrayList<>(List.of(state.params(), opt.scalars()));
@@ -158,9 +164,18 @@ public final class CheckpointFile {
         if (b.position() != end) {
             throw new IOException((end - b.position()) + " bytes after the payload the header describes");
         }
+        JsonNode g = head.path("sum_grids");     // absent in checkpoints from before grids were carried
+        int[] grids = new int[g.size()];
+        for (int i = 0; i < grids.length; i++) {
+            if (!g.get(i).isIntegralNumber() || !g.get(i).canConvertToInt()) {
+                throw new IOException("header field \"sum_grids\" holds " + g.get(i) + ", not a 32-bit integer");
+            }
+            grids[i] = g.get(i).asInt();
+        }
         try {
             return new TrainingState(head.path("epoch").asInt(-1), head.path("step").asInt(-1), params,
-                new OptimizerState(o.path("kind").asText(), o.path("steps").asLong(-1), scalars, vectors), h, best);
+                new OptimizerState(o.path("kind").asText(), o.path("steps").asLong(-1), scalars, vectors), h, best,
+                grids);
         } catch (IllegalArgumentException e) {
             throw new IOException(e.getMessage());
         }

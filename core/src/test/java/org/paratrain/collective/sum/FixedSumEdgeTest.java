@@ -54,7 +54,7 @@ class FixedSumEdgeTest {
             assertEquals(6 * Double.MIN_VALUE, s.get(0));
             assertEquals(2 * b, s.get(1));                   // normal again, exactly
         }
-        assertEquals(-1020, s.exponentBound(0), "bound of the largest subnormal, 2^-1022, in whole quanta");
+        assertEquals(-1020, s.exponentBound(0), "2 binades above the largest subnormal's bound, 2^-1022");
     }
 
     /** A value far below the grid rounds to zero there, inside the bound (half a unit of the grid). */
@@ -106,10 +106,10 @@ class FixedSumEdgeTest {
     @EnumSource(FixedFormat.class)
     void refusesWhatWouldOverflow(FixedFormat f) {
         FixedSum s = sumOf(f, 2, new double[] {1.0});
-        // 1.0 is below 2^1, and so below 2^4, the bound in whole quanta: 16 is beyond it.
+        // 1.0 is below 2^1, so a first step's bound is 2^3, 2 binades above: 8 is beyond it.
         assertEquals(15.5, sumOf(f, 2, new double[] {15.0}, new double[] {0.5}).get(0));
-        SumOverflowException beyond = assertThrows(SumOverflowException.class, () -> s.deposit(0, 16.0));
-        assertTrue(beyond.getMessage().contains("not below 2^4"), beyond.getMessage());
+        SumOverflowException beyond = assertThrows(SumOverflowException.class, () -> s.deposit(0, 8.0));
+        assertTrue(beyond.getMessage().contains("not below 2^3"), beyond.getMessage());
         assertThrows(SumOverflowException.class, () -> s.deposit(0, new double[] {0.5, 17.0}, 1, 1));
         // More blocks than begin() was told: the count that travels with the words says so.
         FixedSum more = sumOf(f, 2, new double[] {1.0}, new double[] {1.0}, new double[] {1.0});
@@ -148,8 +148,9 @@ class FixedSumEdgeTest {
         s.observe(0, a, 0, 3);
         s.observe(0, b, 0, 3);
         s.fixGrid();    // one rank: its own exponents are the maximum
-        assertEquals(FixedPoint.quantized(FixedPoint.exponentBound(Double.doubleToRawLongBits(1e-30))), s.exponentBound(1));
-        assertEquals(FixedPoint.quantized(FixedPoint.exponentBound(Double.doubleToRawLongBits(2e30))), s.exponentBound(0));
+        // A first step's grid: 2 binades above the least e with every magnitude below 2^e.
+        assertEquals(Math.getExponent(1e-30) + 1 + 2, s.exponentBound(1));
+        assertEquals(Math.getExponent(2e30) + 1 + 2, s.exponentBound(0));
         s.deposit(0, a, 0, 3);
         s.deposit(0, b, 0, 3);
         assertEquals(3e30, s.get(0), f == FixedFormat.HALF_WORD ? 3e30 * 0x1p-25 : 1e15);

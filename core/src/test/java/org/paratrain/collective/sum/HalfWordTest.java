@@ -49,6 +49,7 @@ class HalfWordTest {
                     }
                     sum.observe(0, rows[b], 0, n);
                 }
+                sum.carry(0, 0);     // a grid carried at 2^0: the band keeps it for magnitudes in [2^-4, 2^0)
                 sum.fixGrid();
                 assertEquals(0, sum.exponentBound(0));
                 assertEquals(-(30 - h), sum.gridExponent(0));

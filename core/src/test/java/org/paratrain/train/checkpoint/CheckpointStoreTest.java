@@ -55,6 +55,43 @@ class CheckpointStoreTest {
         assertEquals(meta(), c.meta());
     }
 
+    /**
+     * The fixed-point sum's carried grid exponents come back as written, "none yet" included; a
+     * checkpoint written before they were kept (no field) reads as carrying none; a field that is
+     * not integers is refused by name.
+     */
+    @Test
+    void carriedGridsSurviveTheRoundTrip() throws IOException {
+        TrainingState plain = state(2, new double[] {1, 2});
+        int[] grids = {Integer.MIN_VALUE, -1074, 7, 1024};
+        TrainingState s = new TrainingState(2, 0, plain.params(), plain.optimizer(), plain.history(), new double[0],
+            grids);
+        assertArrayEquals(grids, CheckpointFile.decode(CheckpointFile.encode(s, meta())).state().sumGrids());
+        byte[] before = withHeader(CheckpointFile.encode(plain, meta()), h -> h.remove("sum_grids"));
+        assertEquals(0, CheckpointFile.decode(before).state().sumGrids().length);
+        byte[] bad = withHeader(CheckpointFile.encode(s, meta()), h -> h.putArray("sum_grids").add(1.5));
+        IOException e = assertThrows(IOException.class, () -> CheckpointFile.decode(bad));
+        assertTrue(e.getMessage().contains("sum_grids"), e.getMessage());
+    }
+
+    /** The file's bytes with its header changed by {@code edit}, framed and checksummed again. */
+    private static byte[] withHeader(byte[] file, java.util.function.Consumer<ObjectNode> edit) throws IOException {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(file);
+        int magic = "paratrain-checkpoint\n".length();
+        int length = b.getInt(magic);
+        ObjectNode head = (ObjectNode) new ObjectMapper().readTree(new String(file, magic + 4, length,
+            java.nio.charset.StandardCharsets.UTF_8));
+        edit.accept(head);
+        byte[] h = head.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int payload = file.length - 8 - magic - 4 - length;
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(magic + 4 + h.length + payload + 8);
+        out.put(file, 0, magic).putInt(h.length).put(h).put(file, magic + 4 + length, payload);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(out.array(), 0, out.position());
+        out.putLong(crc.getValue());
+        return out.array();
+    }
+
     /** Any single flipped bit, or a cut anywhere, is caught by the checksum or the framing. */
     @Test
     void damageAnywhereIsRefused() {
