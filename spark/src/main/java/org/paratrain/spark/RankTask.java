@@ -77,14 +77,19 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
     record Outcome(double[] params, double finalLoss, int epochs, int nodes, String algorithm, int blockSize,
                    double trainSeconds, double computeSeconds, double commSeconds, double[] loss, double[] seconds,
                    double[] compute, double[] comm, double trainAccuracy, int stageAttempt, int resumedAtEpoch,
-                   double[] mean, double[] scale) implements Serializable {
+                   double[] mean, double[] scale, int[] blocksPerRank, int splitMoves, double[] rankCompute,
+                   double[] rankExchange, long guessMisses) implements Serializable {
 
         static Outcome of(TrainingResult r, int stageAttempt, int resumedAtEpoch, Standardizer standardizer) {
             TrainingResult.History h = r.history();
+            TrainingResult.Split split = r.split();
+            TrainingResult.RankTimes times = r.rankTimes();
             return new Outcome(r.params(), r.finalLoss(), r.epochs(), r.nodes(), r.algorithm(), r.blockSize(),
                 r.trainSeconds(), r.computeSeconds(), r.commSeconds(), h.loss(), h.seconds(), h.compute(), h.comm(),
                 r.trainAccuracy(), stageAttempt, resumedAtEpoch, standardizer == null ? null : standardizer.mean(),
-                standardizer == null ? null : standardizer.scale());
+                standardizer == null ? null : standardizer.scale(), split == null ? null : split.blocksPerRank(),
+                split == null ? 0 : split.moves(), times == null ? null : times.compute(),
+                times == null ? null : times.exchange(), r.guessMisses());
         }
 
         /** {@return the scaling the rows were trained with, or null for none} */
@@ -95,7 +100,8 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
         TrainingResult result() {
             return new TrainingResult(params, finalLoss, epochs, nodes, "spark", algorithm, blockSize, trainSeconds,
                 computeSeconds, commSeconds, new TrainingResult.History(loss, seconds, compute, comm), trainAccuracy,
-                null, null, 0);
+                blocksPerRank == null ? null : new TrainingResult.Split(blocksPerRank, splitMoves),
+                rankCompute == null ? null : new TrainingResult.RankTimes(rankCompute, rankExchange), guessMisses);
         }
     }
 

@@ -111,6 +111,39 @@ class SparkTrainCommandTest {
         assertTrue(s.out().contains("master local[3], 3 tasks"), s.out());
     }
 
+    /**
+     * result.json from Spark has what the other backends' has: every rank's compute and exchange
+     * seconds, and the steps whose guessed grid failed, as many as the local backend's at any
+     * node count (whether a guess holds depends on the step's values alone).
+     */
+    @Test
+    void sparksResultHasEveryRanksTimesAndTheLocalBackendsGuessMisses() throws Exception {
+        Path local = dir.resolve("m-local");
+        Path spark = dir.resolve("m-spark");
+        List<String> common = List.of("--data", csv.toString(), "--model", "mlp", "--layers", "8", "--optimizer",
+            "adam", "--lr", "0.05", "--batch-size", "16", "--epochs", "4", "--allreduce", "ring");
+        List<String> l = new ArrayList<>(List.of("train", "--nodes", "1", "--quiet", "--out", local.toString()));
+        l.addAll(common);
+        Run lr = paratrain(l.toArray(String[]::new));
+        assertEquals(0, lr.status(), lr.err());
+        List<String> s = new ArrayList<>(List.of("train", "--backend", "spark", "--master", "local[3]", "--nodes", "3",
+            "--out", spark.toString()));
+        s.addAll(common);
+        Run sr = paratrain(s.toArray(String[]::new));
+        assertEquals(0, sr.status(), sr.err());
+        assertSameModel(model(local), model(spark));
+        JsonNode r = RunWriter.json().readTree(spark.resolve("result.json").toFile());
+        JsonNode expected = RunWriter.json().readTree(local.resolve("result.json").toFile());
+        assertTrue(expected.path("grid_guess_misses").asLong() > 0, expected.toString());
+        assertEquals(expected.path("grid_guess_misses"), r.path("grid_guess_misses"));
+        for (String k : List.of("compute_seconds_per_rank", "comm_seconds_per_rank")) {
+            assertEquals(3, r.path(k).size(), k + ": " + r);
+            for (JsonNode x : r.path(k)) {
+                assertTrue(x.asDouble() > 0, k + ": " + r.path(k));
+            }
+        }
+    }
+
     @Test
     void aWeightColumnThroughSparkGivesTheBitsOfTheLocalBackend() throws Exception {
         // rows.csv with a weight column w before the label: 0, 0.5, 1, 1.5, 2, 0, ...
