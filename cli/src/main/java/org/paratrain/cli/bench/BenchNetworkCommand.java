@@ -11,7 +11,6 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -39,11 +38,6 @@ import picocli.CommandLine.Option;
         "samples/s, the ratio, the share of paratrain's step spent exchanging, and a summary line; writes tables and a plot."})
 final class BenchNetworkCommand implements Runnable {
     private static final Path FASHION = Path.of("/usr/share/datasets/fashion-mnist");
-    /** The hosts' names, subnet and directory: apart from the script's defaults, so a user's hosts are left alone. */
-    private static final String NAME = "ptbench";
-    private static final String SUBNET = "10.78.0";
-    private static final Path DIR = Path.of("/run/paratrain-bench-netns");
-
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -160,13 +154,13 @@ final class BenchNetworkCommand implements Runnable {
     @Override
     public void run() {
         check();
-        if (!onPath("mpirun")) {
+        if (!NetworkHosts.onPath("mpirun")) {
             throw new org.paratrain.comm.BackendException("bench network needs Open MPI's mpirun: apt-get install "
                 + "openmpi-bin libopenmpi-dev");
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Path netns = script();
+        Path netns = NetworkHosts.script(script);
         String torch = BenchDlCommand.torchVersion(python);
         out.printf(Locale.ROOT, "bench network: 2 emulated hosts (network namespaces, one core each where there are "
             + "cores for it), batch %d, Adam (lr 1e-3), %s, %d timed steps a run, best of %d; %s%n", batch, precision,
@@ -189,11 +183,11 @@ final class BenchNetworkCommand implements Runnable {
                 Files.copy(in, ddp);
             }
             for (String link : links) {
-                Map<String, String> env = hostsEnvironment(link);
+                Map<String, String> env = NetworkHosts.environment(link);
                 // An interrupted bench (Ctrl-C, a kill) removes its hosts and files too: no finally runs then.
                 Thread removal = new Thread(() -> {
                     try {
-                        shell(netns, env, List.of("down"), "remove the hosts");
+                        NetworkHosts.shell(netns, env, List.of("down"), "remove the hosts");
                     } catch (RuntimeException e) {
                         System.err.println("paratrain bench network: " + e.getMessage());
                     }
@@ -202,7 +196,7 @@ final class BenchNetworkCommand implements Runnable {
                 Runtime.getRuntime().addShutdownHook(removal);
                 RuntimeException failure = null;
                 try {
-                    shell(netns, env, List.of("up"), "make the hosts");
+                    NetworkHosts.shell(netns, env, List.of("up"), "make the hosts");
                     for (String model : models) {
                         for (String layout : layouts) {
                             int k = Integer.parseInt(layout.substring(2));
@@ -237,7 +231,7 @@ final class BenchNetworkCommand implements Runnable {
                         // The JVM is ending: the hook removes the hosts.
                     }
                     try {
-                        shell(netns, env, List.of("down"), "remove the hosts");
+                        NetworkHosts.shell(netns, env, List.of("down"), "remove the hosts");
                     } catch (RuntimeException e) {
                         if (failure == null) {
                             throw e;
@@ -260,17 +254,6 @@ final class BenchNetworkCommand implements Runnable {
     }
 
 
-    /** The environment that names the bench's hosts and sets the link's rate for the script. */
-    private static Map<String, String> hostsEnvironment(String link) {
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("PARATRAIN_NETNS_HOSTS", "2");
-        env.put("PARATRAIN_NETNS_NAME", NAME);
-        env.put("PARATRAIN_NETNS_SUBNET", SUBNET);
-        env.put("PARATRAIN_NETNS_DIR", DIR.toString());
-        env.put("PARATRAIN_NETNS_RATE", link.equals("unshaped") ? "" : link);
-        return env;
-    }
-
     /** paratrain's measurement: an MPI job of 2 processes of {@code k} ranks, launched in the first host. */
     private JsonNode paratrain(Path netns, Map<String, String> env, Path work, String link, String model, int k,
                                String sum, String bucket, String allreduce) throws IOException {
@@ -282,14 +265,14 @@ final class BenchNetworkCommand implements Runnable {
             .put("block_size", blockSize()).put("allreduce", allreduce).put("sum", sum)
             .put("bucket_size", bucket.equals("auto") ? org.paratrain.train.spec.RunSpec.BUCKET_AUTO
                 : Integer.parseInt(bucket))
-            .put("hostfile", DIR.resolve("hostfile").toString()).put("agent", DIR.resolve("rsh-agent").toString())
+            .put("hostfile", NetworkHosts.DIR.resolve("hostfile").toString()).put("agent", NetworkHosts.DIR.resolve("rsh-agent").toString())
             .put("result", result.toString());
         Path jobFile = work.resolve("job-" + tag + ".json");
         RunWriter.json().writeValue(jobFile.toFile(), job);
         List<String> cmd = new ArrayList<>(List.of("exec", ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-cp", classPath(), NetworkWorker.class.getName(),
+            "--enable-native-access=ALL-UNNAMED", "-cp", NetworkHosts.classPath(), NetworkWorker.class.getName(),
             jobFile.toString()));
-        shell(netns, env, cmd, "train " + model + " across the hosts");
+        NetworkHosts.shell(netns, env, cmd, "train " + model + " across the hosts");
         if (!Files.isRegularFile(result)) {
             throw new org.paratrain.comm.BackendException("bench network: the paratrain job ended without writing "
                 + result);
@@ -345,12 +328,12 @@ final class BenchNetworkCommand implements Runnable {
     /** Host {@code h}'s process of a DDP job of 2 x {@code k} ranks, its rank 0 on the first host. */
     private Process startTorch(Path ddp, String model, int k, int h, int port, Path log) throws IOException {
         String vars = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 GLOO_SOCKET_IFNAME=eth0 DDP_BENCH_INIT=tcp://"
-            + SUBNET + ".1:" + port + " DDP_BENCH_WORLD=" + 2 * k + " DDP_BENCH_FIRST=" + h * k;
+            + NetworkHosts.SUBNET + ".1:" + port + " DDP_BENCH_WORLD=" + 2 * k + " DDP_BENCH_FIRST=" + h * k;
         String files = Files.isDirectory(FASHION) ? " " + FASHION.resolve("train-images-idx3-ubyte.gz") + " "
             + FASHION.resolve("train-labels-idx1-ubyte.gz") : "";
         String line = "env " + vars + " " + python + " " + ddp + " " + model + " " + precision + " " + k + " " + batch
             + " " + steps + files;
-        return new ProcessBuilder(DIR.resolve("rsh-agent").toString(), SUBNET + "." + (h + 1), line)
+        return new ProcessBuilder(NetworkHosts.DIR.resolve("rsh-agent").toString(), NetworkHosts.SUBNET + "." + (h + 1), line)
             .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
@@ -358,88 +341,6 @@ final class BenchNetworkCommand implements Runnable {
     private int blockSize() {
         int most = layouts.stream().mapToInt(l -> 2 * Integer.parseInt(l.substring(2))).max().orElse(2);
         return batch / most;
-    }
-
-    /** Runs the namespace script with {@code args}; a failure ends the bench naming what it was for. */
-    private static void shell(Path netns, Map<String, String> env, List<String> args, String what) {
-        List<String> cmd = new ArrayList<>(List.of("bash", netns.toString()));
-        cmd.addAll(args);
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().putAll(env);
-        try {
-            Path log = Files.createTempFile("bench-network", ".log");
-            try {
-                pb.redirectOutput(log.toFile());
-                Process p = pb.start();
-                if (!p.waitFor(30, TimeUnit.MINUTES)) {
-                    p.descendants().forEach(ProcessHandle::destroyForcibly);
-                    p.destroyForcibly();
-                    throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": no end after "
-                        + "30 minutes");
-                }
-                if (p.exitValue() != 0) {
-                    // The line that says why: the first that is not a stack frame, or the last.
-                    List<String> lines = Files.readString(log).lines().map(String::strip)
-                        .filter(l -> !l.isBlank() && !l.startsWith("at ")).toList();
-                    String why = lines.stream().filter(l -> l.contains("Exception: ") || l.startsWith("paratrain")
-                        || l.startsWith("multihost-netns")).findFirst()
-                        .orElse(lines.isEmpty() ? "exit status " + p.exitValue() : lines.get(lines.size() - 1))
-                        .replaceFirst("^Exception in thread \"[^\"]*\" ([a-zA-Z0-9_.$]+: )?", "");
-                    throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": " + why);
-                }
-            } finally {
-                Files.deleteIfExists(log);
-            }
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new org.paratrain.comm.BackendException("bench network: interrupted");
-        }
-    }
-
-    private static boolean onPath(String name) {
-        for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(java.io.File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, name))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static String classPath() {
-        List<String> parts = new ArrayList<>();
-        for (String p : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
-            parts.add(Path.of(p).toAbsolutePath().toString());
-        }
-        return String.join(java.io.File.pathSeparator, parts);
-    }
-
-    /** The namespace script: {@code --script}, beside this build (cli/target/x.jar), or in the current directory. */
-    private Path script() {
-        if (script != null) {
-            if (!Files.isRegularFile(script)) {
-                throw new IllegalArgumentException("--script " + script + ": no such file");
-            }
-            return script;
-        }
-        try {
-            Path jar = Path.of(BenchNetworkCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            for (Path d = jar.getParent(); d != null; d = d.getParent()) {
-                Path s = d.resolve("scripts/multihost-netns.sh");
-                if (Files.isRegularFile(s)) {
-                    return s;
-                }
-            }
-        } catch (java.net.URISyntaxException | RuntimeException e) {
-            // fall through to the current directory
-        }
-        Path s = Path.of("scripts/multihost-netns.sh");
-        if (!Files.isRegularFile(s)) {
-            throw new IllegalArgumentException("--script: scripts/multihost-netns.sh is not beside this build or in the "
-                + "current directory; give its path");
-        }
-        return s;
     }
 
     private void check() {
