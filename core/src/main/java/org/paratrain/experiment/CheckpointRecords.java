@@ -55,7 +55,8 @@ public final class CheckpointRecords {
      *
      * @param from     a checkpoint file, or a directory of them (the newest intact one is taken)
      * @param meta     this run's record, to compare with the checkpoint's; null to skip the check
-     * @param warnings receives a line for each checkpoint skipped as damaged
+     * @param warnings receives a line for each checkpoint skipped as damaged, and one when the
+     *                 checkpoint keeps no grids for a fixed-point sum (written before it did)
      * @param loaded   receives the file read
      * @return the state to continue from
      */
@@ -70,6 +71,10 @@ public final class CheckpointRecords {
                 throw new IllegalArgumentException("--resume " + from + ": the checkpoint belongs to another run: "
                     + String.join("; ", diff));
             }
+        }
+        if (c.state().sumGrids().length == 0 && c.meta().path("settings").path("sum").asText("").startsWith("fixed")) {
+            warnings.accept(c.file() + " was written before checkpoints kept the fixed-point sum's grids: the steps "
+                + "from here fix them afresh, so the bits may differ from those of a run that never stopped");
         }
         return c.state();
     }

@@ -55,6 +55,8 @@ final class BlockBoard {
     private int chunkBlocks;
     private int blocks;
     private int width;
+    /** Doubles after each sum's width (see {@link #join(int, int, int, int)}). */
+    private int extra;
     private int ring;
     private String ringWait;
 
@@ -100,6 +102,7 @@ final class BlockBoard {
         if (done == null) {
             this.blocks = blocks;
             this.width = width;
+            this.extra = extra;
             // Two chunks a rank (one alone): a rank held off its core mid-chunk leaves half its
             // share to compute again, and a chunk costs a kernel call and two atomic updates
             // (about 0.3 us). On 20,000 x 10 at 2 ranks, 1, 2, 4 and 8 chunks a rank took
@@ -109,12 +112,12 @@ final class BlockBoard {
             this.chunks = (blocks + chunkBlocks - 1) / chunkBlocks;
             this.done = new long[chunks];
             // Every rank's ring together holds at most 2^23 doubles (64 MB).
-            this.ring = (int) Math.max(2, Math.min(maxRing, (1L << 23) / ((long) width * ranks)));
+            this.ring = (int) Math.max(2, Math.min(maxRing, (1L << 23) / ((long) (width + extra) * ranks)));
             this.published = new long[ring * PAD];
             this.ringWait = "taking the shared sum (ranks run at most " + ring + " steps apart)";
             this.tables = new double[ranks][];
             this.sums = new double[ranks][][];
-        } else if (blocks != this.blocks || width != this.width) {
+        } else if (blocks != this.blocks || width != this.width || extra != this.extra) {
             throw new IllegalStateException("rank " + rank + " has " + blocks + " blocks of " + width
                 + " values, rank 0 " + this.blocks + " of " + this.width);
         }

@@ -99,8 +99,16 @@ interface GradientExchange {
             throw new IllegalArgumentException("the checkpoint carries " + grids.length + " grid exponents, this run's "
                 + "sum has " + sum.segmentCount() + " segments");
         }
-        for (int s = 0; s < grids.length; s++) {
-            sum.carry(s, grids[s]);
+        int[] before = carried(sum);
+        try {
+            for (int s = 0; s < grids.length; s++) {
+                sum.carry(s, grids[s]);
+            }
+        } catch (IllegalArgumentException e) {
+            for (int s = 0; s < before.length; s++) {
+                sum.carry(s, before[s]);     // all or none
+            }
+            throw e;
         }
     }
 

@@ -117,7 +117,6 @@ final class MasterWorkerExchange implements GradientExchange {
         return loss;
     }
 
-    /** Sums the block losses on rank 0 (times {@code scale}); other ranks send theirs and get NaN. */
     @Override
     public int[] sumGrids() {
         return sum.grids();
@@ -128,6 +127,7 @@ final class MasterWorkerExchange implements GradientExchange {
         sum.carry(grids);
     }
 
+    /** Sums the block losses on rank 0 (times {@code scale}); other ranks send theirs and get NaN. */
     @Override
     public double reduceLoss(double scale) {
         if (comm.rank() != 0) {

@@ -48,7 +48,7 @@ final class Exponents {
      * The grid's exponent for a step whose largest magnitude over the ranks is below {@code 2^n}
      * (and at least {@code 2^(n-1)}), after a step whose grid's exponent was {@code e}: kept while
      * {@code n} stays within the band {@code [e - 3, e]} (the magnitude is below the grid's bound
-     * and at least one {@link FixedPoint#QUANTUM} of binades under it), else set afresh
+     * and at most {@link FixedPoint#QUANTUM} binades under it: at least {@code 2^(e-4)}), else set afresh
      * {@link #MARGIN} binades above {@code n}, in the middle of the band. So the largest magnitude
      * can rise 4x or fall 2x before the grid moves, and the grid's bound is always at most 4
      * binades above it ({@link FixedFormat}'s error bound). A function of the maxima over the

@@ -197,8 +197,8 @@ public final class FixedSum {
     /**
      * Writes a guess's check words from the magnitudes deposited, once, before the words leave:
      * above the bound ({@code 2^E}, scaled to {@code 2^(62-h)}: the deposits' own limit, NaN and
-     * infinities included) or at it ({@code 2^(E-4)} or more: in the band that keeps the grid; for the least bound,
-     * {@code 2^-1074}, only zeros are at it). The scaling by powers of two is exact near the
+     * infinities included) or at it ({@code 2^(E-4)} or more: in the band that keeps the grid; every value, zeros too, when
+     * {@code 2^(E-4)} is below the least bound {@code 2^-1074}). The scaling by powers of two is exact near the
      * bound, and the summary of {@link Deposit} exact at powers of two, so the check says what
      * the exponent codes would.
      */
@@ -210,9 +210,11 @@ public final class FixedSum {
         for (int s = 0; s < grids.length; s++) {
             long m = seen[s];
             boolean above = Deposit.reaches(m, limitBits);
-            // At: some magnitude of 2^(E - QUANTUM) or more, so that the band keeps E.
-            boolean at = grids[s].exponent() == FixedPoint.LEAST_BOUND ? m == 0
-                : Deposit.reaches(m, limitBits - FixedPoint.QUANTUM);
+            // At: some magnitude of 2^(E - QUANTUM) or more, so that the band keeps E. Where E - QUANTUM
+            // is below the least bound, every rank is at it, zeros too (and at E = -1074 itself any
+            // nonzero value is above): the band keeps such an E for any step without a value above it.
+            boolean at = grids[s].exponent() - FixedPoint.QUANTUM < FixedPoint.LEAST_BOUND
+                || Deposit.reaches(m, limitBits - FixedPoint.QUANTUM);
             words[checks + s] = above ? ABOVE : at ? 1L : 0L;
         }
         sealed = true;

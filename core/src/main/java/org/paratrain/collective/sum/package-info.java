@@ -8,8 +8,8 @@
  * algorithm by message size. paratrain gets the same bits at any node count today by
  * reducing a table of every block's partials ({@code -0.0} elsewhere) and adding the rows in
  * block order on every rank: exact, but the message grows with the number of blocks. Here
- * every block partial is instead rounded once onto a grid that depends only on the step's
- * data, and the rounded values, integers, are added as 64-bit words. Integer addition is
+ * every block partial is instead rounded once onto a grid that depends only on the values (the
+ * largest magnitudes of this step and the steps before), and the rounded values, integers, are added as 64-bit words. Integer addition is
  * associative (and no partial sum can leave the range of a word: the headroom below bounds
  * the sum of any subset of the step's deposits), so every grouping gives the same words:
  * any split of the blocks among ranks, every algorithm of {@code org.paratrain.collective},
@@ -18,9 +18,10 @@
  * them. The words are converted back to doubles once, correctly rounded.
  *
  * <h2>Why this grid</h2>
- * The grid of a segment is {@code 2^(E - b)}: {@code E} is the exponent bound of its largest
- * magnitude over all ranks and blocks, agreed by a maximum allreduce of one integer per
- * segment (exact and order-free, so every rank derives the same grid); {@code b} is chosen
+ * The grid of a segment is {@code 2^(E - b)}: {@code E} is an exponent bound of its largest
+ * magnitude over all ranks and blocks, at most 4 binades above it, from a maximum allreduce of
+ * one integer per segment (exact and order-free, so every rank derives the same grid) and the
+ * {@code E} of the step before, kept while the magnitude stays within 4 binades under it; {@code b} is chosen
  * from {@code N}, the number of blocks of the step, which every rank knows, so that {@code N}
  * rounded values cannot overflow a word: {@code ceil(log2 N)} bits of headroom are left for
  * the carries, and one more so that the bound is strict. So the grid follows the data (a

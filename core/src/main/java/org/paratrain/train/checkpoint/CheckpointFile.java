@@ -165,12 +165,18 @@ public final class CheckpointFile {
             throw new IOException((end - b.position()) + " bytes after the payload the header describes");
         }
         JsonNode g = head.path("sum_grids");     // absent in checkpoints from before grids were carried
+        if (!g.isMissingNode() && !g.isArray()) {
+            throw new IOException("header field \"sum_grids\" is " + g + ", not an array");
+        }
         int[] grids = new int[g.size()];
         for (int i = 0; i < grids.length; i++) {
-            if (!g.get(i).isIntegralNumber() || !g.get(i).canConvertToInt()) {
-                throw new IOException("header field \"sum_grids\" holds " + g.get(i) + ", not a 32-bit integer");
+            JsonNode e = g.get(i);
+            if (!e.isIntegralNumber() || !e.canConvertToInt()
+                || (e.asInt() != Integer.MIN_VALUE && (e.asInt() < -1074 || e.asInt() > 1024))) {
+                throw new IOException("header field \"sum_grids\" holds " + e + ": expected a grid exponent from -1074 "
+                    + "to 1024, or -2147483648 for none");
             }
-            grids[i] = g.get(i).asInt();
+            grids[i] = e.asInt();
         }
         try {
             return new TrainingState(head.path("epoch").asInt(-1), head.path("step").asInt(-1), params,

@@ -112,6 +112,66 @@ class CarriedGridTest {
         assertEquals(5 + 2, fresh.exponents()[0], "16.1 afresh: 2 binades above 2^5");
     }
 
+    /**
+     * At the edges of the doubles, a guess holds exactly when the band keeps the grid: steps of
+     * zeros after grids just above the least bound (kept: zeros are within 4 binades of any bound
+     * below 2^-1070), after 2^-1074 itself, and after a grid far above; subnormals; values near the
+     * largest double (the bound is capped at 2^1024). Each step guessed, its outcome compared with
+     * whether an agreement changed the exponent, on every format.
+     */
+    @Test
+    void atTheEdgesAGuessHoldsExactlyWhenTheBandKeepsTheGrid() {
+        double[][] steps = {{0.0}, {Double.MIN_VALUE}, {0.0}, {4 * Double.MIN_VALUE}, {0.0}, {0.0},
+            {Double.MIN_NORMAL}, {0.0}, {1.0}, {0.0}, {Double.MAX_VALUE}, {0x1p1021}, {0x1p1020}, {0x1p1019},
+            {-Double.MAX_VALUE}, {0.0}};
+        for (FixedFormat f : FixedFormat.values()) {
+            FixedSum guessing = new FixedSum(f, 1);
+            FixedSum agreeing = new FixedSum(f, 1);
+            for (int t = 0; t < steps.length; t++) {
+                double x = steps[t][0];
+                int before = agreeing.carried(0);
+                agreeing.begin(1);
+                agreeing.observe(0, x);
+                agreeing.fixGrid();
+                agreeing.deposit(0, x);
+                agreeing.endBlock();
+                boolean kept = before == agreeing.carried(0);
+                guessing.begin(1);
+                if (guessing.guessGrid()) {
+                    guessing.deposit(0, x);
+                    guessing.endBlock();
+                    guessing.seal();
+                    assertEquals(kept, guessing.guessHeld(), f + " step " + t + " (" + x + ") after 2^" + before);
+                    if (!kept) {
+                        guessing.retry();
+                    }
+                } else {
+                    assertEquals(Integer.MIN_VALUE, before);
+                }
+                if (guessing.carried(0) == Integer.MIN_VALUE || !kept) {
+                    guessing.observe(0, x);
+                    guessing.fixGrid();
+                    guessing.deposit(0, x);
+                    guessing.endBlock();
+                }
+                assertEquals(agreeing.carried(0), guessing.carried(0), f + " step " + t);
+                assertEquals(value(agreeing), value(guessing), 0.0, f + " step " + t);
+                if (f != FixedFormat.HALF_WORD) {
+                    assertEquals(x, value(agreeing), 0.0, f + " step " + t + ": one value comes back exactly");
+                }
+            }
+        }
+    }
+
+    /** The sum, or NaN where it rounds beyond the doubles (half a word's grid near 2^1024 is 2^994). */
+    private static double value(FixedSum s) {
+        try {
+            return s.get(0);
+        } catch (SumOverflowException e) {
+            return Double.NaN;
+        }
+    }
+
     @Test
     void anExponentOutOfRangeIsRefused() {
         FixedSum sum = new FixedSum(FixedFormat.ONE_WORD, 1, 2);

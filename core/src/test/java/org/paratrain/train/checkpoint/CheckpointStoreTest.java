@@ -69,9 +69,41 @@ class CheckpointStoreTest {
         assertArrayEquals(grids, CheckpointFile.decode(CheckpointFile.encode(s, meta())).state().sumGrids());
         byte[] before = withHeader(CheckpointFile.encode(plain, meta()), h -> h.remove("sum_grids"));
         assertEquals(0, CheckpointFile.decode(before).state().sumGrids().length);
-        byte[] bad = withHeader(CheckpointFile.encode(s, meta()), h -> h.putArray("sum_grids").add(1.5));
-        IOException e = assertThrows(IOException.class, () -> CheckpointFile.decode(bad));
-        assertTrue(e.getMessage().contains("sum_grids"), e.getMessage());
+        for (java.util.function.Consumer<ObjectNode> edit : List.<java.util.function.Consumer<ObjectNode>>of(
+            h -> h.putArray("sum_grids").add(1.5), h -> h.putArray("sum_grids").add(1025),
+            h -> h.putArray("sum_grids").add(-1075), h -> h.put("sum_grids", "4"), h -> h.putObject("sum_grids"))) {
+            byte[] bad = withHeader(CheckpointFile.encode(s, meta()), edit);
+            IOException e = assertThrows(IOException.class, () -> CheckpointFile.decode(bad));
+            assertTrue(e.getMessage().contains("sum_grids"), e.getMessage());
+        }
+    }
+
+    /**
+     * A fixed-point run resumed from a checkpoint without grids (written before they were kept) is
+     * told that its bits may differ from an uninterrupted run's; with grids, or with a sum that has
+     * none, nothing is said.
+     */
+    @Test
+    void aFixedPointCheckpointWithoutGridsIsNamed() throws IOException {
+        TrainingState plain = state(2, new double[] {1, 2});
+        TrainingState withGrids = new TrainingState(2, 0, plain.params(), plain.optimizer(), plain.history(),
+            new double[0], new int[] {4, -8});
+        for (String sum : List.of("fixed:1", "blocks")) {
+            for (TrainingState t : List.of(plain, withGrids)) {
+                Path d = Files.createTempDirectory(dir, "ck");
+                ObjectNode m = meta();
+                ((ObjectNode) m.path("settings")).put("sum", sum);
+                new CheckpointStore(d, 2).write(t, m);
+                List<String> warnings = new ArrayList<>();
+                org.paratrain.experiment.CheckpointRecords.load(d, m, warnings::add);
+                boolean expected = sum.equals("fixed:1") && t == plain;
+                assertEquals(expected ? 1 : 0, warnings.size(), sum + " " + warnings);
+                if (expected) {
+                    assertTrue(warnings.get(0).contains("before checkpoints kept the fixed-point sum's grids"),
+                        warnings.get(0));
+                }
+            }
+        }
     }
 
     /** The file's bytes with its header changed by {@code edit}, framed and checksummed again. */
