@@ -17,15 +17,16 @@ final class NetworkReport {
     private NetworkReport() { }
 
     static final String HEADER = "| link | model | hosts x ranks | sum | allreduce | overlap | paratrain (samples/s) | "
-        + "exchange share | exchange (ms/step) | wait (ms/step) | cost model (ms/step) | error | PyTorch DDP (samples/s) | "
-        + "paratrain / DDP | target |\n"
-        + "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+        + "exchange share | exchange (ms/step) | wait (ms/step) | failed guesses (a step) | cost model (ms/step) | error | "
+        + "PyTorch DDP (samples/s) | paratrain / DDP | target |\n"
+        + "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
 
     /** One row of the table, as printed and as written to the Markdown file. */
     static String line(BenchNetworkCommand.Row r) {
         return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %s "
-            + "| %.1f |", r.link(), r.model(), r.layout(), r.sum(), allreduce(r), r.overlap(), r.paratrain(),
-            100 * r.exchange(), r.stepMs(), dash(r.waitMs(), "%.2f"), dash(r.modelMs(), "%.2f"),
+            + "| %s | %.1f |", r.link(), r.model(), r.layout(), r.sum(), allreduce(r), r.overlap(), r.paratrain(),
+            100 * r.exchange(), r.stepMs(), dash(r.waitMs(), "%.2f"),
+            r.sum().startsWith("fixed") ? String.format(Locale.ROOT, "%.2f", misses(r)) : "-", dash(r.modelMs(), "%.2f"),
             Double.isNaN(r.modelMs()) ? "-" : String.format(Locale.ROOT, "%+.0f%%", 100 * r.error()),
             dash(r.torch(), "%.0f"), dash(r.ratio(), "%.2f"), r.target());
     }

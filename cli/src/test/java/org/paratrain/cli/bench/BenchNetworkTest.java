@@ -57,6 +57,14 @@ class BenchNetworkTest {
         // The same bits at both layouts, with the gradient sent whole after backward and in buckets during it
         // (one a layer, summed across the two hosts while the lower layer's backward runs).
         assertTrue(r.out().contains("same bits: mlp fixed:half yes"), r.out());
+        // Every row of the printed table has the header's cells, the failed guesses a step among them.
+        List<String> table = r.out().lines().filter(l -> l.startsWith("| ")).toList();
+        assertTrue(table.get(0).contains("| failed guesses (a step) |"), table.get(0));
+        long cells = table.get(0).chars().filter(c -> c == '|').count();
+        assertEquals(9, table.size(), r.out());
+        for (String row : table) {
+            assertEquals(cells, row.chars().filter(c -> c == '|').count(), row);
+        }
         JsonNode json = RunWriter.json().readTree(out.resolve("bench-network.json").toFile());
         assertEquals(8, json.get("rows").size(), json.toString());
         assertEquals(List.of("0/ring", "0/auto", "1/ring", "1/auto", "0/ring", "0/auto", "1/ring", "1/auto"),
