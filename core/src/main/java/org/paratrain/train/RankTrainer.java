@@ -1,8 +1,6 @@
 package org.paratrain.train;
 
-import org.paratrain.collective.Allreduce;
 import org.paratrain.collective.Allreduces;
-import org.paratrain.collective.Reduction;
 import org.paratrain.collective.sum.FixedFormat;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.PeerFailedException;
@@ -168,7 +166,8 @@ public final class RankTrainer {
             statistics = new StepStatistics(comm, ranges, Allreduces.create("recursive-doubling", comm));
             model.statistics(statistics);
         }
-        GradientExchange exchange = exchange(model.parameterCount());
+        GradientExchange exchange = Exchanges.of(spec.exchange(), comm, ranges, model.parameterCount(),
+            () -> sharedExchange(model.parameterCount(), ranges.sharding(), spec.exchange().sum()));
         shared = exchange instanceof SharedExchange s ? s : null;
         int bucket = spec.run().bucketSize();
         // A step whose blocks are computed more than once (a slowed rank, for tests) tells the last time only.
@@ -427,29 +426,6 @@ public final class RankTrainer {
         return s == ExchangeSpec.Sum.FLOAT ? ExchangeSpec.Sum.BLOCKS : s;
     }
 
-    /** The exchange the configuration names ({@code auto} resolved by the caller beforehand). */
-    private GradientExchange exchange(int params) {
-        ExchangeSpec e = spec.exchange();
-        BlockSharding sharding = ranges.sharding();
-        return switch (e.scheme()) {
-            // Rank 0 gets every block's partials and sums them (fixed-point by default: the grid
-            // needs no agreement when one rank holds every block). Ranks that share a process
-            // gather in shared memory; between processes the table goes to the first and back
-            // (star): the same rows, the same sum. A float sum goes to rank 0 as star does (rank 0
-            // adds the ranks' sums).
-            case MASTER_WORKER -> e.sum() == ExchangeSpec.Sum.FLOAT
-                ? new SumExchange(comm, ranges, params, masterWorker(), e.sum())
-                : comm.processGroup().isPresent() ? new AllreduceExchange(comm, ranges, params, masterWorker(), e.sum())
-                : new MasterWorkerExchange(comm, ranges, params, e.sum());
-            case ALLREDUCE -> e.sum() == ExchangeSpec.Sum.BLOCKS
-                ? new AllreduceExchange(comm, ranges, params, Allreduces.create(e.algorithm(), comm), e.sum())
-                : new SumExchange(comm, ranges, params, Allreduces.create(e.algorithm(), comm), e.sum());
-            case SHARDED -> new ShardedExchange(comm, ranges, params, e.algorithm(), e.sum());
-            case SHARED -> sharedExchange(params, sharding, e.sum());
-            case AUTO -> throw new IllegalStateException("the exchange is still auto: resolve it before training");
-        };
-    }
-
     /** The shared exchange: this rank computes the chunks of blocks it claims, into its table of rows. */
     private SharedExchange sharedExchange(int params, BlockSharding sharding, ExchangeSpec.Sum sum) {
         if (board == null) {
@@ -464,24 +440,6 @@ public final class RankTrainer {
                     table, first * w, w, table, first * w + 1, w);
             }
         });
-    }
-
-    /** Star (gather to rank 0, which adds, and back), recorded under the scheme's name. */
-    private Allreduce masterWorker() {
-        return new Labelled(Allreduces.create("star", comm), ExchangeSpec.MASTER_WORKER.label());
-    }
-
-    /** An algorithm recorded under another name. */
-    private record Labelled(Allreduce inner, String name) implements Allreduce {
-        @Override
-        public <A> void allreduce(Communicator c, A buf, int offset, int length, Reduction<A> op) {
-            inner.allreduce(c, buf, offset, length, op);
-        }
-
-        @Override
-        public double cost(int p, long n, Machine m) {
-            return inner.cost(p, n, m);
-        }
     }
 
     private static double sum(double[] a) {
