@@ -2,6 +2,7 @@ package org.paratrain.train;
 
 import java.util.Arrays;
 import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.sum.FixedSum;
 import org.paratrain.comm.Communicator;
 import org.paratrain.optim.Optimizer;
 import org.paratrain.train.spec.ExchangeSpec.Sum;
@@ -74,13 +75,8 @@ final class AllreduceExchange implements GradientExchange {
     }
 
     @Override
-    public int[] sumGrids() {
-        return sum.grids();
-    }
-
-    @Override
-    public void carrySumGrids(int[] grids) {
-        sum.carry(grids);
+    public FixedSum stepSum() {
+        return sum.fixed();
     }
 
     @Override

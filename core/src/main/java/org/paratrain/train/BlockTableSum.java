@@ -96,14 +96,9 @@ final class BlockTableSum {
         }
     }
 
-    /** {@return the grid exponents the step's sum carries ({@link GradientExchange#sumGrids})} */
-    int[] grids() {
-        return GradientExchange.carried(fixed);
-    }
-
-    /** Resumes them ({@link GradientExchange#carrySumGrids}). */
-    void carry(int[] grids) {
-        GradientExchange.carry(fixed, grids);
+    /** {@return the fixed-point sum of the steps' tables ({@link GradientExchange#stepSum}), null for blocks} */
+    FixedSum fixed() {
+        return fixed;
     }
 
     /** {@return the loss of {@code blocks} blocks, at {@code loss[at + k * stride]}; NaN if one is not finite} */

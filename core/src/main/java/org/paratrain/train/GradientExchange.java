@@ -65,7 +65,7 @@ interface GradientExchange {
      * uninterrupted one would; empty for a sum that carries none} Valid on rank 0 at least.
      */
     default int[] sumGrids() {
-        return new int[0];
+        return carried(stepSum());
     }
 
     /**
@@ -75,7 +75,15 @@ interface GradientExchange {
      * @throws IllegalArgumentException if they do not fit this exchange's sum
      */
     default void carrySumGrids(int[] grids) {
-        // No grids carried.
+        carry(stepSum(), grids);
+    }
+
+    /**
+     * {@return the fixed-point sum of each step's loss and gradient, whose grids carry from step to
+     * step; null for a sum that has none (float, blocks)}
+     */
+    default FixedSum stepSum() {
+        return null;
     }
 
     /** {@return the exponents {@code sum} carries, per segment; empty when there is no sum} */

@@ -1,5 +1,6 @@
 package org.paratrain.train;
 
+import org.paratrain.collective.sum.FixedSum;
 import org.paratrain.comm.Communicator;
 import org.paratrain.optim.Optimizer;
 import org.paratrain.train.spec.ExchangeSpec.Sum;
@@ -118,13 +119,8 @@ final class MasterWorkerExchange implements GradientExchange {
     }
 
     @Override
-    public int[] sumGrids() {
-        return sum.grids();
-    }
-
-    @Override
-    public void carrySumGrids(int[] grids) {
-        sum.carry(grids);
+    public FixedSum stepSum() {
+        return sum.fixed();
     }
 
     /** Sums the block losses on rank 0 (times {@code scale}); other ranks send theirs and get NaN. */

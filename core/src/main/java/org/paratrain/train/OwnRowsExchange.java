@@ -47,13 +47,8 @@ abstract class OwnRowsExchange implements GradientExchange {
     }
 
     @Override
-    public int[] sumGrids() {
-        return GradientExchange.carried(fixed);
-    }
-
-    @Override
-    public void carrySumGrids(int[] grids) {
-        GradientExchange.carry(fixed, grids);
+    public FixedSum stepSum() {
+        return fixed;
     }
 
     @Override

@@ -268,13 +268,8 @@ final class SharedExchange implements GradientExchange {
     }
 
     @Override
-    public int[] sumGrids() {
-        return GradientExchange.carried(fixed);
-    }
-
-    @Override
-    public void carrySumGrids(int[] grids) {
-        GradientExchange.carry(fixed, grids);
+    public FixedSum stepSum() {
+        return fixed;
     }
 
     /** Not used: the loss at the final weights goes through an allreduce of block losses. */
