@@ -186,7 +186,8 @@ final class ChunkedSum {
 
     /**
      * The own chunk's sum of the values received and the own row, converted in the same pass
-     * ({@link Deposit#oneWordPairOut}), where it applies: as {@link #convertedOnTheWay}.
+     * ({@link Deposit#oneWordPairOut}), where it applies: one word, every segment of the chunk on a
+     * grid that converts by one multiplication (no word can reach 2^62 within the bound, see there).
      * {@return whether it was done}
      */
     private boolean pairConverted(int r, double[] rows, int offset, double[] out, int outOffset) {
@@ -195,12 +196,10 @@ final class ChunkedSum {
         if (f.format != FixedFormat.ONE_WORD || !normalGrids(from, to)) {
             return false;
         }
-        System.arraycopy(f.seen, 0, seenBefore, 0, f.seen.length);
-        wordBits[0] = 0;
         for (int i = from; i < to; ) {
             int s = f.segments.of(i);
             int stop = Math.min(to, f.segments.end(s));
-            long m = Deposit.oneWordPairOut(peerIn, f.grids[s], rows, offset + i, stop - i, out, outOffset + i, wordBits);
+            long m = Deposit.oneWordPairOut(peerIn, f.grids[s], rows, offset + i, stop - i, out, outOffset + i);
             if (!f.guessed && Deposit.reaches(m, f.limitBits)) {
                 // The run holds the previous rank's values too: name the first beyond, wherever it is.
                 int k = Deposit.firstBeyond(f.grids[s], f.limit, rows, offset + i, 1, stop - i);
@@ -210,10 +209,6 @@ final class ChunkedSum {
             }
             f.checkDeposited(s, m, rows, offset + i, 1, stop - i);
             i = stop;
-        }
-        if (wordBits[0] >>> 62 != 0) {
-            System.arraycopy(seenBefore, 0, f.seen, 0, f.seen.length);
-            return false;
         }
         converted = true;
         return true;

@@ -219,41 +219,52 @@ final class Deposit {
      * Two ranks' values of one chunk summed and converted in one pass, for a one-word sum on a
      * grid whose words convert by one multiplication: {@code out[outAt + k] =
      * (rint(y_peer) + rint(y_own)) 2^G}, where {@code peer} holds the other rank's values laid out
-     * as {@code values} (the same index). The words are those a deposit of each and a sum would
-     * make, exactly. Returns the summary of both runs; {@code wordBits[0]} gets the OR of the
-     * words' magnitudes, as {@link #oneWordOntoOut}.
+     * as {@code values} (the same index). Returns the summary of both runs.
+     *
+     * <p>The two words are added as doubles, which gives the words' bits: each {@code rint(y)} is
+     * an integer double, so their sum is exact below 2^53 and above it rounded once to nearest,
+     * as the cast of the exact integer sum to {@code double} would round it; {@code 2^G} then
+     * scales exactly. Within the summary's bound ({@code |y| < 2^(62-h)}, {@code h >= 1}) the sum
+     * stays within 2^62, which {@link Readout} converts the same way; beyond it the guess fails or
+     * the run is refused, and what was written does not count. So no word is stored, none is
+     * checked, and the loop converts three times a pair (two magnitudes, one finite flag for
+     * both) where deposit, add and read-back would convert six: 0.23 against 0.38 ms for 500,000
+     * pairs here.
      */
-    static long oneWordPairOut(double[] peer, Grid g, double[] values, int offset, int length, double[] out, int outAt,
-                               long[] wordBits) {
+    static long oneWordPairOut(double[] peer, Grid g, double[] values, int offset, int length, double[] out,
+                               int outAt) {
         double a = g.scaleA();
         double b = g.scaleB();
         double unit = g.unit();
         long or = 0;
         long finite = 1;
-        long words = 0;
-        if (offset == outAt) {
-            // One index into the three arrays of doubles, so that the loop vectorises (see oneWordOntoOut).
+        if (offset == outAt && b == 1.0) {
+            // One index into the three arrays of doubles, so that the loop vectorises (see oneWordOntoOut),
+            // and one factor where it is the scale (2^-G_h below 2^1000): 13% less time than two.
+            for (int k = 0; k < length; k++) {
+                double y = values[offset + k] * a;
+                double z = peer[offset + k] * a;
+                or |= Math.abs((long) y) | Math.abs((long) z);
+                finite &= (long) (y * 0.0 + z * 0.0 + 1.0);
+                out[offset + k] = (Math.rint(z) + Math.rint(y)) * unit;
+            }
+        } else if (offset == outAt) {
             for (int k = 0; k < length; k++) {
                 double y = values[offset + k] * a * b;
                 double z = peer[offset + k] * a * b;
                 or |= Math.abs((long) y) | Math.abs((long) z);
-                finite &= (long) (y * 0.0 + 1.0) & (long) (z * 0.0 + 1.0);
-                long w = (long) Math.rint(z) + (long) Math.rint(y);
-                words |= Math.abs(w);
-                out[offset + k] = w * unit;
+                finite &= (long) (y * 0.0 + z * 0.0 + 1.0);
+                out[offset + k] = (Math.rint(z) + Math.rint(y)) * unit;
             }
         } else {
             for (int k = 0; k < length; k++) {
                 double y = values[offset + k] * a * b;
                 double z = peer[offset + k] * a * b;
                 or |= Math.abs((long) y) | Math.abs((long) z);
-                finite &= (long) (y * 0.0 + 1.0) & (long) (z * 0.0 + 1.0);
-                long w = (long) Math.rint(z) + (long) Math.rint(y);
-                words |= Math.abs(w);
-                out[outAt + k] = w * unit;
+                finite &= (long) (y * 0.0 + z * 0.0 + 1.0);
+                out[outAt + k] = (Math.rint(z) + Math.rint(y)) * unit;
             }
         }
-        wordBits[0] |= words;
         return summary(or, finite);
     }
 
