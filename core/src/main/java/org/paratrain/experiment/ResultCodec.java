@@ -67,13 +67,32 @@ public final class ResultCodec {
             o.has("train_accuracy") ? o.get("train_accuracy").asDouble() : Double.NaN,
             o.has("blocks_per_rank") ? new TrainingResult.Split(ints(o.get("blocks_per_rank")),
                 o.path("split_moves").asInt()) : null,
-            o.has("compute_seconds_per_rank") && o.has("comm_seconds_per_rank") ? new TrainingResult.RankTimes(doubles(o.get("compute_seconds_per_rank")),
-                doubles(o.get("comm_seconds_per_rank"))) : null, o.path("grid_guess_misses").asLong(0));
+            rankTimes(o), o.path("grid_guess_misses").asLong(0));
+    }
+
+    /** {@return the ranks' times a result holds, or null; figures written before some were measured read as none} */
+    private static TrainingResult.RankTimes rankTimes(JsonNode o) {
+        if (!o.has("compute_seconds_per_rank") || !o.has("comm_seconds_per_rank")) {
+            return null;
+        }
+        double[] compute = doubles(o.get("compute_seconds_per_rank"));
+        double[] exchange = doubles(o.get("comm_seconds_per_rank"));
+        JsonNode free = o.get("exchange_without_waits_seconds");
+        double[] update = doubles(o.get("update_seconds_per_rank"));
+        if (update.length != compute.length || compute.length != exchange.length || free == null || !free.isNumber()) {
+            return compute.length == exchange.length && compute.length > 0
+                ? new TrainingResult.RankTimes(compute, exchange) : null;
+        }
+        return new TrainingResult.RankTimes(compute, exchange, update, free.asDouble(),
+            o.path("exchange_without_waits_steps").asInt());
     }
 
     /**
-     * Writes each rank's compute and exchange seconds (when gathered) as {@code compute_seconds_per_rank}
-     * and {@code comm_seconds_per_rank}, in rank order.
+     * Writes each rank's compute, exchange and update seconds (when gathered) as
+     * {@code compute_seconds_per_rank}, {@code comm_seconds_per_rank} (the update included) and
+     * {@code update_seconds_per_rank}, in rank order, and the exchange without waits or update
+     * over the last steps as {@code exchange_without_waits_seconds} and
+     * {@code exchange_without_waits_steps} (when measured).
      *
      * @param o     the result's JSON object
      * @param times the ranks' times, or null to write nothing
@@ -82,6 +101,11 @@ public final class ResultCodec {
         if (times != null) {
             array(o.putArray("compute_seconds_per_rank"), times.compute());
             array(o.putArray("comm_seconds_per_rank"), times.exchange());
+            array(o.putArray("update_seconds_per_rank"), times.update());
+            if (times.waitFreeSteps() > 0 && Double.isFinite(times.waitFree())) {
+                o.put("exchange_without_waits_seconds", times.waitFree());
+                o.put("exchange_without_waits_steps", times.waitFreeSteps());
+            }
         }
     }
 

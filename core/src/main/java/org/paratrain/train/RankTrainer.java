@@ -27,6 +27,9 @@ public final class RankTrainer {
     private final Model model;
     /** Batchnorm's sums over every rank's blocks, or null for a model whose blocks are independent. */
     private StepStatistics statistics;
+    /** Each step's exchange on this rank, its update apart; and the optimizer, timed by it. */
+    private final ExchangeClock clock = new ExchangeClock();
+    private final Optimizer timedOptimizer;
     private final Optimizer optimizer;
     private final TrainSpec spec;
     private final Batches batches;
@@ -88,6 +91,7 @@ public final class RankTrainer {
         this.data = data;
         this.model = model;
         this.optimizer = optimizer;
+        this.timedOptimizer = clock.timed(optimizer);
         this.spec = spec;
         // A shared step's ranks may compute any block of a batch: each gathers the rows of the chunks it claims.
         boolean any = spec.exchange().scheme() == ExchangeSpec.Scheme.SHARED;
@@ -260,7 +264,7 @@ public final class RankTrainer {
                 }
             }
             double t1 = comm.wtime();
-            h.loss()[e] += exchange.step(loop.weights, optimizer, loop.scale);
+            h.loss()[e] += exchange.step(loop.weights, timedOptimizer, loop.scale);
             model.afterStep(loop.weights);
             t2 = comm.wtime();
             // A shared exchange computes blocks inside its step, and counts that time itself.
@@ -269,6 +273,7 @@ public final class RankTrainer {
             double sync = statistics == null ? 0.0 : statistics.takeSeconds();
             h.compute()[e] += t1 - t0 + inStep - sync;
             h.comm()[e] += t2 - t1 - inStep + sync;
+            clock.endStep(t2 - t1 - inStep + sync);
             if (rebalancer != null && rebalancer.record(t1 - t0, t2 - t0)) {
                 if (rebalancer.rebalance()) {
                     exchange.rangesMoved();
@@ -336,7 +341,7 @@ public final class RankTrainer {
         TrainingResult.History h = loop.history.first(epochs);
         // From the epoch this run started in: a resumed run's history before it is rank 0's, from the checkpoint.
         TrainingResult.RankTimes times = rankTimes(sumFrom(h.compute(), loop.firstEpoch),
-            sumFrom(h.comm(), loop.firstEpoch));
+            sumFrom(h.comm(), loop.firstEpoch), clock.updateSeconds(), clock.leastOverRanks(comm));
         if (comm.rank() != 0) {
             return null;
         }
@@ -354,16 +359,19 @@ public final class RankTrainer {
     }
 
     /**
-     * Every rank's compute and exchange seconds, gathered by one sum over the ranks: each fills
-     * its own two places of a zero vector, so the sum only places them (exact in any order).
+     * Every rank's compute, exchange and update seconds, gathered by one sum over the ranks: each
+     * fills its own three places of a zero vector, so the sum only places them (exact in any
+     * order); and the exchange without waits ({@link ExchangeClock#leastOverRanks}).
      */
-    private TrainingResult.RankTimes rankTimes(double compute, double exchanged) {
+    private TrainingResult.RankTimes rankTimes(double compute, double exchanged, double update, double[] waitFree) {
         int p = comm.size();
-        double[] v = new double[2 * p];
+        double[] v = new double[3 * p];
         v[comm.rank()] = compute;
         v[p + comm.rank()] = exchanged;
+        v[2 * p + comm.rank()] = update;
         Training.sumOverRanks(comm, v);
-        return new TrainingResult.RankTimes(java.util.Arrays.copyOf(v, p), java.util.Arrays.copyOfRange(v, p, 2 * p));
+        return new TrainingResult.RankTimes(java.util.Arrays.copyOf(v, p), java.util.Arrays.copyOfRange(v, p, 2 * p),
+            java.util.Arrays.copyOfRange(v, 2 * p, 3 * p), waitFree[0], (int) waitFree[1]);
     }
 
     /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */

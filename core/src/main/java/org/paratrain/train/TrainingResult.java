@@ -62,16 +62,41 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
      * waits for no one, so the least exchange time over the ranks is the exchange itself and each
      * rank's excess over it is its wait, which the computation's imbalance sets.
      *
-     * @param compute  seconds each rank spent computing its blocks
-     * @param exchange seconds each rank spent in the exchange (and the update), waits included
+     * <p>Where the last to arrive changes from step to step, the least of the totals still holds
+     * waits; {@code waitFree} is the least over the ranks taken step by step, over the last
+     * {@code waitFreeSteps} steps (at most 4,096), without the optimizer's update.
+     *
+     * @param compute       seconds each rank spent computing its blocks
+     * @param exchange      seconds each rank spent in the exchange (and the update), waits included
+     * @param update        seconds each rank spent in the optimizer's update, part of {@code exchange}
+     * @param waitFree      the exchange without waits or update, summed over {@code waitFreeSteps}
+     *                      steps; NaN when not measured
+     * @param waitFreeSteps the steps {@code waitFree} covers, the run's last; 0 when not measured
      */
-    public record RankTimes(double[] compute, double[] exchange) {
+    public record RankTimes(double[] compute, double[] exchange, double[] update, double waitFree,
+                            int waitFreeSteps) {
 
         /** Checks that there is one figure of each per rank. */
         public RankTimes {
-            if (compute == null || exchange == null || compute.length != exchange.length || compute.length == 0) {
-                throw new IllegalArgumentException("rank times need one compute and one exchange figure a rank");
+            if (compute == null || exchange == null || compute.length != exchange.length || compute.length == 0
+                || update == null || update.length != compute.length) {
+                throw new IllegalArgumentException("rank times need one compute, exchange and update figure a rank");
             }
+        }
+
+        /**
+         * Compute and exchange alone (a result written before the rest was measured).
+         *
+         * @param compute  seconds each rank spent computing its blocks
+         * @param exchange seconds each rank spent in the exchange (and the update), waits included
+         */
+        public RankTimes(double[] compute, double[] exchange) {
+            this(compute, exchange, compute == null ? null : new double[compute.length], Double.NaN, 0);
+        }
+
+        /** {@return the exchange without waits or update a step, over the last steps; NaN when not measured} */
+        public double waitFreePerStep() {
+            return waitFreeSteps > 0 ? waitFree / waitFreeSteps : Double.NaN;
         }
 
         /** {@return the least exchange time over the ranks: the exchange without waiting for a slower rank} */

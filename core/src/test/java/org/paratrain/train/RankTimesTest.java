@@ -40,6 +40,12 @@ class RankTimesTest {
         double rank0 = t.compute()[0] + t.exchange()[0];
         double rank1 = t.compute()[1] + t.exchange()[1];
         assertEquals(rank0, rank1, 0.1 * rank0, "compute + exchange per rank");
+        // Step by step, the least over the ranks is rank 1's exchange (rank 0 waits in every step), update apart.
+        assertEquals(40, t.waitFreeSteps());
+        assertTrue(t.waitFree() > 0 && t.waitFree() <= t.leastExchange(), t.waitFree() + " vs " + t.leastExchange());
+        for (int q = 0; q < 2; q++) {
+            assertTrue(t.update()[q] >= 0 && t.update()[q] < t.exchange()[q], "update inside the exchange");
+        }
         // The figures change no result: the bits of one rank.
         TrainingResult one = Training.local(DATA, spec.withNodes(1));
         assertArrayEquals(one.params(), r.params(), 0.0);

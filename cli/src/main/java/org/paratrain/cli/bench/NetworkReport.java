@@ -57,7 +57,8 @@ final class NetworkReport {
     static void write(List<BenchNetworkCommand.Row> rows, String torch, Path outDir, int batch, int steps, int rounds,
                       String precision) {
         StringBuilder csv = new StringBuilder("link,model,layout,sum,allreduce,ran,bucket_size,paratrain_samples_per_s,"
-            + "exchange_share,exchange_ms_per_step,wait_ms_per_step,guess_misses_per_step,predicted_exchange_ms_per_step,"
+            + "exchange_share,exchange_ms_per_step,update_ms_per_step,wait_ms_per_step,guess_misses_per_step,"
+            + "predicted_exchange_ms_per_step,"
             + "model_error,pytorch_samples_per_s,ratio,target,params_hash\n");
         StringBuilder md = new StringBuilder(HEADER).append('\n');
         ObjectNode json = RunWriter.json().createObjectNode();
@@ -65,16 +66,18 @@ final class NetworkReport {
             .put("pytorch", torch);
         var array = json.putArray("rows");
         for (BenchNetworkCommand.Row r : rows) {
-            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%s,%s,%.1f,%.4f,%.3f,%s,%.3f,%s,%s,%s,%s,%.1f,%s%n",
+            double update = r.fit() == null ? Double.NaN : r.fit().path("update_ms_per_step").asDouble(Double.NaN);
+            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%s,%s,%.1f,%.4f,%.3f,%s,%s,%.3f,%s,%s,%s,%s,%.1f,%s%n",
                 r.link(), r.model(), r.layout(), r.sum(), r.allreduce(), r.chosen(), r.bucket(), r.paratrain(),
-                r.exchange(), r.stepMs(), num(r.waitMs(), "%.3f"), misses(r), num(r.modelMs(), "%.3f"),
+                r.exchange(), r.stepMs(), num(update, "%.3f"), num(r.waitMs(), "%.3f"), misses(r), num(r.modelMs(), "%.3f"),
                 num(r.error(), "%.3f"),
                 num(r.torch(), "%.1f"), num(r.ratio(), "%.3f"), r.target(), r.params()));
             md.append(line(r)).append('\n');
             var o = array.addObject().put("link", r.link()).put("model", r.model()).put("layout", r.layout())
                 .put("sum", r.sum()).put("allreduce", r.allreduce()).put("ran", r.chosen()).put("bucket_size", r.bucket())
                 .put("paratrain_samples_per_s", r.paratrain()).put("exchange_share", r.exchange())
-                .put("exchange_ms_per_step", r.stepMs()).put("wait_ms_per_step", r.waitMs())
+                .put("exchange_ms_per_step", r.stepMs()).put("update_ms_per_step", update)
+                .put("wait_ms_per_step", r.waitMs())
                 .put("guess_misses_per_step", misses(r))
                 .put("target", r.target()).put("params_hash", r.params());
             if (!Double.isNaN(r.torch())) {

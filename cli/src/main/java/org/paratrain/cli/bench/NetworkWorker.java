@@ -100,19 +100,20 @@ public final class NetworkWorker {
             List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.Calibration.time(c,
                 algorithm, sizes, 3)) : null;
             if (comm.rank() == 0) {
-                // The exchange itself, without waits for a slower rank: two bounds from above, the tighter kept.
-                // The least exchange over the ranks (a rank that always arrives last waits for no one), and the
-                // run less the most compute of a rank (where the last to arrive changes from step to step, as
-                // when two ranks share a host's core, every rank waits in some steps).
+                // The exchange itself, without waits for a slower rank or the optimizer's update: step by step
+                // the least over the ranks (the rank that arrives last waits for no one; where that rank
+                // changes from step to step, as when two ranks share a host's core, totals per rank cannot
+                // tell), the update timed apart.
                 TrainingResult.RankTimes times = best.rankTimes();
-                double mostCompute = java.util.Arrays.stream(times.compute()).max().orElseThrow();
-                double exchange = Math.min(times.leastExchange(), best.trainSeconds() - mostCompute) / steps;
+                double exchange = times.waitFreePerStep();
+                double update = java.util.Arrays.stream(times.update()).max().orElseThrow() / steps;
                 ObjectNode out = RunWriter.json().createObjectNode()
                     .put("allreduce", algorithm)
                     .put("samples_per_s", (double) batch * steps / best.trainSeconds())
                     .put("exchange_share", best.commSeconds() / best.trainSeconds())
                     .put("exchange_ms_per_step", 1e3 * exchange)
-                    .put("wait_ms_per_step", 1e3 * (best.commSeconds() / steps - exchange))
+                    .put("update_ms_per_step", 1e3 * update)
+                    .put("wait_ms_per_step", 1e3 * Math.max(0.0, best.commSeconds() / steps - exchange - update))
                     .put("guess_misses_per_step", (double) best.guessMisses() / steps)
                     .put("train_seconds", best.trainSeconds()).put("params_hash", hash(best.params()));
                 if (!Double.isNaN(probeSeconds)) {
