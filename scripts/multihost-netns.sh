@@ -49,6 +49,9 @@
 #                           carries at most RATE, as a full-duplex port on a switch does; this kernel
 #                           has no netem, so the latency is the veth's own (tens of microseconds).
 #                           DIR/link records it for benchmarks and cost models.
+#   PARATRAIN_NETNS_BURST   the token bucket's size in bytes (default: half a millisecond at the rate,
+#                           62500 at 1gbit, at least 32768): what an idle link lets through at the
+#                           veth's own speed before the rate holds
 #   PARATRAIN_NETNS_PIN     1 (default): where the machine has a core a host, host i's processes
 #                           (mpirun in the first, the daemon and ranks the agent starts) run on core i
 #                           only, as on a machine of one core; 0: anywhere
@@ -60,6 +63,7 @@ subnet=${PARATRAIN_NETNS_SUBNET:-10.77.0}
 dir=${PARATRAIN_NETNS_DIR:-/run/paratrain-netns}
 rate=${PARATRAIN_NETNS_RATE:-}
 pin=${PARATRAIN_NETNS_PIN:-1}
+burst_bytes=${PARATRAIN_NETNS_BURST:-}
 switch="$name-sw"
 
 die() { echo "multihost-netns: $*" >&2; exit 1; }
@@ -71,6 +75,8 @@ check() {
   [[ $subnet =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || die "PARATRAIN_NETNS_SUBNET must be like 10.77.0, got '$subnet'"
   [[ -z $rate || $rate =~ ^[1-9][0-9]*(kbit|mbit|gbit)$ ]] || die "PARATRAIN_NETNS_RATE must be like 100mbit or 1gbit (a whole number and kbit, mbit or gbit), got '$rate'"
   [[ $pin =~ ^[01]$ ]] || die "PARATRAIN_NETNS_PIN must be 0 or 1, got '$pin'"
+  [[ -z $burst_bytes || ( $burst_bytes =~ ^[1-9][0-9]{0,9}$ && $burst_bytes -ge 2048 ) ]] \
+    || die "PARATRAIN_NETNS_BURST must be a whole number of bytes, at least 2048, got '$burst_bytes'"
   [ "$(id -u)" -eq 0 ] || die "making network namespaces needs root"
   command -v ip >/dev/null || die "no ip command; install iproute2"
   [ -z "$rate" ] || command -v tc >/dev/null || die "PARATRAIN_NETNS_RATE needs the tc command; install iproute2"
@@ -86,13 +92,22 @@ rate_bits() {
   esac
 }
 
-# Shapes one interface: a token bucket whose burst holds a timer tick's worth at the rate (tbf
-# needs at least rate / HZ; 256 KiB at 1 Gbit/s carried 0.92 Gbit/s here), at least 32 KiB.
-shape() {
-  local ns=$1 dev=$2 burst
-  burst=$(( $(rate_bits) / 8 / 250 ))
+# Shapes one interface: a token bucket of half a millisecond at the rate, at least 32 KiB. What
+# the bucket holds goes at the veth's own speed after the link was idle, which a switch port
+# does not do: a bucket of a 4 ms timer tick (500 KB at 1 Gbit/s, the size until 2026-12)
+# refilled while a training step computed and carried up to half of its exchange at once
+# (bench network's MLP exchanged in 5.0 ms a step, 9.5 ms with this bucket). tbf's timers are
+# high-resolution: 62.5 KB at 1gbit carried 0.93 Gbit/s here, 156 KB at 2500mbit 2.35, 32 KiB at
+# 100mbit 0.10 (the tick's size: 0.95, 2.39 and 0.10).
+burst_of() {
+  local burst
+  burst=$(( $(rate_bits) / 8 / 2000 ))
   [ "$burst" -ge 32768 ] || burst=32768
-  ip netns exec "$ns" tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 50ms
+  echo "${burst_bytes:-$burst}"
+}
+shape() {
+  local ns=$1 dev=$2
+  ip netns exec "$ns" tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$(burst_of)" latency 50ms
 }
 
 # The core host i runs on, or nothing when hosts are not pinned (PARATRAIN_NETNS_PIN=0, or fewer
@@ -151,7 +166,7 @@ up() {
     cases+="  $addr) ns=$ns core=$(core_of "$i") ;;"$'\n'
   done
   { echo "rate=${rate:-unshaped}"; echo "rate_bits=$([ -n "$rate" ] && rate_bits || echo 0)";
-    echo "hosts=$hosts"; echo "pinned=$([ -n "$(core_of 0)" ] && echo 1 || echo 0)"; } > "$dir/link"
+    echo "burst_bytes=$([ -n "$rate" ] && burst_of || echo 0)"; echo "hosts=$hosts"; echo "pinned=$([ -n "$(core_of 0)" ] && echo 1 || echo 0)"; } > "$dir/link"
   cat > "$dir/rsh-agent" <<EOF
 #!/bin/sh
 # Made by multihost-netns.sh: plays ssh for mpirun. Called as: rsh-agent HOST COMMAND...

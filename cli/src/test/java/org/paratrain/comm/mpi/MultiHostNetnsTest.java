@@ -181,6 +181,8 @@ class MultiHostNetnsTest {
             assertTrue(unshaped > 3 * shaped, "unshaped " + unshaped + " Mbit/s against shaped " + shaped);
             List<String> link = Files.readAllLines(shapedDir.resolve("link"));
             assertTrue(link.contains("rate=100mbit") && link.contains("rate_bits=100000000"), link.toString());
+            // Half a millisecond at the rate is 6,250 bytes: the bucket holds its least, 32 KiB.
+            assertTrue(link.contains("burst_bytes=32768"), link.toString());
             boolean cores = Runtime.getRuntime().availableProcessors() >= 2;
             assertTrue(link.contains("pinned=" + (cores ? 1 : 0)), link.toString());
             if (cores) {
