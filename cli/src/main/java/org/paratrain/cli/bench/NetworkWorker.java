@@ -97,8 +97,9 @@ public final class NetworkWorker {
             // and pins gamma at 0. Fitting a second algorithm as well was tried: on a shaped link it fitted
             // a beta faster than the link, as the token bucket lets short messages through in bursts.
             // Timed as training calls it: in two levels where a process holds several ranks.
+            // The median of 7 loops: a step's exchange is a typical call, not the best one (see Calibration.time).
             List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.Calibration.time(c,
-                algorithm, sizes, 3)) : null;
+                algorithm, sizes, 6, true)) : null;
             if (comm.rank() == 0) {
                 // The exchange itself, without waits for a slower rank or the optimizer's update: step by step
                 // the least over the ranks (the rank that arrives last waits for no one; where that rank
