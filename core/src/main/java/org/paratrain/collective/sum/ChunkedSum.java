@@ -30,8 +30,18 @@ final class ChunkedSum {
      * where its words are: see {@link Deposit#oneWordOnto}), made by its first call.
      */
     private long[] ringIn;
-    /** {@link FixedSum#ringInto}'s receive buffer for the other rank's values, laid out as the rows. */
+    /**
+     * {@link FixedSum#ringInto}'s receive buffer for the other rank's values, laid out as the rows,
+     * where the result cannot take them (it is the rows' own array).
+     */
     private double[] peerIn;
+    /**
+     * Where the first step's values from the previous rank are, value i at {@code peer[peerBase + i]}:
+     * the result's array itself, whose chunk they are summed into in place (one array fewer for the
+     * owner's loop to stream through), or {@link #peerIn}.
+     */
+    private double[] peer;
+    private int peerBase;
     private final Allgather ringGather = new RingAllgather();
     /** Whether {@link FixedSum#ringInto} converted the own chunk on the way, and its scratch. */
     private boolean converted;
@@ -84,8 +94,15 @@ final class ChunkedSum {
             // so that no rank deposits a chunk only to send it. Other ranks send the words.
             boolean sendValues = count == 1;
             boolean receiveValues = previousCount == 1;
-            if (receiveValues && (peerIn == null || peerIn.length < offset + n)) {
-                peerIn = new double[offset + n];
+            if (receiveValues && out != rows) {
+                peer = out;
+                peerBase = outOffset;
+            } else if (receiveValues) {
+                if (peerIn == null || peerIn.length < offset + n) {
+                    peerIn = new double[offset + n];
+                }
+                peer = peerIn;
+                peerBase = offset;
             }
             if (!sendValues) {
                 depositChunk(Math.floorMod(r - 1, p), rows, offset, stride, count, false);
@@ -129,7 +146,7 @@ final class ChunkedSum {
 
     /**
      * The first step of the ring when values travel: the own row's values or the words sent, the
-     * previous rank's values or its words received (into {@link #peerIn} or {@link #ringIn}).
+     * previous rank's values or its words received (into {@link #peer} or {@link #ringIn}).
      */
     private void firstStep(Communicator comm, int send, int recv, int next, int prev, boolean sendValues,
                            boolean receiveValues, double[] rows, int offset) {
@@ -137,7 +154,7 @@ final class ChunkedSum {
         // ranks send first, so that a ring of any length cannot wait on itself.
         if (sendValues && receiveValues) {
             comm.sendRecv(rows, offset + valueChunks.start(send), valueChunks.size(send), next, RING_TAG,
-                peerIn, offset + valueChunks.start(recv), valueChunks.size(recv), prev, RING_TAG);
+                peer, peerBase + valueChunks.start(recv), valueChunks.size(recv), prev, RING_TAG);
             return;
         }
         boolean sendFirst = comm.rank() % 2 == 0;
@@ -149,7 +166,7 @@ final class ChunkedSum {
                     comm.send(f.words, wordChunks.start(send), wordChunks.size(send), next, RING_TAG);
                 }
             } else if (receiveValues) {
-                comm.recv(peerIn, offset + valueChunks.start(recv), valueChunks.size(recv), prev, RING_TAG);
+                comm.recv(peer, peerBase + valueChunks.start(recv), valueChunks.size(recv), prev, RING_TAG);
             } else {
                 comm.recv(ringIn, wordChunks.start(recv), wordChunks.size(recv), prev, RING_TAG);
             }
@@ -157,7 +174,7 @@ final class ChunkedSum {
     }
 
     /**
-     * Deposits chunk {@code c} of the values received ({@link #peerIn}) and of the own rows: its
+     * Deposits chunk {@code c} of the values received ({@link #peer}) and of the own rows: its
      * words written by the first, added by the others.
      */
     private void depositPair(int c, double[] rows, int offset, int stride, int count) {
@@ -166,7 +183,7 @@ final class ChunkedSum {
         for (int i = from; i < to; ) {
             int s = f.segments.of(i);
             int stop = Math.min(to, f.segments.end(s));
-            depositRun(s, i, stop, peerIn, offset + i, false);
+            depositRun(s, i, stop, peer, peerBase + i, false);
             for (int k = 0; k < count; k++) {
                 depositRun(s, i, stop, rows, offset + k * stride + i, true);
             }
@@ -199,19 +216,42 @@ final class ChunkedSum {
         for (int i = from; i < to; ) {
             int s = f.segments.of(i);
             int stop = Math.min(to, f.segments.end(s));
-            long m = Deposit.oneWordPairOut(peerIn, f.grids[s], rows, offset + i, stop - i, out, outOffset + i);
+            long m = Deposit.oneWordPairOut(peer, peerBase + i, f.grids[s], rows, offset + i, stop - i, out,
+                outOffset + i);
             if (!f.guessed && Deposit.reaches(m, f.limitBits)) {
-                // The run holds the previous rank's values too: name the first beyond, wherever it is.
-                int k = Deposit.firstBeyond(f.grids[s], f.limit, rows, offset + i, 1, stop - i);
-                double[] where = k >= 0 ? rows : peerIn;
-                k = k >= 0 ? k : Math.max(0, Deposit.firstBeyond(f.grids[s], f.limit, peerIn, offset + i, 1, stop - i));
-                throw f.refused(i + k, where[offset + i + k]);
+                throw refusedPair(s, i, stop, rows, offset, out, outOffset);
             }
             f.checkDeposited(s, m, rows, offset + i, 1, stop - i);
             i = stop;
         }
         converted = true;
         return true;
+    }
+
+    /**
+     * The refusal of a pair's run {@code [i, stop)} on an agreed grid: its first own value beyond
+     * the bound, else the previous rank's. Where those were received into the result, the loop
+     * has written their sums over them: a sum that is not finite names a value that was not, and
+     * otherwise the run is named, not the value.
+     */
+    private RuntimeException refusedPair(int s, int i, int stop, double[] rows, int offset, double[] out,
+                                         int outOffset) {
+        int k = Deposit.firstBeyond(f.grids[s], f.limit, rows, offset + i, 1, stop - i);
+        if (k >= 0) {
+            return f.refused(i + k, rows[offset + i + k]);
+        }
+        if (peer != out) {
+            k = Math.max(0, Deposit.firstBeyond(f.grids[s], f.limit, peer, peerBase + i, 1, stop - i));
+            return f.refused(i + k, peer[peerBase + i + k]);
+        }
+        for (int j = i; j < stop; j++) {
+            if (!Double.isFinite(out[outOffset + j])) {
+                return f.refused(j, out[outOffset + j]);
+            }
+        }
+        return new SumOverflowException("a value the previous rank sent for indices " + i + " to " + (stop - 1)
+            + " is not below 2^" + f.grids[s].exponent() + ", the bound agreed for segment " + s
+            + ": every value must be observed before the grid is fixed");
     }
 
     /** {@return whether every segment of the values {@code [from, to)} is on a grid that converts by one multiplication} */

@@ -231,14 +231,14 @@ final class Deposit {
      * both) where deposit, add and read-back would convert six: 0.23 against 0.38 ms for 500,000
      * pairs here.
      */
-    static long oneWordPairOut(double[] peer, Grid g, double[] values, int offset, int length, double[] out,
-                               int outAt) {
+    static long oneWordPairOut(double[] peer, int peerAt, Grid g, double[] values, int offset, int length,
+                               double[] out, int outAt) {
         double a = g.scaleA();
         double b = g.scaleB();
         double unit = g.unit();
         long or = 0;
         long finite = 1;
-        if (offset == outAt && b == 1.0) {
+        if (offset == outAt && peerAt == outAt && b == 1.0) {
             // One index into the three arrays of doubles, so that the loop vectorises (see oneWordOntoOut),
             // and one factor where it is the scale (2^-G_h below 2^1000): 13% less time than two.
             for (int k = 0; k < length; k++) {
@@ -248,7 +248,7 @@ final class Deposit {
                 finite &= (long) (y * 0.0 + z * 0.0 + 1.0);
                 out[offset + k] = (Math.rint(z) + Math.rint(y)) * unit;
             }
-        } else if (offset == outAt) {
+        } else if (offset == outAt && peerAt == outAt) {
             for (int k = 0; k < length; k++) {
                 double y = values[offset + k] * a * b;
                 double z = peer[offset + k] * a * b;
@@ -259,7 +259,7 @@ final class Deposit {
         } else {
             for (int k = 0; k < length; k++) {
                 double y = values[offset + k] * a * b;
-                double z = peer[offset + k] * a * b;
+                double z = peer[peerAt + k] * a * b;
                 or |= Math.abs((long) y) | Math.abs((long) z);
                 finite &= (long) (y * 0.0 + z * 0.0 + 1.0);
                 out[outAt + k] = (Math.rint(z) + Math.rint(y)) * unit;

@@ -539,7 +539,9 @@ public final class FixedSum {
      * @param previousCount the rows the previous rank of the ring ({@code rank - 1}, modulo the
      *                  size) holds: a rank of one row sends its values themselves, and the next
      *                  rank must know to expect them
-     * @param out       where the sums go on every rank (unspecified when the guess failed)
+     * @param out       where the sums go on every rank (unspecified when the guess failed); when
+     *                  the previous rank sends its values, its array (if it is not {@code rows})
+     *                  also takes them, and the own chunk is summed there in place
      * @param outOffset index in {@code out} of the first
      * @return {@link #guessHeld()}: when false, retry
      */

@@ -1,6 +1,7 @@
 package org.paratrain.collective.sum;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
@@ -9,6 +10,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.paratrain.collective.Allreduces;
 import org.paratrain.collective.RecursiveDoublingAllreduce;
+import org.paratrain.comm.RankFailedException;
 import org.paratrain.comm.local.LocalCluster;
 
 /**
@@ -96,5 +98,38 @@ class RingPairTest {
         }
         assertTrue(above53 > N / 2, "most sums need rounding: " + above53);
         assertEquals(2 * a[0], ((double[]) results.get(0)[1])[0], 0.0, "the largest sum, 2^62 - 2^9 words");
+    }
+
+    /**
+     * A value the grid was not agreed on (rank 1 leaves it out of what it observes, a misuse) is
+     * refused by the rank that owns its chunk, though its own values are all within the bound and
+     * the loop has summed the received values in place: beyond the bound, a range of the previous
+     * rank's values is named; not finite, the index.
+     */
+    @Test
+    void aValueOfThePreviousRankBeyondTheGridIsRefused() {
+        for (double bad : new double[] {1e6, Double.NaN}) {
+            RankFailedException e = assertThrows(RankFailedException.class, () -> LocalCluster.run(2, comm -> {
+                double[] v = new double[16];
+                java.util.Arrays.fill(v, 0.25);
+                FixedSum sum = new FixedSum(FixedFormat.ONE_WORD, 16);
+                sum.begin(2);
+                sum.observe(0, v, 0, 16);          // before the bad value: the grid fits 0.25
+                sum.agree(comm, new RecursiveDoublingAllreduce());
+                if (comm.rank() == 1) {
+                    v[3] = bad;                     // in chunk 0, which rank 0 owns and sums
+                }
+                sum.ringInto(comm, new RecursiveDoublingAllreduce(), v, 0, 16, 1, 1, new double[16], 0);
+                return null;
+            }));
+            Throwable cause = e.getCause();
+            if (Double.isNaN(bad)) {
+                assertTrue(cause instanceof NonFiniteValueException && cause.getMessage().contains("index 3"),
+                    String.valueOf(cause));
+            } else {
+                assertTrue(cause instanceof SumOverflowException && cause.getMessage().contains("previous rank")
+                    && cause.getMessage().contains("indices 0 to 7"), String.valueOf(cause));
+            }
+        }
     }
 }
