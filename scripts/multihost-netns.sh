@@ -49,8 +49,8 @@
 #                           carries at most RATE, as a full-duplex port on a switch does; this kernel
 #                           has no netem, so the latency is the veth's own (tens of microseconds).
 #                           DIR/link records it for benchmarks and cost models.
-#   PARATRAIN_NETNS_BURST   the token bucket's size in bytes (default: half a millisecond at the rate,
-#                           62500 at 1gbit, at least 32768): what an idle link lets through at the
+#   PARATRAIN_NETNS_BURST   the token bucket's size in bytes (default: a millisecond at the rate,
+#                           125000 at 1gbit, at least 32768): what an idle link lets through at the
 #                           veth's own speed before the rate holds
 #   PARATRAIN_NETNS_PIN     1 (default): where the machine has a core a host, host i's processes
 #                           (mpirun in the first, the daemon and ranks the agent starts) run on core i
@@ -92,16 +92,17 @@ rate_bits() {
   esac
 }
 
-# Shapes one interface: a token bucket of half a millisecond at the rate, at least 32 KiB. What
-# the bucket holds goes at the veth's own speed after the link was idle, which a switch port
-# does not do: a bucket of a 4 ms timer tick (500 KB at 1 Gbit/s, the size until 2026-12)
-# refilled while a training step computed and carried up to half of its exchange at once
-# (bench network's MLP exchanged in 5.0 ms a step, 9.5 ms with this bucket). tbf's timers are
-# high-resolution: 62.5 KB at 1gbit carried 0.93 Gbit/s here, 156 KB at 2500mbit 2.35, 32 KiB at
-# 100mbit 0.10 (the tick's size: 0.95, 2.39 and 0.10).
+# Shapes one interface: a token bucket of a millisecond at the rate, at least 32 KiB. What the
+# bucket holds goes at the veth's own speed after the link was idle, which a switch port does
+# not do: a bucket of a 4 ms timer tick (500 KB at 1 Gbit/s, the size until 2026-12) refilled
+# while a training step computed and carried up to half of its exchange at once (bench
+# network's MLP exchanged in 5.0 ms a step, 9.5 ms with a smaller bucket). tbf's timers are
+# high-resolution, so the rate holds with far less than a tick, but not with too little when
+# both directions carry data (the ACKs wait behind it): at 1gbit, TCP streams both ways at once
+# carried 0.95 Gbit/s each with 125 KB, 131 KB, 256 KB and 500 KB, 0.67-0.70 with 62.5 KB.
 burst_of() {
   local burst
-  burst=$(( $(rate_bits) / 8 / 2000 ))
+  burst=$(( $(rate_bits) / 8 / 1000 ))
   [ "$burst" -ge 32768 ] || burst=32768
   echo "${burst_bytes:-$burst}"
 }
