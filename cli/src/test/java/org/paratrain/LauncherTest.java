@@ -239,6 +239,39 @@ class LauncherTest {
         noCache(home);
     }
 
+    /**
+     * The ranks of an mpirun on one machine start the launcher at once: with the sources newer than
+     * the jar, one builds and the others wait for it and find the jar new (two Maven builds in one
+     * tree failed each other). The fake Maven here takes a second and then "builds" the jar.
+     */
+    @Test
+    void launchersStartedAtOnceBuildOnce() throws Exception {
+        Assumptions.assumeTrue(new ProcessBuilder("sh", "-c", "command -v flock").start().waitFor() == 0, "no flock");
+        date(home.resolve("cli/target/paratrain.jar"), 180);
+        Path calls = dir.resolve("mvn-calls");
+        Files.writeString(dir.resolve("bin/mvn"), "#!/bin/sh\necho call >> '" + calls + "'\nsleep 1\n"
+            + "touch '" + home.resolve("cli/target/paratrain.jar") + "'\nexit 0\n");
+        // A thread each, so that the three start together (a common pool of one thread would run them in turn).
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(3);
+        int building = 0;
+        try {
+            List<java.util.concurrent.Future<Run>> runs = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                runs.add(threads.submit(() -> run(home.resolve("paratrain"), Map.of(), "--version")));
+            }
+            for (var f : runs) {
+                Run r = f.get(2 * TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                assertEquals(0, r.status(), r.toString());
+                assertTrue(r.out().startsWith("paratrain "), r.toString());
+                building += (int) r.err().stream().filter(l -> l.startsWith("paratrain: building")).count();
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertEquals(List.of("call"), Files.readAllLines(calls), "Maven ran once");
+        assertEquals(1, building, "one launcher said it builds");
+    }
+
     /** Whether {@code dir} is read-only to a shell in a user namespace of its own, as root's shell is not. */
     private static boolean readOnlyInOwnNamespace(Path dir) {
         try {

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.paratrain.experiment.RunWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -180,6 +179,7 @@ final class BenchNetworkCommand implements Runnable {
             "paratrain-bench-network"));
         try {
             Path ddp = work.resolve("ddp_bench.py");
+            DdpRuns ddpRuns = new DdpRuns(python, precision, batch, steps, rounds, FASHION, err);
             try (InputStream in = BenchNetworkCommand.class.getResourceAsStream("/python/ddp_bench.py")) {
                 Files.copy(in, ddp);
             }
@@ -203,7 +203,7 @@ final class BenchNetworkCommand implements Runnable {
                             int k = Integer.parseInt(layout.substring(2));
                             err.printf(Locale.ROOT, "  %s: %s on 2 hosts x %d...%n", link, model, k);
                             err.flush();
-                            double t = torch == null ? Double.NaN : torchRun(ddp, model, k);
+                            double t = torch == null ? Double.NaN : ddpRuns.best(ddp, model, k);
                             for (String sum : sums) {
                                 for (String bucket : buckets) {
                                     for (String allreduce : allreduces) {
@@ -279,63 +279,6 @@ final class BenchNetworkCommand implements Runnable {
                 + result);
         }
         return RunWriter.json().readTree(result.toFile());
-    }
-
-    /**
-     * PyTorch's measurement: {@code rounds} runs, each a process on each host starting its
-     * {@code k} DDP ranks through the hosts' agent; the best.
-     */
-    private double torchRun(Path ddp, String model, int k) throws IOException {
-        double best = 0;
-        for (int round = 0; round < rounds; round++) {
-            int port = 29_500 + (int) ((ProcessHandle.current().pid() * 7 + round) % 500);
-            List<Process> hosts = new ArrayList<>();
-            List<Path> logs = new ArrayList<>();
-            try {
-                for (int h = 0; h < 2; h++) {
-                    Path log = Files.createTempFile(ddp.getParent(), "ddp-" + h, ".log");
-                    logs.add(log);
-                    hosts.add(startTorch(ddp, model, k, h, port, log));
-                }
-                for (Process p : hosts) {
-                    if (!p.waitFor(10, TimeUnit.MINUTES)) {
-                        p.descendants().forEach(ProcessHandle::destroyForcibly);
-                        p.destroyForcibly();
-                        p.waitFor();
-                    }
-                }
-                String text = Files.readString(logs.get(0));
-                java.util.Optional<String> rate = text.lines().filter(l -> l.startsWith("samples_per_s ")).findFirst();
-                if (rate.isEmpty() || hosts.stream().anyMatch(p -> p.exitValue() != 0)) {
-                    spec.commandLine().getErr().println("  the PyTorch run failed ("
-                        + (text + Files.readString(logs.get(1))).lines().filter(l -> !l.isBlank())
-                        .reduce((a, b) -> b).orElse("no output") + "); its row shows -");
-                    return Double.NaN;
-                }
-                best = Math.max(best, Double.parseDouble(rate.get().substring(14).strip()));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new org.paratrain.comm.BackendException("bench network: interrupted");
-            } finally {
-                hosts.forEach(p -> {
-                    p.descendants().forEach(ProcessHandle::destroyForcibly);
-                    p.destroyForcibly();
-                });
-            }
-        }
-        return best;
-    }
-
-    /** Host {@code h}'s process of a DDP job of 2 x {@code k} ranks, its rank 0 on the first host. */
-    private Process startTorch(Path ddp, String model, int k, int h, int port, Path log) throws IOException {
-        String vars = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 GLOO_SOCKET_IFNAME=eth0 DDP_BENCH_INIT=tcp://"
-            + NetworkHosts.SUBNET + ".1:" + port + " DDP_BENCH_WORLD=" + 2 * k + " DDP_BENCH_FIRST=" + h * k;
-        String files = Files.isDirectory(FASHION) ? " " + FASHION.resolve("train-images-idx3-ubyte.gz") + " "
-            + FASHION.resolve("train-labels-idx1-ubyte.gz") : "";
-        String line = "env " + vars + " " + python + " " + ddp + " " + model + " " + precision + " " + k + " " + batch
-            + " " + steps + files;
-        return new ProcessBuilder(NetworkHosts.DIR.resolve("rsh-agent").toString(), NetworkHosts.SUBNET + "." + (h + 1), line)
-            .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
     /** {@return the block size of every layout: the global batch over the most ranks asked for} */
