@@ -13,8 +13,7 @@ package org.paratrain.optim;
  * <p>Call order: as the wrapped rule's. Its state is the wrapped rule's state, and its name the
  * wrapped rule's, so checkpoints are read back by either.
  */
-public final class GlobalNormClipping implements Optimizer {
-    private final Optimizer inner;
+public final class GlobalNormClipping extends ForwardingOptimizer {
     private final double maxNorm;
     private double[] scaled = new double[0];
     private double lastNorm = Double.NaN;
@@ -26,10 +25,10 @@ public final class GlobalNormClipping implements Optimizer {
      * @param maxNorm the largest norm let through, positive and finite
      */
     public GlobalNormClipping(Optimizer inner, double maxNorm) {
+        super(inner);
         if (!(maxNorm > 0 && maxNorm < Double.POSITIVE_INFINITY)) {
             throw new IllegalArgumentException("a clipping norm must be positive and finite, got " + maxNorm);
         }
-        this.inner = inner;
         this.maxNorm = maxNorm;
     }
 
@@ -67,30 +66,5 @@ public final class GlobalNormClipping implements Optimizer {
     /** {@return the norm of the last step's gradient before clipping, NaN before the first} */
     public double lastNorm() {
         return lastNorm;
-    }
-
-    @Override
-    public String name() {
-        return inner.name();
-    }
-
-    @Override
-    public double learningRate() {
-        return inner.learningRate();
-    }
-
-    @Override
-    public void scaleLearningRate(double factor) {
-        inner.scaleLearningRate(factor);
-    }
-
-    @Override
-    public OptimizerState state() {
-        return inner.state();
-    }
-
-    @Override
-    public void restore(OptimizerState state) {
-        inner.restore(state);
     }
 }

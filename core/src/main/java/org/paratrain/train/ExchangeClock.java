@@ -2,8 +2,8 @@ package org.paratrain.train;
 
 import org.paratrain.collective.Reduction;
 import org.paratrain.comm.Communicator;
+import org.paratrain.optim.ForwardingOptimizer;
 import org.paratrain.optim.Optimizer;
-import org.paratrain.optim.OptimizerState;
 
 /**
  * A rank's exchange time step by step, without the optimizer's update, for the exchange without
@@ -28,37 +28,12 @@ final class ExchangeClock {
 
     /** {@return {@code o}, its updates timed by this clock} */
     Optimizer timed(Optimizer o) {
-        return new Optimizer() {
+        return new ForwardingOptimizer(o) {
             @Override
             public void step(double[] params, double[] grad, int from, int to) {
                 long t = System.nanoTime();
-                o.step(params, grad, from, to);
+                inner.step(params, grad, from, to);
                 stepUpdateNanos += System.nanoTime() - t;
-            }
-
-            @Override
-            public String name() {
-                return o.name();
-            }
-
-            @Override
-            public double learningRate() {
-                return o.learningRate();
-            }
-
-            @Override
-            public void scaleLearningRate(double factor) {
-                o.scaleLearningRate(factor);
-            }
-
-            @Override
-            public OptimizerState state() {
-                return o.state();
-            }
-
-            @Override
-            public void restore(OptimizerState state) {
-                o.restore(state);
             }
         };
     }
