@@ -12,25 +12,34 @@ import org.paratrain.train.cost.ConversionRates;
 public final class ConversionTiming {
     private ConversionTiming() { }
 
-    /** Values of the vector whose conversions are timed: 256 KB of doubles, as a mid-sized model's gradient. */
-    private static final int CONVERSION_VALUES = 1 << 15;
-    /** Rounds run untimed first: about 3,000,000 values, after which the JIT has compiled the loops. */
-    private static final int CONVERSION_WARMUP = 100;
+    /**
+     * Values of the vector whose conversions are timed: 2 MB of doubles, beyond a core's L2 cache
+     * (1 MB here) as a network's gradient row is (the MLP of bench dl: 203,531 values, 1.6 MB).
+     * Timed on 32,768 values, which stay in L2, one word's deposit measured 0.5 ns a value
+     * where a training step's measured 2 to 4 times that.
+     */
+    private static final int CONVERSION_VALUES = 1 << 18;
+    /** Rounds run untimed first: about 10,000,000 values, after which the JIT has compiled the loops. */
+    private static final int CONVERSION_WARMUP = 40;
+    /** Rounds timed: the median counts, what a training step meets as a rule. */
+    private static final int CONVERSION_ROUNDS = 11;
 
     /**
      * {@return this machine's seconds per value of each fixed-point format's conversions, timed on
-     * {@link FixedSum}: a few milliseconds of timing after the JIT's compilation (0.1 to 0.2 s on
-     * 2 busy cores)}
+     * {@link FixedSum} as a training step takes them once the grid is carried from the step before
+     * (deposit and read-back, no observing pass): the median of 11 rounds after the JIT's
+     * compilation (0.1 to 0.3 s)}
      */
     public static ConversionRates rates() {
-        return new ConversionRates(conversion(FixedFormat.ONE_WORD), conversion(FixedFormat.TWO_WORDS));
+        return new ConversionRates(conversion(FixedFormat.ONE_WORD), conversion(FixedFormat.TWO_WORDS),
+            conversion(FixedFormat.HALF_WORD));
     }
 
     /**
-     * Times one step's conversions of a vector (magnitudes over 20 binades, loss and gradient
-     * segments as a trainer declares them) on one thread: begin, observe, fix the grid and
-     * deposit, against the conversion back; the best of 20 rounds, after rounds that let the
-     * JIT compile the loops (a step of training runs compiled code, not the interpreter's).
+     * Times one format's conversions of a vector (magnitudes over 20 binades, loss and gradient
+     * segments as a trainer declares them) on one thread: the first round observes and fixes the
+     * grid, every later one guesses it from the last, as a training step does, and deposits;
+     * then the conversion back, with the scaling that follows it in a step.
      */
     static ConversionRates.Conversion conversion(FixedFormat format) {
         SplittableRandom rnd = new SplittableRandom(11);
@@ -40,22 +49,31 @@ public final class ConversionTiming {
         }
         FixedSum sum = new FixedSum(format, 1, values.length - 1);
         double[] out = new double[values.length];
-        long[] best = {Long.MAX_VALUE, Long.MAX_VALUE};
-        for (int r = 0; r < CONVERSION_WARMUP + 20; r++) {
+        long[] deposit = new long[CONVERSION_ROUNDS];
+        long[] readout = new long[CONVERSION_ROUNDS];
+        for (int r = 0; r < CONVERSION_WARMUP + CONVERSION_ROUNDS; r++) {
             long t0 = System.nanoTime();
             sum.begin(64);
-            sum.observe(0, values, 0, values.length);
-            sum.fixGrid();
+            if (!sum.guessGrid()) {
+                sum.observe(0, values, 0, values.length);
+                sum.fixGrid();
+            }
             sum.deposit(0, values, 0, values.length);
             sum.endBlock();
             long t1 = System.nanoTime();
             sum.get(0, out, 0, out.length);
+            for (int j = 0; j < out.length; j++) {
+                out[j] *= 0.5;          // the step's scaling of the sum, a pass every fixed sum's step makes
+            }
             long t2 = System.nanoTime();
             if (r >= CONVERSION_WARMUP) {
-                best[0] = Math.min(best[0], t1 - t0);
-                best[1] = Math.min(best[1], t2 - t1);
+                deposit[r - CONVERSION_WARMUP] = t1 - t0;
+                readout[r - CONVERSION_WARMUP] = t2 - t1;
             }
         }
-        return new ConversionRates.Conversion(best[0] * 1e-9 / values.length, best[1] * 1e-9 / values.length);
+        java.util.Arrays.sort(deposit);
+        java.util.Arrays.sort(readout);
+        return new ConversionRates.Conversion(deposit[CONVERSION_ROUNDS / 2] * 1e-9 / values.length,
+            readout[CONVERSION_ROUNDS / 2] * 1e-9 / values.length);
     }
 }

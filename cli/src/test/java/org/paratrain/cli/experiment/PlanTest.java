@@ -68,7 +68,7 @@ class PlanTest {
     @Test
     void conversionCostComesFromTheRates() {
         ConversionRates slow = new ConversionRates(new ConversionRates.Conversion(1e-6, 1e-6),
-            new ConversionRates.Conversion(2e-6, 2e-6));
+            new ConversionRates.Conversion(2e-6, 2e-6), new ConversionRates.Conversion(1e-6, 1e-6));
         EpochModel m = new EpochModel(new Allreduce.Machine(1e-6, 1e-9, 1e-10), 1e-9, 1024, 0, slow);
         BlockSharding sharding = Plan.sharding(SAMPLES, 0);
         List<ExchangeSpec> sums = List.of(ExchangeSpec.parse("ring", Sum.FIXED_2), ExchangeSpec.parse("ring",
@@ -107,7 +107,7 @@ class PlanTest {
     @Test
     void conversionIsMeasuredOnThisMachine() {
         ConversionRates r = ConversionTiming.rates();
-        for (ConversionRates.Conversion c : List.of(r.oneWord(), r.twoWords())) {
+        for (ConversionRates.Conversion c : List.of(r.oneWord(), r.twoWords(), r.halfWord())) {
             assertTrue(c.depositSeconds() > 0 && c.depositSeconds() < 1e-6, c.toString());
             assertTrue(c.readoutSeconds() > 0 && c.readoutSeconds() < 1e-6, c.toString());
         }

@@ -25,7 +25,7 @@ class ExchangeCostTest {
     static final double G = 1e-10;
     static final Allreduce.Machine M = new Allreduce.Machine(A, B, G);
     static final ConversionRates RATES = new ConversionRates(new ConversionRates.Conversion(2e-9, 1e-9),
-        new ConversionRates.Conversion(5e-9, 4e-9));
+        new ConversionRates.Conversion(5e-9, 4e-9), new ConversionRates.Conversion(3e-9, 1.5e-9));
 
     static double cost(String exchange, Sum sum, int p, int params, int blocks) {
         return ExchangeCost.of(ExchangeSpec.parse(exchange, sum), RATES).stepSeconds(p, params, blocks, M);
@@ -97,6 +97,8 @@ class ExchangeCostTest {
         assertEquals(13, SumCost.of(Sum.FIXED_1, RATES).words(10, 8));
         assertEquals(23, SumCost.of(Sum.FIXED_2, RATES).words(10, 8));
         assertEquals(RATES.twoWords(), SumCost.of(Sum.FIXED_2, RATES).conversion());
+        assertEquals(RATES.halfWord(), SumCost.of(Sum.FIXED_HALF, RATES).conversion());
+        assertEquals(RATES.oneWord(), SumCost.of(Sum.FIXED_1, RATES).conversion());
         assertEquals(ConversionRates.Conversion.FREE, SumCost.of(Sum.FLOAT, RATES).conversion());
     }
 
