@@ -360,6 +360,31 @@ public final class ConvNet implements Classifier {
                 : floats.lossAndGradient(data, s, e, params, grad, at, tell));
     }
 
+    /** {@inheritDoc} Convolutions and dense layers; pooling and activations are left out. */
+    @Override
+    public double[] backwardShares() {
+        if (backwardRanges() == null) {
+            return null;
+        }
+        java.util.List<Double> backward = new java.util.ArrayList<>();
+        double total = 0;
+        boolean first = true;
+        for (Stage st : layout.stages) {
+            if (st.layer() instanceof Conv || st.layer() instanceof Dense) {
+                double macs = (double) st.pixels() * st.fanIn() * st.units();
+                double b = (first ? 1 : 2) * macs;      // the first layer's input needs no gradient
+                backward.add(0, b);                     // backward order: the last layer's first
+                total += macs + b;
+                first = false;
+            }
+        }
+        double[] shares = new double[backward.size()];
+        for (int i = 0; i < shares.length; i++) {
+            shares[i] = backward.get(i) / total;
+        }
+        return shares;
+    }
+
     /** {@inheritDoc} Float32 networks without batchnorm only: the others tell nothing before the end. */
     @Override
     public int[] backwardRanges() {

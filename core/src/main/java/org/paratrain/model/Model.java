@@ -103,6 +103,17 @@ public interface Model {
     }
 
     /**
+     * {@return for each layer of {@link #backwardRanges()}, in the same order, the share of a
+     * block's computation (forward and backward) that its backward pass takes, by multiply-adds:
+     * its weights' gradient and, but for the first layer, its input's; or null where
+     * {@link #backwardRanges()} is null} What prices an exchange sent during the backward pass
+     * ({@code train.cost.OverlapCost}): when each layer's gradient is final.
+     */
+    default double[] backwardShares() {
+        return null;
+    }
+
+    /**
      * Tells a model with layers that act only in training (dropout) which step the next
      * {@link #lossAndGradient} and {@link #blocks} calls belong to, so that their random draws
      * depend on the run's seed, the step and each sample's row, never on the rank or the node

@@ -254,6 +254,22 @@ public final class MultilayerPerceptron implements Classifier {
     }
 
     @Override
+    public double[] backwardShares() {
+        int last = widths.length - 1;
+        double[] macs = new double[last + 1];
+        double total = 0;
+        for (int l = 1; l <= last; l++) {
+            macs[l] = (double) widths[l - 1] * widths[l];
+            total += macs[l] + (l == 1 ? 1 : 2) * macs[l];        // forward, then backward
+        }
+        double[] shares = new double[last];
+        for (int l = last; l >= 1; l--) {
+            shares[last - l] = (l == 1 ? 1 : 2) * macs[l] / total;
+        }
+        return shares;
+    }
+
+    @Override
     public double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset) {
         if (floats != null) {
             return floats.lossAndGradient(data, from, to, params, grad, offset);

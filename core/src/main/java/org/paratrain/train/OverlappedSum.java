@@ -59,6 +59,8 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
     /** The next early bucket to send. */
     private int next;
     private boolean active;
+    /** Whether the main thread is in its blocks: the exchange thread's waits then poll without spinning. */
+    private volatile boolean computing;
     /** Buckets summed so far, over the run: what a test of the overlap watches. */
     private final java.util.concurrent.atomic.AtomicLong summed = new java.util.concurrent.atomic.AtomicLong();
 
@@ -72,35 +74,16 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
     }
 
     /**
-     * {@return the buckets of a model, or null where there is nothing to overlap: no layers told,
-     * layers that do not cover the parameters from the top down, or one bucket}
+     * {@return the buckets of a model ({@link org.paratrain.train.cost.Buckets#plan}), or null where
+     * there is nothing to overlap: no layers told, layers that do not cover the parameters from
+     * the top down, or one bucket}
      * @param ranges  the model's {@code backwardRanges()}
      * @param bucket  the least parameters a bucket, at least 1
      */
     static OverlappedSum plan(Communicator comm, Allreduce algorithm, FixedSum fixed, int params, int[] ranges,
                               int bucket) {
-        if (ranges == null || ranges.length < 4 || bucket < 1) {
-            return null;
-        }
-        int top = params;
-        java.util.List<int[]> buckets = new java.util.ArrayList<>();
-        int start = params;
-        for (int i = 0; i < ranges.length; i += 2) {
-            if (ranges[i + 1] != top || ranges[i] > ranges[i + 1]) {
-                return null;                // not contiguous from the top: send it whole
-            }
-            top = ranges[i];
-            if (start - top >= bucket && top > 0) {
-                buckets.add(new int[] {top, start});
-                start = top;
-            }
-        }
-        if (top != 0 || buckets.isEmpty()) {
-            return null;
-        }
-        int[] lo = buckets.stream().mapToInt(b -> b[0]).toArray();
-        int[] hi = buckets.stream().mapToInt(b -> b[1]).toArray();
-        return new OverlappedSum(comm, algorithm, fixed, params, lo, hi);
+        org.paratrain.train.cost.Buckets plan = org.paratrain.train.cost.Buckets.plan(params, ranges, bucket);
+        return plan == null ? null : new OverlappedSum(comm, algorithm, fixed, params, plan.lo(), plan.hi());
     }
 
     /** {@return the number of buckets, the last (sent with the check words) included} */
@@ -129,6 +112,7 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
         readyFrom = params;
         next = 0;
         failed = null;
+        computing = active;
         return active;
     }
 
@@ -165,7 +149,7 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
     private void submit(Runnable task) {
         if (thread == null) {
             thread = Executors.newSingleThreadExecutor(r -> org.paratrain.comm.BackgroundThreads.of(r,
-                "paratrain-exchange-" + comm.rank()));
+                "paratrain-exchange-" + comm.rank(), () -> computing));
         }
         pending = thread.submit(() -> {
             if (failed != null) {
@@ -187,6 +171,7 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
      *         sum is begun afresh with the guess dropped, to be redone the plain way
      */
     boolean finish() {
+        computing = false;          // the main thread waits from here: the exchange thread may spin
         for (int k = 0; k < owned; k++) {
             fixed.deposit(0, rows, k * width, readyFrom + 1);
         }

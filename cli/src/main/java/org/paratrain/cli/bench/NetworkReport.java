@@ -84,7 +84,11 @@ final class NetworkReport {
                 o.put("pytorch_samples_per_s", r.torch()).put("ratio", r.ratio());
             }
             if (!Double.isNaN(r.modelMs())) {
-                o.put("predicted_exchange_ms_per_step", r.modelMs()).put("model_error", r.error());
+                o.put("predicted_exchange_ms_per_step", r.modelMs()).put("model_error", r.error())
+                    // Priced with the overlap (the buckets' timeline behind the last block's backward) or without.
+                    .put("model_overlap", r.fit().path("predicted_overlap").asBoolean(false))
+                    .put("predicted_conversion_ms_per_step", r.fit().path("predicted_conversion_ms_per_step")
+                        .asDouble(Double.NaN));
             }
         }
         md.append('\n').append(sameBits(rows)).append('\n');

@@ -131,11 +131,18 @@ public final class NetworkWorker {
                     org.paratrain.collective.Allreduce.Machine m = org.paratrain.collective.CostModel.fit(ms);
                     org.paratrain.train.cost.SumCost sum = org.paratrain.train.cost.SumCost.of(spec.exchange().sum(),
                         org.paratrain.experiment.ConversionTiming.rates());
+                    org.paratrain.collective.Allreduce formula = org.paratrain.collective.Allreduces.create(
+                        algorithm.equals("native") ? "ring" : algorithm);
+                    double overlapped = overlapPrediction(spec, formula, sum, k, batch, steps, times, m);
                     // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2.
-                    double predicted = new org.paratrain.train.cost.AllreduceCost(
-                        org.paratrain.collective.Allreduces.create(algorithm.equals("native") ? "ring" : algorithm), sum)
+                    double predicted = !Double.isNaN(overlapped) ? overlapped
+                        : new org.paratrain.train.cost.AllreduceCost(formula, sum)
                         .stepSeconds(2, best.params().length, batch / spec.run().blockSize(), m);
-                    out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("alpha_seconds", m.alpha())
+                    out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("predicted_overlap", !Double.isNaN(overlapped))
+                        .put("predicted_conversion_ms_per_step", 1e3 * (sum.prepareSeconds(batch / spec.run().blockSize()
+                            / 2, best.params().length + 1L, m) + sum.finishSeconds(1, best.params().length + 1L,
+                            best.params().length + 1L, m)))
+                        .put("alpha_seconds", m.alpha())
                         .put("beta_seconds_per_byte", m.beta()).put("gamma_seconds_per_byte", m.gamma())
                         .put("seconds_per_sample_parameter", best.computeSeconds() / ((double) batch * steps
                             * best.params().length / (2 * k)));
@@ -147,6 +154,36 @@ public final class NetworkWorker {
         } finally {
             Backend.finalizeMpi();
         }
+    }
+
+    /**
+     * {@return the exposed exchange the overlap's cost predicts for a run that sent buckets during
+     * backward ({@link org.paratrain.train.cost.OverlapCost}), or NaN for one that did not} The
+     * block's seconds are the slowest rank's computation a step (the one whose exchange is
+     * measured: it waits for no one) over its blocks, its deposits taken out: with buckets they
+     * run inside the blocks.
+     */
+    private static double overlapPrediction(TrainSpec spec, org.paratrain.collective.Allreduce formula,
+                                            org.paratrain.train.cost.SumCost sum, int k, int batch, int steps,
+                                            TrainingResult.RankTimes times, org.paratrain.collective.Allreduce.Machine m) {
+        int bucket = spec.run().bucketSize();
+        // As the trainer decides (RankTrainer.overlapPays): auto sends buckets only beside a spare core.
+        if (bucket == org.paratrain.train.spec.RunSpec.BUCKET_AUTO) {
+            bucket = Runtime.getRuntime().availableProcessors() > k ? org.paratrain.train.spec.RunSpec.DEFAULT_BUCKET : 0;
+        }
+        org.paratrain.model.Model model = spec.model().newModel(784, 10);
+        int params = model.parameterCount();
+        int[] ranges = model.backwardRanges();
+        org.paratrain.train.cost.Buckets plan = bucket > 0 && sum.sum().fixed()
+            ? org.paratrain.train.cost.Buckets.plan(params, ranges, bucket) : null;
+        if (plan == null) {
+            return Double.NaN;
+        }
+        int own = Math.max(1, batch / spec.run().blockSize() / (2 * k));
+        double compute = java.util.Arrays.stream(times.compute()).max().orElseThrow() / steps;
+        double block = Math.max(0.0, compute - (double) own * (params + 1) * sum.conversion().depositSeconds()) / own;
+        return new org.paratrain.train.cost.OverlapCost(formula, sum).exposedSeconds(2, params, plan,
+            model.backwardShares(), block, own, ranges, m);
     }
 
     /** {@return the first 12 hex digits of the SHA-256 of the values' bits} */

@@ -87,6 +87,9 @@ class BenchNetworkTest {
                 assertEquals("ring", ran);
             }
             assertTrue(row.get("predicted_exchange_ms_per_step").asDouble() > 0, "the link's cost model: " + row);
+            // Buckets of 1 parameter cut the MLP after its output layer: priced bucket by bucket behind backward.
+            assertEquals(row.get("bucket_size").asText().equals("1"), row.get("model_overlap").asBoolean(), row.toString());
+            assertTrue(row.get("predicted_conversion_ms_per_step").asDouble() > 0, "half words convert: " + row);
             if (torch) {
                 assertTrue(row.get("pytorch_samples_per_s").asDouble() > 0, "DDP ran on the same hosts: " + row);
             }

@@ -59,8 +59,21 @@ public record SumCost(Sum sum, ConversionRates.Conversion conversion) {
         return switch (sum) {
             case BLOCKS -> values * blocks;
             case FLOAT -> values;
-            case FIXED_1, FIXED_2 -> (long) sum.wordsPerValue() * values + CHECK_WORDS + 1;
-            case FIXED_HALF -> (values + 1) / 2 + CHECK_WORDS + 1;
+            case FIXED_1, FIXED_2, FIXED_HALF -> valueWords(values) + CHECK_WORDS + 1;
+        };
+    }
+
+    /**
+     * {@return the 8-byte words that hold {@code values} values of a fixed sum, without its check
+     * words: {@code k n}, or {@code ceil(n / 2)} for half words}
+     * @param values how many values
+     * @throws IllegalArgumentException for a sum that is not a fixed-point one
+     */
+    public long valueWords(long values) {
+        return switch (sum) {
+            case FIXED_1, FIXED_2 -> (long) sum.wordsPerValue() * values;
+            case FIXED_HALF -> (values + 1) / 2;
+            case BLOCKS, FLOAT -> throw new IllegalArgumentException(sum.label() + " has no fixed-point words");
         };
     }
 
