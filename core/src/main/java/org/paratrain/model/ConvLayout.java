@@ -149,4 +149,45 @@ final class ConvLayout {
             }
         }
     }
+
+    /** {@return the weighted layers' parameter ranges in backward order (see {@link Model#backwardRanges})} */
+    int[] backwardRanges() {
+        List<int[]> r = new ArrayList<>();
+        for (int s = stages.length - 1; s >= 0; s--) {
+            Stage st = stages[s];
+            if (st.layer() instanceof Conv || st.layer() instanceof Dense) {
+                r.add(new int[] {st.offset(), st.offset() + (st.fanIn() + 1) * st.units()});
+            }
+        }
+        int[] out = new int[2 * r.size()];
+        for (int i = 0; i < r.size(); i++) {
+            out[2 * i] = r.get(i)[0];
+            out[2 * i + 1] = r.get(i)[1];
+        }
+        return out;
+    }
+
+    /**
+     * {@return each weighted layer's backward share of a block's multiply-adds, in the order of
+     * {@link #backwardRanges()} (see {@link Model#backwardShares})}
+     */
+    double[] backwardShares() {
+        List<Double> backward = new ArrayList<>();
+        double total = 0;
+        boolean first = true;
+        for (Stage st : stages) {
+            if (st.layer() instanceof Conv || st.layer() instanceof Dense) {
+                double macs = (double) st.pixels() * st.fanIn() * st.units();
+                double b = (first ? 1 : 2) * macs;      // the first layer's input needs no gradient
+                backward.add(0, b);                     // backward order: the last layer's first
+                total += macs + b;
+                first = false;
+            }
+        }
+        double[] shares = new double[backward.size()];
+        for (int i = 0; i < shares.length; i++) {
+            shares[i] = backward.get(i) / total;
+        }
+        return shares;
+    }
 }

@@ -363,47 +363,13 @@ public final class ConvNet implements Classifier {
     /** {@inheritDoc} Convolutions and dense layers; pooling and activations are left out. */
     @Override
     public double[] backwardShares() {
-        if (backwardRanges() == null) {
-            return null;
-        }
-        java.util.List<Double> backward = new java.util.ArrayList<>();
-        double total = 0;
-        boolean first = true;
-        for (Stage st : layout.stages) {
-            if (st.layer() instanceof Conv || st.layer() instanceof Dense) {
-                double macs = (double) st.pixels() * st.fanIn() * st.units();
-                double b = (first ? 1 : 2) * macs;      // the first layer's input needs no gradient
-                backward.add(0, b);                     // backward order: the last layer's first
-                total += macs + b;
-                first = false;
-            }
-        }
-        double[] shares = new double[backward.size()];
-        for (int i = 0; i < shares.length; i++) {
-            shares[i] = backward.get(i) / total;
-        }
-        return shares;
+        return backwardRanges() == null ? null : layout.backwardShares();
     }
 
     /** {@inheritDoc} Float32 networks without batchnorm only: the others tell nothing before the end. */
     @Override
     public int[] backwardRanges() {
-        if (steps != null || floats == null) {
-            return null;
-        }
-        java.util.List<int[]> r = new java.util.ArrayList<>();
-        for (int s = layout.stages.length - 1; s >= 0; s--) {
-            Stage st = layout.stages[s];
-            if (st.layer() instanceof Conv || st.layer() instanceof Dense) {
-                r.add(new int[] {st.offset(), st.offset() + (st.fanIn() + 1) * st.units()});
-            }
-        }
-        int[] out = new int[2 * r.size()];
-        for (int i = 0; i < r.size(); i++) {
-            out[2 * i] = r.get(i)[0];
-            out[2 * i + 1] = r.get(i)[1];
-        }
-        return out;
+        return steps != null || floats == null ? null : layout.backwardRanges();
     }
 
     /** {@return the head's training loss (see {@link Model#objective})} */
