@@ -10,7 +10,9 @@ import java.util.function.BooleanSupplier;
  * steady, short interval instead ({@code comm.mpi.Poller}), often enough that the transport keeps
  * the link busy. Once the rank's thread stops computing and waits for this one (the step's last
  * bucket), nothing is taken from it any more, and the waits poll as a rank's own do: a 200
- * microsecond interval there cost each message of the step's tail up to that much again.
+ * microsecond interval there cost each message of the step's tail up to that much again. Ranks
+ * that share an MPI process ({@code comm.mpi.FunneledCalls}) keep the interval to the end: a
+ * sibling rank may still be computing on the same core.
  */
 public final class BackgroundThreads {
     private static final ThreadLocal<BooleanSupplier> BACKGROUND = new ThreadLocal<>();

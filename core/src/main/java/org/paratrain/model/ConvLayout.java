@@ -174,14 +174,13 @@ final class ConvLayout {
     double[] backwardShares() {
         List<Double> backward = new ArrayList<>();
         double total = 0;
-        boolean first = true;
-        for (Stage st : stages) {
+        for (int s = 0; s < stages.length; s++) {
+            Stage st = stages[s];
             if (st.layer() instanceof Conv || st.layer() instanceof Dense) {
                 double macs = (double) st.pixels() * st.fanIn() * st.units();
-                double b = (first ? 1 : 2) * macs;      // the first layer's input needs no gradient
+                double b = (s == 0 ? 1 : 2) * macs;     // the image itself needs no gradient
                 backward.add(0, b);                     // backward order: the last layer's first
                 total += macs + b;
-                first = false;
             }
         }
         double[] shares = new double[backward.size()];

@@ -171,7 +171,6 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
      *         sum is begun afresh with the guess dropped, to be redone the plain way
      */
     boolean finish() {
-        computing = false;          // the main thread waits from here: the exchange thread may spin
         for (int k = 0; k < owned; k++) {
             fixed.deposit(0, rows, k * width, readyFrom + 1);
         }
@@ -201,6 +200,7 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
             }
             fixed.reduceChecks(comm, algorithm);
         });
+        computing = false;          // the main thread waits from here: the exchange thread may spin
         await();
         active = false;
         if (fixed.guessHeld()) {

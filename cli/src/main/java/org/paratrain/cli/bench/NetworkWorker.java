@@ -133,15 +133,18 @@ public final class NetworkWorker {
                         org.paratrain.experiment.ConversionTiming.rates());
                     org.paratrain.collective.Allreduce formula = org.paratrain.collective.Allreduces.create(
                         algorithm.equals("native") ? "ring" : algorithm);
-                    double overlapped = overlapPrediction(spec, formula, sum, k, batch, steps, times, m);
+                    double overlapped = comm.callsFromAnotherThread()
+                        ? overlapPrediction(spec, formula, sum, k, batch, steps, times, m) : Double.NaN;
                     // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2.
                     double predicted = !Double.isNaN(overlapped) ? overlapped
                         : new org.paratrain.train.cost.AllreduceCost(formula, sum)
                         .stepSeconds(2, best.params().length, batch / spec.run().blockSize(), m);
                     out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("predicted_overlap", !Double.isNaN(overlapped))
-                        .put("predicted_conversion_ms_per_step", 1e3 * (sum.prepareSeconds(batch / spec.run().blockSize()
-                            / 2, best.params().length + 1L, m) + sum.finishSeconds(1, best.params().length + 1L,
-                            best.params().length + 1L, m)))
+                        // What the model charged the sum's arithmetic: with buckets the deposits are on the
+                        // backward's timeline, and only the read-back follows the blocks.
+                        .put("predicted_conversion_ms_per_step", 1e3 * ((Double.isNaN(overlapped)
+                            ? sum.prepareSeconds(batch / spec.run().blockSize() / 2, best.params().length + 1L, m) : 0.0)
+                            + sum.finishSeconds(1, best.params().length + 1L, best.params().length + 1L, m)))
                         .put("alpha_seconds", m.alpha())
                         .put("beta_seconds_per_byte", m.beta()).put("gamma_seconds_per_byte", m.gamma())
                         .put("seconds_per_sample_parameter", best.computeSeconds() / ((double) batch * steps
@@ -174,7 +177,10 @@ public final class NetworkWorker {
         org.paratrain.model.Model model = spec.model().newModel(784, 10);
         int params = model.parameterCount();
         int[] ranges = model.backwardRanges();
-        org.paratrain.train.cost.Buckets plan = bucket > 0 && sum.sum().fixed()
+        // Buckets go for a fixed sum by an allreduce (RankTrainer: a SumExchange) of a model that tells its layers.
+        boolean sums = spec.exchange().scheme() == org.paratrain.train.spec.ExchangeSpec.Scheme.ALLREDUCE
+            && sum.sum().fixed();
+        org.paratrain.train.cost.Buckets plan = bucket > 0 && sums
             ? org.paratrain.train.cost.Buckets.plan(params, ranges, bucket) : null;
         if (plan == null) {
             return Double.NaN;

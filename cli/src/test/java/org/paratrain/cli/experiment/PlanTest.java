@@ -67,8 +67,8 @@ class PlanTest {
     /** Costly conversions make the float sum the fastest; free ones, on a wire without latency, tie it with fixed:1. */
     @Test
     void conversionCostComesFromTheRates() {
-        ConversionRates slow = new ConversionRates(new ConversionRates.Conversion(1e-6, 1e-6),
-            new ConversionRates.Conversion(2e-6, 2e-6), new ConversionRates.Conversion(1e-6, 1e-6));
+        ConversionRates slow = new ConversionRates(new ConversionRates.Conversion(1e-6, 1e-6, 0),
+            new ConversionRates.Conversion(2e-6, 2e-6, 0), new ConversionRates.Conversion(1e-6, 1e-6, 0));
         EpochModel m = new EpochModel(new Allreduce.Machine(1e-6, 1e-9, 1e-10), 1e-9, 1024, 0, slow);
         BlockSharding sharding = Plan.sharding(SAMPLES, 0);
         List<ExchangeSpec> sums = List.of(ExchangeSpec.parse("ring", Sum.FIXED_2), ExchangeSpec.parse("ring",
@@ -110,6 +110,7 @@ class PlanTest {
         for (ConversionRates.Conversion c : List.of(r.oneWord(), r.twoWords(), r.halfWord())) {
             assertTrue(c.depositSeconds() > 0 && c.depositSeconds() < 1e-6, c.toString());
             assertTrue(c.readoutSeconds() > 0 && c.readoutSeconds() < 1e-6, c.toString());
+            assertTrue(c.observeSeconds() > 0 && c.observeSeconds() < 1e-6, c.toString());
         }
     }
 

@@ -119,11 +119,11 @@ final class Poller {
      * poll only while spinning (the first 64 polls, a few microseconds, are not counted).
      */
     private void pause(int polls) {
+        if (polls > 64 && org.paratrain.comm.BackgroundThreads.current() && Thread.currentThread().isInterrupted()) {
+            // Its rank gave up on it (a peer failed, the run was cancelled): parking would no longer wait.
+            throw new BackendException("an exchange thread was interrupted while waiting for MPI");
+        }
         if (polls > 64 && org.paratrain.comm.BackgroundThreads.besideComputation()) {
-            if (Thread.currentThread().isInterrupted()) {
-                // Its rank gave up on it (a peer failed, the run was cancelled): parking would no longer wait.
-                throw new BackendException("an exchange thread was interrupted while waiting for MPI");
-            }
             LockSupport.parkNanos(BACKGROUND_NANOS);      // beside a computing thread: no spinning
             start = System.nanoTime();                    // once it stops computing: spin first, from then
             polling = true;

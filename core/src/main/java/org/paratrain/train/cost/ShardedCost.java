@@ -56,7 +56,7 @@ public record ShardedCost(CollectiveCost reduceScatter, CollectiveCost allgather
         Shapes.check(p, params, blocks);
         long n = params + 1L;
         long chunk = (n + p - 1) / p;
-        return sum.prepareSeconds(Shapes.busiest(blocks, p), n, m) + sum.agreementSeconds(p, agreement, m)
+        return sum.observedPrepareSeconds(Shapes.busiest(blocks, p), n, m) + sum.agreementSeconds(p, agreement, m)
             + reduceScatter.seconds(p, sum.words(n, blocks), m) + sum.finishSeconds(blocks, n, chunk, m)
             + allgather.seconds(p, n, m);
     }

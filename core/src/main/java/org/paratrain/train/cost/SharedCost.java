@@ -33,7 +33,7 @@ public record SharedCost(SumCost sum) implements ExchangeCost {
         double moved = 8.0 * n * (blocks - blocks / p) * m.beta();
         double arithmetic = switch (sum.sum()) {
             case BLOCKS, FLOAT -> 8.0 * blocks * n * m.gamma();
-            case FIXED_1, FIXED_2, FIXED_HALF -> sum.prepareSeconds(blocks, n, m) + sum.finishSeconds(blocks, n, n, m);
+            case FIXED_1, FIXED_2, FIXED_HALF -> sum.observedPrepareSeconds(blocks, n, m) + sum.finishSeconds(blocks, n, n, m);
         };
         return handoff + moved + arithmetic;
     }

@@ -105,6 +105,18 @@ public record SumCost(Sum sum, ConversionRates.Conversion conversion) {
     }
 
     /**
+     * {@return as {@link #prepareSeconds}, with the observing pass a fixed sum makes before
+     * agreeing its grid: for the exchanges that agree every step (sharded, shared)}
+     * @param ownRows {@code r}, the busiest rank's blocks
+     * @param values  {@code n}, values a row
+     * @param m       the machine, whose gamma prices an addition
+     */
+    public double observedPrepareSeconds(long ownRows, long values, Allreduce.Machine m) {
+        return prepareSeconds(ownRows, values, m) + (sum.fixed() ? (double) ownRows * values * conversion.observeSeconds()
+            : 0.0);
+    }
+
+    /**
      * {@return seconds after the collective: adding the reduced table in block order (blocks),
      * converting the values read back to doubles (fixed), nothing (float)}
      * @param blocks {@code B}, the step's blocks

@@ -24,8 +24,8 @@ class ExchangeCostTest {
     static final double B = 1e-9;
     static final double G = 1e-10;
     static final Allreduce.Machine M = new Allreduce.Machine(A, B, G);
-    static final ConversionRates RATES = new ConversionRates(new ConversionRates.Conversion(2e-9, 1e-9),
-        new ConversionRates.Conversion(5e-9, 4e-9), new ConversionRates.Conversion(3e-9, 1.5e-9));
+    static final ConversionRates RATES = new ConversionRates(new ConversionRates.Conversion(2e-9, 1e-9, 0.5e-9),
+        new ConversionRates.Conversion(5e-9, 4e-9, 1e-9), new ConversionRates.Conversion(3e-9, 1.5e-9, 0.7e-9));
 
     static double cost(String exchange, Sum sum, int p, int params, int blocks) {
         return ExchangeCost.of(ExchangeSpec.parse(exchange, sum), RATES).stepSeconds(p, params, blocks, M);
@@ -62,14 +62,26 @@ class ExchangeCostTest {
         assertEquals(fixed3, cost("ring", Sum.FIXED_1, 3, 9, 7), 1e-18);
     }
 
+    /**
+     * Shared, p 4, 8 blocks of 10 values: one hand-off, the 6 blocks other ranks computed move
+     * (480 bytes), and one thread observes (0.5 ns a value) and deposits (2 ns) all 80 values and
+     * reads 10 back (1 ns): fixed sums agree their grid every step there.
+     */
+    @Test
+    void sharedByHand() {
+        assertEquals(A + 480 * B + 80 * 0.5e-9 + 80 * 2e-9 + 10e-9,
+            ExchangeCost.of(ExchangeSpec.parse("shared", Sum.FIXED_1), RATES).stepSeconds(4, 9, 8, M), 1e-18);
+    }
+
     /** Sharded: reduce-scatter (p-1) alpha + 3/4 bytes (beta + gamma), allgather (p-1) alpha + 3/4 bytes beta. */
     @Test
     void shardedRingByHand() {
         // fixed:1: the grid agreed (2 words, 16 bytes: the sharded exchange does not guess), RS of 13 words,
-        // 3 values read (the largest chunk of 10 over 4), AG of 10.
-        assertEquals((6 + 3 + 3) * A + (24 + 78 + 60) * B + (12 + 78) * G + 40e-9 + 3e-9,
+        // 3 values read (the largest chunk of 10 over 4), AG of 10; the 2 own rows of 10 observed before the
+        // agreement (0.5 and 1 ns a value) and deposited (2 and 5 ns).
+        assertEquals((6 + 3 + 3) * A + (24 + 78 + 60) * B + (12 + 78) * G + 10e-9 + 40e-9 + 3e-9,
             sharded(Sum.FIXED_1, 4, 9, 8), 1e-18);
-        assertEquals((6 + 3 + 3) * A + (24 + 138 + 60) * B + (12 + 138) * G + 100e-9 + 12e-9,
+        assertEquals((6 + 3 + 3) * A + (24 + 138 + 60) * B + (12 + 138) * G + 20e-9 + 100e-9 + 12e-9,
             sharded(Sum.FIXED_2, 4, 9, 8), 1e-18);
         // float: a ring allreduce is its reduce-scatter and allgather, so the two schemes cost the same.
         assertEquals(cost("ring", Sum.FLOAT, 4, 9, 8), sharded(Sum.FLOAT, 4, 9, 8), 1e-18);
@@ -176,7 +188,8 @@ class ExchangeCostTest {
         assertThrows(IllegalArgumentException.class, () -> cost("ring", Sum.FIXED_1, 2, -1, 8));
         assertThrows(IllegalArgumentException.class, () -> cost("master-worker", null, 2, 9, 0));
         assertThrows(IllegalArgumentException.class, () -> ShardedCost.of("ring", SumCost.of(Sum.BLOCKS, RATES)));
-        assertThrows(IllegalArgumentException.class, () -> new ConversionRates.Conversion(-1, 0));
-        assertThrows(IllegalArgumentException.class, () -> new ConversionRates.Conversion(0, Double.NaN));
+        assertThrows(IllegalArgumentException.class, () -> new ConversionRates.Conversion(-1, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ConversionRates.Conversion(0, Double.NaN, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ConversionRates.Conversion(0, 0, -1e-9));
     }
 }

@@ -24,7 +24,7 @@ class OverlapCostTest {
     /** A link of latency only: every allreduce of the ring at p = 2 costs 2 alpha, whatever its size. */
     static final Allreduce.Machine LATENCY = new Allreduce.Machine(1e-3, 0, 0);
     static final Allreduce.Machine LINK = new Allreduce.Machine(50e-6, 8e-9, 1e-11);
-    static final ConversionRates.Conversion HALF = new ConversionRates.Conversion(2e-9, 1e-9);
+    static final ConversionRates.Conversion HALF = new ConversionRates.Conversion(2e-9, 1e-9, 0.5e-9);
     static final OverlapCost RING = new OverlapCost(Allreduces.create("ring"), new SumCost(Sum.FIXED_HALF, HALF));
 
     /** Three layers of 100, 400 and 500 parameters in backward order (the top first), as a model tells them. */
@@ -49,8 +49,9 @@ class OverlapCostTest {
      * By hand, latency only (each allreduce 2 ms), buckets of at least 1 parameter: layers take
      * 0.1, 0.2, 0.3 of a 10 ms block, one own row, deposits at 2 ns: layer 0 done at
      * 1 ms + 100 x 2 ns, bucket 0 sent then, done 2 ms later; layer 1 done at 3 ms + 500 x 2 ns,
-     * bucket 1 (waits for it) done 2 ms later; layer 2 done at 6 ms + 1,000 x 2 ns; then the rest
-     * and the checks, 4 ms, and 1,001 values read back at 1 ns.
+     * bucket 1 (waits for it) done 2 ms later; layer 2 done at 6 ms + 1,000 x 2 ns; then the rest,
+     * the checks and the half word the buckets share at parameter 900 (value 901 shares its word
+     * with value 900), 6 ms, and 1,001 values read back at 1 ns.
      */
     @Test
     void timelineByHand() {
@@ -60,14 +61,18 @@ class OverlapCostTest {
         double bucket1Done = 3e-3 + 500 * 2e-9 + 2e-3;
         double end = 6e-3 + 1000 * 2e-9;
         assertTrue(bucket1Done < end);
-        assertEquals(4e-3 + 1001 * 1e-9, exposed, 1e-12);
+        assertEquals(6e-3 + 1001 * 1e-9, exposed, 1e-12);
+        // Cut at an odd parameter (901: values 902 and 903 share a word), no word is shared: 2 ms less.
+        int[] odd = {901, 1000, 500, 901, 0, 500};
+        assertEquals(exposed - 2e-3, RING.exposedSeconds(2, 1000, Buckets.plan(1000, odd, 1), shares, 10e-3, 1, odd,
+            LATENCY), 1e-12);
         // A block 10 times shorter: bucket 1 ends after the blocks, and the rest waits for it.
         double shortExposed = RING.exposedSeconds(2, 1000, b, shares, 1e-3, 1, RANGES, LATENCY);
         double t0 = 0.1e-3 + 100 * 2e-9;
         double f0 = t0 + 2e-3;
         double f1 = Math.max(f0, 0.3e-3 + 500 * 2e-9) + 2e-3;
         double t = 0.6e-3 + 1000 * 2e-9;
-        assertEquals(f1 + 4e-3 - t + 1001 * 1e-9, shortExposed, 1e-12);
+        assertEquals(f1 + 6e-3 - t + 1001 * 1e-9, shortExposed, 1e-12);
     }
 
     /** No computation: every bucket after the other, as one call each; endless: the last bucket alone. */
@@ -77,7 +82,8 @@ class OverlapCostTest {
         double[] shares = {0.1, 0.2, 0.3};
         Allreduce ring = Allreduces.create("ring");
         SumCost sum = new SumCost(Sum.FIXED_HALF, HALF);
-        double rest = ring.cost(2, sum.valueWords(501), LINK) + ring.cost(2, 3, LINK) + 1001 * 1e-9;
+        double rest = ring.cost(2, sum.valueWords(501), LINK) + ring.cost(2, 3, LINK) + ring.cost(2, 1, LINK)
+            + 1001 * 1e-9;
         double none = RING.exposedSeconds(2, 1000, b, shares, 0, 0, RANGES, LINK);
         assertEquals(ring.cost(2, sum.valueWords(100), LINK) + ring.cost(2, sum.valueWords(400), LINK) + rest, none,
             1e-15);
@@ -100,6 +106,8 @@ class OverlapCostTest {
             LINK));
         assertThrows(IllegalArgumentException.class, () -> RING.exposedSeconds(2, 1000, b, new double[3], -1, 1,
             RANGES, LINK));
+        assertThrows(IllegalArgumentException.class, () -> RING.exposedSeconds(2, 999, b, new double[3], 1, 1,
+            RANGES, LINK), "a plan of other parameters");
         assertThrows(IllegalArgumentException.class, () -> new SumCost(Sum.FLOAT, HALF).valueWords(3));
         assertEquals(2, new SumCost(Sum.FIXED_HALF, HALF).valueWords(3));
         assertEquals(6, new SumCost(Sum.FIXED_2, HALF).valueWords(3));
@@ -126,6 +134,12 @@ class OverlapCostTest {
         double total = 1_296 * 2 + 576 * 3 + 160 * 3;
         assertArrayEquals(new double[] {320 / total, 1_152 / total, 1_296 / total}, net.backwardShares(), 1e-15);
         assertEquals(net.backwardRanges().length, 2 * net.backwardShares().length);
+        // Pooled first (4x4x1), the convolution (2x2x4 out, patch 9: 144) is no longer the first stage: its
+        // input's gradient is computed too.
+        ConvNet pooled = new ConvNet(new ConvNet.Shape(8, 8, 1), List.of(new ConvNet.Pool(2), new ConvNet.Conv(4, 3),
+            new ConvNet.Dense(16)), 10, MultilayerPerceptron.Precision.FLOAT32);
+        double all = 3 * (144 + 256 + 160);
+        assertArrayEquals(new double[] {320 / all, 512 / all, 288 / all}, pooled.backwardShares(), 1e-15);
         assertNull(new ConvNet(new ConvNet.Shape(8, 8, 1), List.of(new ConvNet.Conv(4, 3)), 10).backwardShares(),
             "float64 networks tell nothing during backward");
     }
