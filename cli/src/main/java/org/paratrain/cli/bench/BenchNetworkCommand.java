@@ -84,8 +84,8 @@ final class BenchNetworkCommand implements Runnable {
     int rounds;
 
     @Option(names = "--out", defaultValue = "results/bench-network", description = "Where the table goes as "
-        + "bench-network.csv, .json and .md, with the ratios plotted as bench-network.png and .svg (default "
-        + "${DEFAULT-VALUE}).")
+        + "bench-network.csv, .json and .md, with the ratios plotted as bench-network.png and .svg and the "
+        + "measured exchange beside the cost model's as bench-network-model.png and .svg (default ${DEFAULT-VALUE}).")
     Path outDir;
 
     @Option(names = "--python", defaultValue = "/usr/bin/python3", description = "The Python with torch (default "
@@ -250,7 +250,8 @@ final class BenchNetworkCommand implements Runnable {
         out.println();
         out.println(NetworkReport.sameBits(rows));
         NetworkReport.write(rows, torch, outDir, batch, steps, rounds, precision);
-        out.println("wrote " + outDir.resolve("bench-network") + ".csv, .json, .md, .png and .svg");
+        out.println("wrote " + outDir.resolve("bench-network") + ".csv, .json, .md, .png and .svg, and "
+            + outDir.resolve("bench-network-model") + ".png and .svg");
         out.println(NetworkReport.summary(rows));
         out.flush();
     }

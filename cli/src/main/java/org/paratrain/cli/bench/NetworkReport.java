@@ -112,6 +112,21 @@ final class NetworkReport {
             org.paratrain.cli.experiment.Plots.save(chart, stage, "bench-network");
             List<String> files = new ArrayList<>(List.of("bench-network.csv", "bench-network.md", "bench-network.json",
                 "bench-network.png", "bench-network.svg"));
+            // The cost model beside each measured exchange, for the rows it priced.
+            List<BenchNetworkCommand.Row> priced = rows.stream().filter(r -> !Double.isNaN(r.modelMs())).toList();
+            if (!priced.isEmpty()) {
+                java.util.Map<String, List<Double>> series = new java.util.LinkedHashMap<>();
+                series.put("measured", priced.stream().map(BenchNetworkCommand.Row::stepMs).toList());
+                series.put("cost model", priced.stream().map(BenchNetworkCommand.Row::modelMs).toList());
+                org.knowm.xchart.CategoryChart model = org.paratrain.cli.experiment.Plots.bars(
+                    priced.stream().map(r -> labels.get(rows.indexOf(r))).toList(), series,
+                    "paratrain's exchange a step: measured and the link's cost model, " + precision,
+                    "model, link, hosts x ranks, sum, overlap", "ms a step");
+                model.getStyler().setDecimalPattern("0.0");
+                model.getStyler().setXAxisLabelRotation(90);
+                org.paratrain.cli.experiment.Plots.save(model, stage, "bench-network-model");
+                files.addAll(List.of("bench-network-model.png", "bench-network-model.svg"));
+            }
             // Each link and layout's fit (the first model's) as a machine.json that plan --machine reads.
             for (BenchNetworkCommand.Row r : rows) {
                 String name = "machine-" + r.link() + "-" + r.layout() + ".json";

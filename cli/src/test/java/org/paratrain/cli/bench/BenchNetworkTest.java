@@ -97,6 +97,10 @@ class BenchNetworkTest {
         for (String ext : List.of("csv", "md", "png", "svg")) {
             assertTrue(Files.size(out.resolve("bench-network." + ext)) > 0, ext);
         }
+        // The cost model beside the measurement, as a picture of the chart's size.
+        assertTrue(Files.readString(out.resolve("bench-network-model.svg")).contains("<svg"), "the model's plot");
+        java.awt.image.BufferedImage png = javax.imageio.ImageIO.read(out.resolve("bench-network-model.png").toFile());
+        assertTrue(png != null && png.getWidth() > 100 && png.getHeight() > 100, "the model's plot as PNG");
         // The link's fit, as plan --machine reads it: a beta of the order of 1 Gbit/s's 8 ns a byte. Not
         // closer: the token bucket lets a burst through at the veth's speed, and on a short run the fit has
         // come out as fast as 5 ns a byte.
