@@ -146,7 +146,9 @@ final class BenchNetworkCommand implements Runnable {
 
         /** {@return the row's overlap as the table names it: off, or the bucket size} */
         String overlap() {
-            return bucket.equals("0") ? "off" : bucket;
+            int n = fit == null ? 0 : fit.path("buckets").asInt(0);
+            // A size that cuts no layer boundary sends the gradient whole: say so beside it.
+            return bucket.equals("0") ? "off" : n == 0 ? bucket : bucket + " (" + n + (n == 1 ? " bucket)" : " buckets)");
         }
     }
 

@@ -75,6 +75,7 @@ final class NetworkReport {
             md.append(line(r)).append('\n');
             var o = array.addObject().put("link", r.link()).put("model", r.model()).put("layout", r.layout())
                 .put("sum", r.sum()).put("allreduce", r.allreduce()).put("ran", r.chosen()).put("bucket_size", r.bucket())
+                .put("buckets", r.fit() == null ? 0 : r.fit().path("buckets").asInt(0))
                 .put("paratrain_samples_per_s", r.paratrain()).put("exchange_share", r.exchange())
                 .put("exchange_ms_per_step", r.stepMs()).put("update_ms_per_step", update)
                 .put("wait_ms_per_step", r.waitMs())

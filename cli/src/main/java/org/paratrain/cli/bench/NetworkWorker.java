@@ -120,6 +120,8 @@ public final class NetworkWorker {
                 if (!Double.isNaN(probeSeconds)) {
                     out.put("probe_seconds", probeSeconds);
                 }
+                org.paratrain.train.cost.Buckets plan = comm.callsFromAnotherThread() ? plan(spec, k) : null;
+                out.put("buckets", plan == null ? 1 : plan.early() + 1);
                 if (costed) {
                     List<org.paratrain.collective.CostModel.Measurement> ms = new java.util.ArrayList<>();
                     for (int i = 0; i < sizes.length; i++) {
@@ -133,8 +135,8 @@ public final class NetworkWorker {
                         org.paratrain.experiment.ConversionTiming.rates());
                     org.paratrain.collective.Allreduce formula = org.paratrain.collective.Allreduces.create(
                         algorithm.equals("native") ? "ring" : algorithm);
-                    double overlapped = comm.callsFromAnotherThread()
-                        ? overlapPrediction(spec, formula, sum, k, batch, steps, times, m) : Double.NaN;
+                    double overlapped = plan == null ? Double.NaN
+                        : overlapPrediction(spec, plan, formula, sum, k, batch, steps, times, m);
                     // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2.
                     double predicted = !Double.isNaN(overlapped) ? overlapped
                         : new org.paratrain.train.cost.AllreduceCost(formula, sum)
@@ -160,36 +162,40 @@ public final class NetworkWorker {
     }
 
     /**
-     * {@return the exposed exchange the overlap's cost predicts for a run that sent buckets during
-     * backward ({@link org.paratrain.train.cost.OverlapCost}), or NaN for one that did not} The
-     * block's seconds are the slowest rank's computation a step (the one whose exchange is
-     * measured: it waits for no one) over its blocks, its deposits taken out: with buckets they
-     * run inside the blocks.
+     * {@return the buckets the run sent during backward, as the trainer plans them, or null for a
+     * run that sent the gradient whole} Buckets go for a fixed sum by an allreduce (a
+     * {@code SumExchange}) of a model that tells its layers, and {@code auto} sends them only
+     * beside a spare core ({@code RankTrainer.overlapPays}).
      */
-    private static double overlapPrediction(TrainSpec spec, org.paratrain.collective.Allreduce formula,
-                                            org.paratrain.train.cost.SumCost sum, int k, int batch, int steps,
-                                            TrainingResult.RankTimes times, org.paratrain.collective.Allreduce.Machine m) {
+    private static org.paratrain.train.cost.Buckets plan(TrainSpec spec, int k) {
         int bucket = spec.run().bucketSize();
-        // As the trainer decides (RankTrainer.overlapPays): auto sends buckets only beside a spare core.
         if (bucket == org.paratrain.train.spec.RunSpec.BUCKET_AUTO) {
             bucket = Runtime.getRuntime().availableProcessors() > k ? org.paratrain.train.spec.RunSpec.DEFAULT_BUCKET : 0;
         }
+        boolean sums = spec.exchange().scheme() == org.paratrain.train.spec.ExchangeSpec.Scheme.ALLREDUCE
+            && spec.exchange().sum().fixed();
+        org.paratrain.model.Model model = spec.model().newModel(784, 10);
+        return bucket > 0 && sums
+            ? org.paratrain.train.cost.Buckets.plan(model.parameterCount(), model.backwardRanges(), bucket) : null;
+    }
+
+    /**
+     * {@return the exposed exchange the overlap's cost predicts for a run that sent {@code plan}'s
+     * buckets during backward ({@link org.paratrain.train.cost.OverlapCost})} The block's seconds
+     * are the slowest rank's computation a step (the one whose exchange is measured: it waits for
+     * no one) over its blocks, its deposits taken out: with buckets they run inside the blocks.
+     */
+    private static double overlapPrediction(TrainSpec spec, org.paratrain.train.cost.Buckets plan,
+                                            org.paratrain.collective.Allreduce formula,
+                                            org.paratrain.train.cost.SumCost sum, int k, int batch, int steps,
+                                            TrainingResult.RankTimes times, org.paratrain.collective.Allreduce.Machine m) {
         org.paratrain.model.Model model = spec.model().newModel(784, 10);
         int params = model.parameterCount();
-        int[] ranges = model.backwardRanges();
-        // Buckets go for a fixed sum by an allreduce (RankTrainer: a SumExchange) of a model that tells its layers.
-        boolean sums = spec.exchange().scheme() == org.paratrain.train.spec.ExchangeSpec.Scheme.ALLREDUCE
-            && sum.sum().fixed();
-        org.paratrain.train.cost.Buckets plan = bucket > 0 && sums
-            ? org.paratrain.train.cost.Buckets.plan(params, ranges, bucket) : null;
-        if (plan == null) {
-            return Double.NaN;
-        }
         int own = Math.max(1, batch / spec.run().blockSize() / (2 * k));
         double compute = java.util.Arrays.stream(times.compute()).max().orElseThrow() / steps;
         double block = Math.max(0.0, compute - (double) own * (params + 1) * sum.conversion().depositSeconds()) / own;
         return new org.paratrain.train.cost.OverlapCost(formula, sum).exposedSeconds(2, params, plan,
-            model.backwardShares(), block, own, ranges, m);
+            model.backwardShares(), block, own, model.backwardRanges(), m);
     }
 
     /** {@return the first 12 hex digits of the SHA-256 of the values' bits} */

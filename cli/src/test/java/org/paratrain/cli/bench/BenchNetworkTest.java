@@ -89,6 +89,8 @@ class BenchNetworkTest {
             assertTrue(row.get("predicted_exchange_ms_per_step").asDouble() > 0, "the link's cost model: " + row);
             // Buckets of 1 parameter cut the MLP after its output layer: priced bucket by bucket behind backward.
             assertEquals(row.get("bucket_size").asText().equals("1"), row.get("model_overlap").asBoolean(), row.toString());
+            // Buckets of 1 parameter: the output layer, then the first layer with the loss; else the whole gradient.
+            assertEquals(row.get("bucket_size").asText().equals("1") ? 2 : 1, row.get("buckets").asInt(), row.toString());
             assertTrue(row.get("predicted_conversion_ms_per_step").asDouble() > 0, "half words convert: " + row);
             if (torch) {
                 assertTrue(row.get("pytorch_samples_per_s").asDouble() > 0, "DDP ran on the same hosts: " + row);
