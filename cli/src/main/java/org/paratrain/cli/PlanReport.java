@@ -68,9 +68,10 @@ final class PlanReport {
                 case FLOAT -> "1 double a value, each rank's rows added first";
                 case FIXED_1, FIXED_2, FIXED_HALF -> String.format(Locale.ROOT, "%s a value, plus a maximum "
                     + "allreduce of 2 words a step (the grid's exponents); deposit %.3f ns and read-back %.3f ns a "
-                    + "value (measured)", s == Sum.FIXED_1 ? "one 64-bit word" : s == Sum.FIXED_2 ? "two 64-bit words"
+                    + "value, and %.3f ns to observe it where the grid is agreed every step (sharded, shared; "
+                    + "measured)", s == Sum.FIXED_1 ? "one 64-bit word" : s == Sum.FIXED_2 ? "two 64-bit words"
                     : "half a 64-bit word (a 32-bit lane)",
-                    c.depositSeconds() * 1e9, c.readoutSeconds() * 1e9);
+                    c.depositSeconds() * 1e9, c.readoutSeconds() * 1e9, c.observeSeconds() * 1e9);
             }).append('\n');
         }
         if (exchanges.stream().anyMatch(e -> e.scheme() == ExchangeSpec.Scheme.SHARDED)) {

@@ -65,9 +65,7 @@ public final class ConversionTiming {
             sum.endBlock();
             long t1 = System.nanoTime();
             sum.get(0, out, 0, out.length);
-            for (int j = 0; j < out.length; j++) {
-                out[j] *= 0.5;          // the step's scaling of the sum, a pass every fixed sum's step makes
-            }
+            scale(out, 0.5);            // the step's scaling of the sum, a pass every fixed sum's step makes
             long t2 = System.nanoTime();
             if (r >= CONVERSION_WARMUP) {
                 deposit[r - CONVERSION_WARMUP] = t1 - t0;
@@ -80,5 +78,16 @@ public final class ConversionTiming {
         java.util.Arrays.sort(observe);
         return new ConversionRates.Conversion(deposit[CONVERSION_ROUNDS / 2] * 1e-9 / values.length,
             readout[CONVERSION_ROUNDS / 2] * 1e-9 / values.length, observe[CONVERSION_ROUNDS / 2] * 1e-9 / values.length);
+    }
+
+    /**
+     * Multiplies every value by {@code factor}: a method of its own, so that the JIT compiles it
+     * whole (in the loop of rounds it ran as an on-stack replacement, entered afresh each round:
+     * 2.7-3.2 ns a value read back where the step's loop takes 0.2).
+     */
+    private static void scale(double[] values, double factor) {
+        for (int j = 0; j < values.length; j++) {
+            values[j] *= factor;
+        }
     }
 }

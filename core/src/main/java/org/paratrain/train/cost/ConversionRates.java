@@ -9,7 +9,8 @@ import org.paratrain.train.spec.ExchangeSpec.Sum;
  *
  * <p>Half words have rates of their own: two values share a word, each rounded into a 32-bit
  * lane of it and read back by sign extension, which measured 2 to 4 times one word's a value
- * (deposit 1.9 against 0.44 ns, read-back 0.77 against 0.23 ns, on 262,144 values here).
+ * (deposit 1.9-2.4 against 0.41-0.49 ns, read-back and scaling 0.9-1.3 against 0.30-0.36 ns, on
+ * 262,144 values here).
  *
  * @param oneWord  the rates of {@link Sum#FIXED_1}
  * @param twoWords the rates of {@link Sum#FIXED_2}
