@@ -89,7 +89,9 @@ public final class NetworkWorker {
             boolean costed = org.paratrain.collective.Allreduces.names().contains(algorithm);
             // Sizes about the gradient's: a shaped link lets a short message through at the veth's speed
             // (the token bucket's burst) and a long one at the rate, which no one line fits at every size.
-            long n = spec.model().newModel(784, 10).parameterCount() + 1L;
+            // The network once: its parameter count, layers and their shares price the exchange.
+            org.paratrain.model.Model network = spec.model().newModel(784, 10);
+            long n = network.parameterCount() + 1L;
             // Long ones too (4 n: 6.5 MB for the MLP), where the bucket's burst is a small part of a call.
             long[] sizes = {1_000, n, 2 * n, 4 * n};
             // The run's own algorithm alone: its bandwidth and reduction terms keep one ratio at every size, so
@@ -120,7 +122,7 @@ public final class NetworkWorker {
                 if (!Double.isNaN(probeSeconds)) {
                     out.put("probe_seconds", probeSeconds);
                 }
-                org.paratrain.train.cost.Buckets plan = comm.callsFromAnotherThread() ? plan(spec, k) : null;
+                org.paratrain.train.cost.Buckets plan = comm.callsFromAnotherThread() ? plan(spec, network, k) : null;
                 out.put("buckets", plan == null ? 1 : plan.early() + 1);
                 if (costed) {
                     List<org.paratrain.collective.CostModel.Measurement> ms = new java.util.ArrayList<>();
@@ -136,7 +138,7 @@ public final class NetworkWorker {
                     org.paratrain.collective.Allreduce formula = org.paratrain.collective.Allreduces.create(
                         algorithm.equals("native") ? "ring" : algorithm);
                     double overlapped = plan == null ? Double.NaN
-                        : overlapPrediction(spec, plan, formula, sum, k, batch, steps, times, m);
+                        : overlapPrediction(spec, network, plan, formula, sum, k, batch, steps, times, m);
                     // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2.
                     double predicted = !Double.isNaN(overlapped) ? overlapped
                         : new org.paratrain.train.cost.AllreduceCost(formula, sum)
@@ -167,14 +169,13 @@ public final class NetworkWorker {
      * {@code SumExchange}) of a model that tells its layers, and {@code auto} sends them only
      * beside a spare core ({@code RankTrainer.overlapPays}).
      */
-    private static org.paratrain.train.cost.Buckets plan(TrainSpec spec, int k) {
+    private static org.paratrain.train.cost.Buckets plan(TrainSpec spec, org.paratrain.model.Model model, int k) {
         int bucket = spec.run().bucketSize();
         if (bucket == org.paratrain.train.spec.RunSpec.BUCKET_AUTO) {
             bucket = Runtime.getRuntime().availableProcessors() > k ? org.paratrain.train.spec.RunSpec.DEFAULT_BUCKET : 0;
         }
         boolean sums = spec.exchange().scheme() == org.paratrain.train.spec.ExchangeSpec.Scheme.ALLREDUCE
             && spec.exchange().sum().fixed();
-        org.paratrain.model.Model model = spec.model().newModel(784, 10);
         return bucket > 0 && sums
             ? org.paratrain.train.cost.Buckets.plan(model.parameterCount(), model.backwardRanges(), bucket) : null;
     }
@@ -185,11 +186,11 @@ public final class NetworkWorker {
      * are the slowest rank's computation a step (the one whose exchange is measured: it waits for
      * no one) over its blocks, its deposits taken out: with buckets they run inside the blocks.
      */
-    private static double overlapPrediction(TrainSpec spec, org.paratrain.train.cost.Buckets plan,
+    private static double overlapPrediction(TrainSpec spec, org.paratrain.model.Model model,
+                                            org.paratrain.train.cost.Buckets plan,
                                             org.paratrain.collective.Allreduce formula,
                                             org.paratrain.train.cost.SumCost sum, int k, int batch, int steps,
                                             TrainingResult.RankTimes times, org.paratrain.collective.Allreduce.Machine m) {
-        org.paratrain.model.Model model = spec.model().newModel(784, 10);
         int params = model.parameterCount();
         int own = Math.max(1, batch / spec.run().blockSize() / (2 * k));
         double compute = java.util.Arrays.stream(times.compute()).max().orElseThrow() / steps;
