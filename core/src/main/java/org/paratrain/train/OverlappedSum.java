@@ -30,11 +30,10 @@ import org.paratrain.model.GradientReady;
  * layers in backward order, the output layer's first, cut after each layer that brings a
  * bucket to the size. A bucket goes as soon as this rank's rows are final there, or at the end
  * of the blocks at the latest (a rank that computes no block sends every bucket then), in the
- * plan's order; the last bucket, the loss, the words two buckets share (half words) and the
- * check words go last. Only the communication thread calls the communicator during the blocks,
- * and only the main thread outside them: the calls stay one at a time, as MPI's
- * {@code MPI_THREAD_SERIALIZED} allows, and the hand-over through the thread's queue orders
- * them.
+ * plan's order; the last bucket, the loss and the check words go last. Only the communication
+ * thread calls the communicator during the blocks, and only the main thread outside them: the
+ * calls stay one at a time, as MPI's {@code MPI_THREAD_SERIALIZED} allows, and the hand-over
+ * through the thread's queue orders them.
  *
  * <p>One instance an exchange (a rank); call order each step: {@link #begin}, the model's
  * blocks with this as their {@link GradientReady}, {@link #finish}.
@@ -83,7 +82,12 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
     static OverlappedSum plan(Communicator comm, Allreduce algorithm, FixedSum fixed, int params, int[] ranges,
                               int bucket) {
         org.paratrain.train.cost.Buckets plan = org.paratrain.train.cost.Buckets.plan(params, ranges, bucket);
-        return plan == null ? null : new OverlappedSum(comm, algorithm, fixed, params, plan.lo(), plan.hi());
+        if (plan == null) {
+            return null;
+        }
+        // Half words: each bucket's values in words of their own (index 0 is the loss).
+        fixed.cutHalves(java.util.Arrays.stream(plan.lo()).map(v -> v + 1).toArray());
+        return new OverlappedSum(comm, algorithm, fixed, params, plan.lo(), plan.hi());
     }
 
     /** {@return the number of buckets, the last (sent with the check words) included} */
@@ -178,26 +182,11 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
         while (next < lo.length) {
             send(next++);
         }
-        // Words no bucket held alone: those below the last early bucket (the last bucket and the
-        // loss), and for half words the one two buckets share at each cut.
+        // The words below the last early bucket (the last bucket and the loss): every other word
+        // is a bucket's, half words too (plan cut their layout at each bucket's edge).
         int below = lo.length == 0 ? fixed.valueWords() : fixed.wordsFrom(lo[lo.length - 1] + 1);
-        int[] gaps = new int[2 * lo.length + 2];
-        int n = 0;
-        gaps[n++] = 0;
-        gaps[n++] = below;
-        for (int b = 0; b + 1 < lo.length; b++) {
-            int from = fixed.wordsBefore(hi[b + 1] + 1);
-            int to = fixed.wordsFrom(lo[b] + 1);
-            if (to > from) {
-                gaps[n++] = from;
-                gaps[n++] = to;
-            }
-        }
-        int count = n;
         submit(() -> {
-            for (int i = 0; i < count; i += 2) {
-                fixed.reduceWords(comm, algorithm, gaps[i], gaps[i + 1]);
-            }
+            fixed.reduceWords(comm, algorithm, 0, below);
             fixed.reduceChecks(comm, algorithm);
         });
         computing = false;          // the main thread waits from here: the exchange thread may spin

@@ -106,41 +106,42 @@ final class Deposit {
     }
 
     /**
-     * As {@link #oneWord} (adding), for half a word a value: value {@code i} is a signed 32-bit
-     * lane of word {@code i / 2}, the low lane for even {@code i}, added as {@code rint(y)} or
-     * {@code rint(y) 2^32}; the low lane's sign borrows from the high one, which the read-back
-     * undoes ({@link FixedFormat}). Pairs of values make one word, so the loop goes by pairs,
-     * with a value alone at either end of a run that starts or stops inside a word.
+     * As {@link #oneWord} (adding), for half a word a value, the values of one half of a range
+     * ({@link HalfLayout}): {@code values[offset + k]} is added into the lane at {@code shift}
+     * (0 or 32) of word {@code word + k}, as {@code rint(y) 2^shift}; the low lane's sign borrows
+     * from the high one, which the read-back undoes ({@link FixedFormat}). Unit-stride, so it
+     * vectorises.
      */
-    static long halfWords(long[] words, Grid g, int index, double[] values, int offset, int length) {
+    static long halfLane(long[] words, Grid g, int word, int shift, double[] values, int offset, int length) {
         double a = g.scaleA();
         double b = g.scaleB();
         long or = 0;
         long finite = 1;
-        int k = 0;
-        if ((index & 1) == 1 && length > 0) {
-            double y = values[offset] * a * b;
-            or |= Math.abs((long) y);
-            finite &= (long) (y * 0.0 + 1.0);
-            words[index >>> 1] += (long) Math.rint(y) << 32;
-            k = 1;
-        }
-        int pairs = (length - k) / 2;
-        int w0 = (index + k) >>> 1;
-        int v0 = offset + k;
-        for (int j = 0; j < pairs; j++) {
-            double y = values[v0 + 2 * j] * a * b;
-            double z = values[v0 + 2 * j + 1] * a * b;
-            or |= Math.abs((long) y) | Math.abs((long) z);
-            finite &= (long) (y * 0.0 + 1.0) & (long) (z * 0.0 + 1.0);
-            words[w0 + j] += (long) Math.rint(y) + ((long) Math.rint(z) << 32);
-        }
-        k += 2 * pairs;
-        if (k < length) {
+        for (int k = 0; k < length; k++) {
             double y = values[offset + k] * a * b;
             or |= Math.abs((long) y);
             finite &= (long) (y * 0.0 + 1.0);
-            words[(index + k) >>> 1] += (long) Math.rint(y);
+            words[word + k] += (long) Math.rint(y) << shift;
+        }
+        return summary(or, finite);
+    }
+
+    /**
+     * Both lanes of {@code pairs} words from {@code word} on: the low lane takes
+     * {@code values[low + k]}, the high one {@code values[high + k]}, as two {@link #halfLane}
+     * calls would add them, in one pass over the words (a range deposited whole).
+     */
+    static long halfPairs(long[] words, Grid g, int word, double[] values, int low, int high, int pairs) {
+        double a = g.scaleA();
+        double b = g.scaleB();
+        long or = 0;
+        long finite = 1;
+        for (int k = 0; k < pairs; k++) {
+            double y = values[low + k] * a * b;
+            double z = values[high + k] * a * b;
+            or |= Math.abs((long) y) | Math.abs((long) z);
+            finite &= (long) (y * 0.0 + 1.0) & (long) (z * 0.0 + 1.0);
+            words[word + k] += (long) Math.rint(y) + ((long) Math.rint(z) << 32);
         }
         return summary(or, finite);
     }
@@ -290,8 +291,8 @@ final class Deposit {
      * of the given format (one block's value each): the column of a table of blocks.
      * The same words as depositing them one block at a time. Returns the summary.
      */
-    static long column(long[] words, FixedFormat format, Grid g, double lowScale, int index, double[] values,
-                       int offset, int stride, int count) {
+    static long column(long[] words, FixedFormat format, HalfLayout halves, Grid g, double lowScale, int index,
+                       double[] values, int offset, int stride, int count) {
         int perValue = format == FixedFormat.TWO_WORDS ? 2 : 1;
         double a = g.scaleA();
         double b = g.scaleB();
@@ -308,7 +309,7 @@ final class Deposit {
             loSum += perValue == 1 ? 0 : (long) Math.rint((y - hi) * lowScale);
         }
         if (format == FixedFormat.HALF_WORD) {
-            words[index >>> 1] += hiSum << ((index & 1) << 5);    // the lane's exact sum, as deposits add it
+            words[halves.word(index)] += hiSum << halves.shift(index);    // the lane's exact sum, as deposits add it
         } else {
             words[perValue * index] += hiSum;
         }

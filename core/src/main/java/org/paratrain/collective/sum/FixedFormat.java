@@ -32,7 +32,8 @@ package org.paratrain.collective.sum;
  *       (the remainder is at most half a unit of the high grid), so again {@code N} deposits
  *       stay within {@code 2^62}; the words are carry-save: no carry passes between them until
  *       the conversion, which combines them exactly.</li>
- *   <li>{@link #HALF_WORD}: two values share a word, each in a 32-bit lane:
+ *   <li>{@link #HALF_WORD}: two values share a word, each in a 32-bit lane (a range of the
+ *       vector pairs its first half with its second: {@code HalfLayout}):
  *       {@code G = E - (30 - h)}, so {@code n 2^(G-1) <= 2^(2h-27) M}: {@code 2^-23 M} with 4
  *       blocks, {@code 2^-11 M} with 256, coarser than a float32's own rounding when values
  *       span few powers of two of the largest. A lane's rounded value is at most
@@ -77,7 +78,8 @@ public enum FixedFormat {
     }
 
     /**
-     * {@return the 64-bit words {@code values} values take}
+     * {@return the 64-bit words {@code values} values of one range take (a sum of half words
+     * cut into several ranges takes up to one word more a range)}
      * @param values how many, 0 or more
      */
     public int wordsFor(int values) {

@@ -73,12 +73,15 @@ public final class FixedSum {
     final FixedFormat format;
     final Segments segments;
     /**
-     * Per value 1 or 2 words (high, low), then a check word per segment (a guessed grid's: see
-     * {@link #guessGrid()}), then the number of blocks deposited.
+     * Per value 1 or 2 words (high, low), or half a word ({@link #halves}), then a check word per
+     * segment (a guessed grid's: see {@link #guessGrid()}), then the number of blocks deposited.
+     * Made anew only by {@link #cutHalves}, for half words.
      */
-    final long[] words;
+    long[] words;
     /** Index in {@link #words} of the first check word. */
-    final int checks;
+    int checks;
+    /** Where half words put each value; null for the other formats. */
+    private HalfLayout halves;
     /** Whether this step's grids are the last step's, not agreed. */
     boolean guessed;
     /** On a guessed grid, the summary of the scaled magnitudes deposited per segment ({@link Deposit}). */
@@ -107,12 +110,41 @@ public final class FixedSum {
     public FixedSum(FixedFormat format, int... segmentLengths) {
         this.format = Objects.requireNonNull(format, "format");
         this.segments = new Segments(segmentLengths);
-        this.checks = format.wordsFor(segments.size());
+        this.halves = format == FixedFormat.HALF_WORD ? new HalfLayout(segments) : null;
+        this.checks = halves != null ? halves.words() : format.wordsFor(segments.size());
         this.words = new long[checks + segments.count() + 1];
         this.exponents = new Exponents(segments.count(), format);
         this.grids = new Grid[segments.count()];
         this.seen = new long[segments.count()];
         Arrays.fill(grids, Grid.NONE);
+    }
+
+    /**
+     * Lays half words out so that the values of each range between two cuts fill words of their
+     * own: a bucket cut there can be summed while the rest of the vector is still being
+     * deposited ({@link #wordsFrom}, {@link #reduceWords}). Segments' edges are always cuts. No
+     * bit of any sum changes (each lane sums exactly, whichever lanes share a word); every rank
+     * must cut alike, since the words it sends are laid out so. The other formats give each value
+     * words of its own already: for them this does nothing.
+     *
+     * @param cuts value indices, each from 0 to {@link #size()}, in any order
+     * @throws IllegalArgumentException for a cut outside the vector
+     * @throws IllegalStateException during a step whose words left (the words are made anew, zero:
+     *         call it before a step's first deposit)
+     */
+    public void cutHalves(int... cuts) {
+        if (format != FixedFormat.HALF_WORD) {
+            return;
+        }
+        if (sealed) {
+            throw new IllegalStateException("cutHalves after a step's words left: cut before the first deposit");
+        }
+        HalfLayout laid = new HalfLayout(segments, cuts);
+        long[] made = new long[laid.words() + segments.count() + 1];
+        halves = laid;
+        checks = laid.words();
+        words = made;
+        cleared = false;
     }
 
     /** {@return the number of values} */
@@ -351,7 +383,7 @@ public final class FixedSum {
         if (format == FixedFormat.ONE_WORD) {
             words[index] += (long) Math.rint(y);
         } else if (format == FixedFormat.HALF_WORD) {
-            words[index >>> 1] += (long) Math.rint(y) << ((index & 1) << 5);    // a signed lane: see FixedFormat
+            words[halves.word(index)] += (long) Math.rint(y) << halves.shift(index);    // a signed lane: see FixedFormat
         } else {
             double hi = Math.rint(y);
             words[2 * index] += (long) hi;
@@ -384,7 +416,7 @@ public final class FixedSum {
             long m = switch (format) {
                 case ONE_WORD -> Deposit.oneWord(words, grids[s], add, i, values, at, stop - i);
                 case TWO_WORDS -> Deposit.twoWords(words, grids[s], add, lowScale, i, values, at, stop - i);
-                case HALF_WORD -> Deposit.halfWords(words, grids[s], i, values, at, stop - i);
+                case HALF_WORD -> halves.deposit(words, grids[s], i, values, at, stop - i);
             };
             cleared = true;
             int k = checkDeposited(s, m, values, at, 1, stop - i);
@@ -442,7 +474,7 @@ public final class FixedSum {
         checkNotSealed();
         clear();
         int s = segments.of(index);
-        long m = Deposit.column(words, format, grids[s], lowScale, index, values, offset, stride, count);
+        long m = Deposit.column(words, format, halves, grids[s], lowScale, index, values, offset, stride, count);
         int k = checkDeposited(s, m, values, offset, stride, count);
         if (k >= 0) {
             throw refused(index, values[offset + k * stride]);
@@ -559,9 +591,9 @@ public final class FixedSum {
     }
 
     /**
-     * The way of {@link #reduceInto} for half words, which share a word between two values (a
-     * chunk's edge could cut one): the check words and the count first, and if the guess held,
-     * the value words whole by {@code tail}, every rank converting all.
+     * The way of {@link #reduceInto} for half words, whose words each hold two values of a range
+     * (a chunk of words is not a range of values): the check words and the count first, and if
+     * the guess held, the value words whole by {@code tail}, every rank converting all.
      */
     private boolean wholeInto(Communicator comm, Allreduce tail, double[] out, int offset) {
         seal();
@@ -577,15 +609,16 @@ public final class FixedSum {
     /**
      * {@return the first word that holds values at or after {@code value} only}: with
      * {@link #wordsBefore} it names the words a range of values fills alone, which may be summed
-     * ({@link #reduceWords}) while other values are still being deposited (where two values share
-     * a word, a word at the range's edge is left to the rest)
+     * ({@link #reduceWords}) while other values are still being deposited (half words: exact at
+     * the cuts of {@link #cutHalves} and the segments' edges; inside a range, the range's words are
+     * left to the rest)
      * @param value a value index, 0 to {@link #size()}
      */
     public int wordsFrom(int value) {
         return switch (format) {
             case ONE_WORD -> value;
             case TWO_WORDS -> 2 * value;
-            case HALF_WORD -> (value + 1) / 2;
+            case HALF_WORD -> halves.wordsFrom(value);
         };
     }
 
@@ -597,7 +630,7 @@ public final class FixedSum {
         return value == segments.size() ? checks : switch (format) {
             case ONE_WORD -> value;
             case TWO_WORDS -> 2 * value;
-            case HALF_WORD -> value / 2;
+            case HALF_WORD -> halves.wordsBefore(value);
         };
     }
 
@@ -733,7 +766,7 @@ public final class FixedSum {
     public double get(int index) {
         int s = segments.of(index);
         checkReadable(s);
-        return Readout.value(words, format, index, grids[s], lowBits, blocks);
+        return Readout.value(words, format, index, grids[s], lowBits, blocks, halves);
     }
 
     /**
@@ -751,7 +784,7 @@ public final class FixedSum {
             int s = segments.of(i);
             int stop = Math.min(index + length, segments.end(s));
             checkReadable(s);
-            Readout.values(words, format, grids[s], lowBits, blocks, i, out, offset + i - index, stop - i);
+            Readout.values(words, format, grids[s], lowBits, blocks, halves, i, out, offset + i - index, stop - i);
             i = stop;
         }
     }

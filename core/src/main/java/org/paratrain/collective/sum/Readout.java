@@ -13,14 +13,40 @@ final class Readout {
     private static final long HALF_LIMIT = 1L << 30;
 
     /**
-     * {@return the signed sum in lane {@code index} of half-word sums}: the word is
-     * {@code H 2^32 + L} with {@code |L| <= 2^30}, so {@code L} is its low 32 bits sign-extended,
+     * {@return the signed sum in the lane at {@code shift} (0 or 32) of word {@code word}}: the word
+     * is {@code H 2^32 + L} with {@code |L| <= 2^30}, so {@code L} is its low 32 bits sign-extended,
      * and {@code H} what is left, shifted down (exact: {@code w - L} is a multiple of 2^32).
      */
-    static long lane(long[] words, int index) {
-        long w = words[index >>> 1];
+    static long lane(long[] words, int word, int shift) {
+        long w = words[word];
         long low = (int) w;
-        return (index & 1) == 0 ? low : (w - low) >> 32;
+        return shift == 0 ? low : (w - low) >> 32;
+    }
+
+    /**
+     * {@code out[offset + k] = L(words[word + k]) 2^G}: the low lanes of a range's words, a loop
+     * without a branch, so that it vectorises; returns the OR of the lanes' magnitudes.
+     */
+    static long lowLanes(long[] words, int word, double unit, double[] out, int offset, int length) {
+        long or = 0;
+        for (int k = 0; k < length; k++) {
+            long low = (int) words[word + k];
+            or |= Math.abs(low);
+            out[offset + k] = low * unit;
+        }
+        return or;
+    }
+
+    /** As {@link #lowLanes}, for the high lanes: {@code H = (w - L) >> 32}. */
+    static long highLanes(long[] words, int word, double unit, double[] out, int offset, int length) {
+        long or = 0;
+        for (int k = 0; k < length; k++) {
+            long w = words[word + k];
+            long high = (w - (int) w) >> 32;
+            or |= Math.abs(high);
+            out[offset + k] = high * unit;
+        }
+        return or;
     }
 
     /**
@@ -31,15 +57,17 @@ final class Readout {
      * @param g        the grid of its segment
      * @param lowBits  how much finer the low word is than the high one (two words)
      * @param blocks   the blocks the headroom was sized for, for the message
+     * @param halves   where half words put each value (null for the other formats)
      */
-    static double value(long[] words, FixedFormat format, int index, Grid g, int lowBits, int blocks) {
+    static double value(long[] words, FixedFormat format, int index, Grid g, int lowBits, int blocks,
+                        HalfLayout halves) {
         int grid = g.gridExponent();
         double r;
         if (format == FixedFormat.ONE_WORD) {
             long w = check(words[index], index, blocks);
             r = g.normal() ? w * g.unit() : FixedPoint.toDouble(w, grid);
         } else if (format == FixedFormat.HALF_WORD) {
-            long w = lane(words, index);
+            long w = lane(words, halves.word(index), halves.shift(index));
             if (w > HALF_LIMIT || w < -HALF_LIMIT) {
                 throw new SumOverflowException("the lane at index " + index + " holds more than " + blocks
                     + " deposits can reach (|lane| > 2^30): an index was deposited more than once in a block");
@@ -64,8 +92,8 @@ final class Readout {
      * {@link #twoWords}. Words out of range or a sum beyond the doubles are found after the loop,
      * and the loop is then redone value by value to throw the explained error.
      */
-    static void values(long[] words, FixedFormat format, Grid g, int lowBits, int blocks, int index, double[] out,
-                       int offset, int length) {
+    static void values(long[] words, FixedFormat format, Grid g, int lowBits, int blocks, HalfLayout halves,
+                       int index, double[] out, int offset, int length) {
         int grid = g.gridExponent();
         boolean fast = g.normal();
         boolean bad = false;
@@ -83,33 +111,8 @@ final class Readout {
             }
             bad = or >>> 62 != 0;
         } else if (fast && format == FixedFormat.HALF_WORD) {
-            double unit = g.unit();
-            long or = 0;
-            int k = 0;
-            if ((index & 1) == 1 && length > 0) {
-                long w = lane(words, index);
-                or |= Math.abs(w);
-                out[offset] = w * unit;
-                k = 1;
-            }
-            // Whole words, both lanes each, without a branch on the index: so that the loop vectorises.
-            int pairs = (length - k) / 2;
-            int w0 = (index + k) >>> 1;
-            int o0 = offset + k;
-            for (int j = 0; j < pairs; j++) {
-                long w = words[w0 + j];
-                long low = (int) w;
-                long high = (w - low) >> 32;
-                or |= Math.abs(low) | Math.abs(high);
-                out[o0 + 2 * j] = low * unit;
-                out[o0 + 2 * j + 1] = high * unit;
-            }
-            k += 2 * pairs;
-            if (k < length) {
-                long w = lane(words, index + k);
-                or |= Math.abs(w);
-                out[offset + k] = w * unit;
-            }
+            // A range's low lanes, then its high ones, each a unit-stride loop (HalfLayout).
+            long or = halves.values(words, g.unit(), index, out, offset, length);
             bad = or >>> 30 != 0;      // 2^30 or more: the careful path says whether it is beyond what deposits reach
         } else if (fast) {
             // Two words reach 2^(E + h), beyond the doubles when E is near 1024: the largest result
@@ -129,7 +132,7 @@ final class Readout {
         }
         if (!fast || bad) {
             for (int k = 0; k < length; k++) {
-                out[offset + k] = value(words, format, index + k, g, lowBits, blocks);
+                out[offset + k] = value(words, format, index + k, g, lowBits, blocks, halves);
             }
         }
     }

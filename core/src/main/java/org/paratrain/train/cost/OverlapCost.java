@@ -14,8 +14,7 @@ import org.paratrain.collective.Allreduce;
  *                  deposits of its r x n_i values; bucket b is ready after its lowest layer
  *   exchange:      f_b = max(f_(b-1), ready_b) + A(p, words_b), in the plan's order
  *   after blocks:  at T (every layer done), the rest, the loss and the check words:
- *                  f = max(f_last, T) + A(p, words_rest) + A(p, 3) (+ A(p, 1) for each
- *                  half word two early buckets share); then the read-back
+ *                  f = max(f_last, T) + A(p, words_rest) + A(p, 3); then the read-back
  *   exposed:       f - T + n readout
  * </pre>
  * The shares come from the model's multiply-adds ({@code Model.backwardShares}), the block's
@@ -72,13 +71,6 @@ public record OverlapCost(Allreduce algorithm, SumCost sum) {
         }
         double last = Math.max(f, t) + algorithm.cost(p, sum.valueWords(buckets.rest() + 1L), m)
             + algorithm.cost(p, SumCost.CHECK_WORDS + 1, m);
-        // Half words: where a cut falls inside a word (an even first parameter, the loss at 0
-        // before it), neither bucket holds that word alone; it goes at the end, one word a call.
-        for (int c = 0; sum.sum() == org.paratrain.train.spec.ExchangeSpec.Sum.FIXED_HALF && c + 1 < buckets.early(); c++) {
-            if (buckets.lo()[c] % 2 == 0) {
-                last += algorithm.cost(p, 1, m);
-            }
-        }
         return last - t + sum.finishSeconds(1, params + 1L, params + 1L, m);
     }
 }

@@ -176,6 +176,102 @@ class HalfWordTest {
         return v;
     }
 
+    /**
+     * The layout: every value has a lane of its own, a range's values fill its words and no
+     * other's (low lanes the first half, high lanes the rest), and {@code wordsFrom}/{@code
+     * wordsBefore} name exactly the words of the ranges between two cuts.
+     */
+    @Test
+    void everyValueHasALaneOfItsOwnInItsRangesWords() {
+        SplittableRandom rnd = new SplittableRandom(11);
+        for (int trial = 0; trial < 300; trial++) {
+            int n = 1 + rnd.nextInt(60);
+            int first = rnd.nextInt(n + 1);
+            Segments segments = new Segments(first, n - first);
+            int[] cuts = rnd.ints(rnd.nextInt(5), 0, n + 1).toArray();
+            HalfLayout layout = new HalfLayout(segments, cuts);
+            java.util.Set<Long> lanes = new java.util.HashSet<>();
+            for (int i = 0; i < n; i++) {
+                int r = layout.range(i);
+                assertTrue(layout.start(r) <= i && i < layout.start(r + 1));
+                int w = layout.word(i);
+                assertTrue(layout.base(r) <= w && w < layout.base(r) + layout.half(r), "trial " + trial + " value " + i);
+                assertEquals(i - layout.start(r) < layout.half(r) ? 0 : 32, layout.shift(i));
+                assertTrue(lanes.add(2L * w + layout.shift(i) / 32), "two values in one lane: trial " + trial);
+            }
+            int expectedWords = 0;
+            for (int r = 0; r < layout.ranges(); r++) {
+                expectedWords += (layout.start(r + 1) - layout.start(r) + 1) / 2;
+            }
+            assertEquals(expectedWords, layout.words());
+            for (int c : cuts) {
+                // Values [c, n) are exactly words [wordsFrom(c), words), values [0, c) words [0, wordsBefore(c)).
+                for (int i = 0; i < n; i++) {
+                    int w = layout.word(i);
+                    assertEquals(i >= c, w >= layout.wordsFrom(c), "trial " + trial + " cut " + c + " value " + i);
+                    assertEquals(i < c, w < layout.wordsBefore(c));
+                }
+                assertEquals(layout.wordsFrom(c), layout.wordsBefore(c));
+            }
+        }
+    }
+
+    /**
+     * Cutting the half words' layout changes no bit: random cuts, runs deposited across them, the
+     * sums read back equal to those of the uncut layout, and to value-by-value deposits.
+     */
+    @Test
+    void cutsChangeNoBit() {
+        SplittableRandom rnd = new SplittableRandom(17);
+        for (int trial = 0; trial < 200; trial++) {
+            int n = 2 + rnd.nextInt(80);
+            int blocks = 1 + rnd.nextInt(6);
+            double[][] rows = new double[blocks][n];
+            for (double[] row : rows) {
+                for (int i = 0; i < n; i++) {
+                    row[i] = rnd.nextGaussian() * Math.scalb(1.0, rnd.nextInt(-20, 4));
+                }
+            }
+            FixedSum uncut = new FixedSum(FixedFormat.HALF_WORD, 1, n - 1);
+            FixedSum cut = new FixedSum(FixedFormat.HALF_WORD, 1, n - 1);
+            FixedSum single = new FixedSum(FixedFormat.HALF_WORD, 1, n - 1);
+            cut.cutHalves(rnd.ints(1 + rnd.nextInt(6), 0, n + 1).toArray());
+            single.cutHalves(rnd.ints(rnd.nextInt(4), 0, n + 1).toArray());
+            for (FixedSum s : List.of(uncut, cut, single)) {
+                s.begin(blocks);
+                for (double[] row : rows) {
+                    s.observe(0, row, 0, n);
+                }
+                s.fixGrid();
+            }
+            for (double[] row : rows) {
+                uncut.deposit(0, row, 0, n);
+                uncut.endBlock();
+                for (int i = 0; i < n; ) {
+                    int len = Math.min(n - i, 1 + rnd.nextInt(9));
+                    cut.deposit(i, row, i, len);
+                    i += len;
+                }
+                cut.endBlock();
+                for (int i = n - 1; i >= 0; i--) {
+                    single.deposit(i, row[i]);
+                }
+                single.endBlock();
+            }
+            double[] a = new double[n];
+            double[] b = new double[n];
+            double[] c = new double[n];
+            uncut.get(0, a, 0, n);
+            cut.get(0, b, 0, n);
+            single.get(0, c, 0, n);
+            assertArrayEquals(a, b, 0.0, "trial " + trial);
+            assertArrayEquals(a, c, 0.0, "trial " + trial);
+            for (int i = 0; i < n; i++) {
+                assertEquals(a[i], cut.get(i), 0.0);
+            }
+        }
+    }
+
     @Test
     void moreBlocksThanALaneHoldsAreRefusedByName() {
         FixedSum sum = new FixedSum(FixedFormat.HALF_WORD, 4);
