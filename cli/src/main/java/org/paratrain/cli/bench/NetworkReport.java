@@ -89,7 +89,9 @@ final class NetworkReport {
                     // Priced with the overlap (the buckets' timeline behind the last block's backward) or without.
                     .put("model_overlap", r.fit().path("predicted_overlap").asBoolean(false))
                     .put("predicted_conversion_ms_per_step", r.fit().path("predicted_conversion_ms_per_step")
-                        .asDouble(Double.NaN));
+                        .asDouble(Double.NaN))
+                    // The failed guesses' redos, at the rate the run had: in the prediction, as in the measure.
+                    .put("predicted_retry_ms_per_step", r.fit().path("predicted_retry_ms_per_step").asDouble(Double.NaN));
             }
         }
         md.append('\n').append(sameBits(rows)).append('\n');

@@ -140,10 +140,16 @@ public final class NetworkWorker {
                     double overlapped = plan == null ? Double.NaN
                         : overlapPrediction(spec, network, plan, formula, sum, k, batch, steps, times, m);
                     // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2.
-                    double predicted = !Double.isNaN(overlapped) ? overlapped
-                        : new org.paratrain.train.cost.AllreduceCost(formula, sum)
-                        .stepSeconds(2, best.params().length, batch / spec.run().blockSize(), m);
+                    org.paratrain.train.cost.AllreduceCost whole = new org.paratrain.train.cost.AllreduceCost(formula, sum);
+                    int stepBlocks = batch / spec.run().blockSize();
+                    // The measured exchange is the steps' average, the failed guesses' redos in it (a fresh
+                    // run of 20 steps fails 1 or 2, as the grid settles): priced at the rate the run had.
+                    double retries = (double) best.guessMisses() / steps
+                        * whole.failedGuessSeconds(2, best.params().length, stepBlocks, m);
+                    double predicted = (!Double.isNaN(overlapped) ? overlapped
+                        : whole.stepSeconds(2, best.params().length, stepBlocks, m)) + retries;
                     out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("predicted_overlap", !Double.isNaN(overlapped))
+                        .put("predicted_retry_ms_per_step", 1e3 * retries)
                         // What the model charged the sum's arithmetic: with buckets the deposits are on the
                         // backward's timeline, and only the read-back follows the blocks.
                         .put("predicted_conversion_ms_per_step", 1e3 * ((Double.isNaN(overlapped)

@@ -92,6 +92,8 @@ class BenchNetworkTest {
             // Buckets of 1 parameter: the output layer, then the first layer with the loss; else the whole gradient.
             assertEquals(row.get("bucket_size").asText().equals("1") ? 2 : 1, row.get("buckets").asInt(), row.toString());
             assertTrue(row.get("predicted_conversion_ms_per_step").asDouble() > 0, "half words convert: " + row);
+            // Each failed guess redoes the sum: priced only where the run had some, and then more than nothing.
+            assertEquals(misses > 0, row.get("predicted_retry_ms_per_step").asDouble() > 0, row.toString());
             if (torch) {
                 assertTrue(row.get("pytorch_samples_per_s").asDouble() > 0, "DDP ran on the same hosts: " + row);
             }

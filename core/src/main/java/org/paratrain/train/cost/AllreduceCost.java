@@ -13,8 +13,9 @@ import org.paratrain.collective.Allreduce;
  *   fixed:k  r n deposit + A(p, k n + 3) + n readout
  * </pre>
  * The fixed sums' grid is the last step's, checked inside the same allreduce: in training it
- * holds at nearly every step (a step where it fails pays {@code A(p, 2) + A(p, k n + 3)} more),
- * so the steady step is priced without the agreement.
+ * holds at nearly every step, so the steady step is priced without the agreement; a step where
+ * it fails pays {@link #failedGuessSeconds} more (a fresh 20-step run fails 1 or 2, a long one
+ * about 1 in 100).
  *
  * @param algorithm the allreduce, whose {@link Allreduce#cost} is read
  * @param sum       the sum
@@ -34,5 +35,25 @@ public record AllreduceCost(Allreduce algorithm, SumCost sum) implements Exchang
         long n = params + 1L;
         return sum.prepareSeconds(Shapes.busiest(blocks, p), n, m) + algorithm.cost(p, sum.words(n, blocks), m)
             + sum.finishSeconds(blocks, n, n, m);
+    }
+
+    /**
+     * {@return what a step whose guessed grid failed pays beyond {@link #stepSeconds}: the rows
+     * observed and deposited again, the grid agreed ({@code A(p, 2)}) and the words reduced again:
+     * {@code r n (observe + deposit) + A(p, 2) + A(p, k n + 3)}; 0 for the sums without a grid}
+     * Add it times the rate of failed guesses to price a run's average step.
+     * @param p      ranks
+     * @param params parameters, the loss aside
+     * @param blocks the step's blocks over all ranks
+     * @param m      the machine
+     */
+    public double failedGuessSeconds(int p, int params, int blocks, Allreduce.Machine m) {
+        Shapes.check(p, params, blocks);
+        if (!sum.sum().fixed()) {
+            return 0.0;
+        }
+        long n = params + 1L;
+        return sum.observedPrepareSeconds(Shapes.busiest(blocks, p), n, m)
+            + algorithm.cost(p, SumCost.AGREEMENT_WORDS, m) + algorithm.cost(p, sum.words(n, blocks), m);
     }
 }

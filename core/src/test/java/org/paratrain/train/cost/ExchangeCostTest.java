@@ -63,6 +63,24 @@ class ExchangeCostTest {
     }
 
     /**
+     * A failed guess, by hand, ring at p 4, 8 blocks of 10 values: the busiest rank's 2 rows
+     * observed (0.5 ns) and deposited (2 ns) again, the grid's 2 words agreed (6 alpha, 16 bytes
+     * moved 1.5 times and added 0.75 times) and the 13 words reduced again; nothing for a float sum.
+     */
+    @Test
+    void aFailedGuessByHand() {
+        AllreduceCost ring = (AllreduceCost) ExchangeCost.of(ExchangeSpec.parse("ring", Sum.FIXED_1), RATES);
+        double agree = 6 * A + 24 * B + 12 * G;
+        double words = 6 * A + 156 * B + 78 * G;
+        assertEquals(20 * 2.5e-9 + agree + words, ring.failedGuessSeconds(4, 9, 8, M), 1e-18);
+        AllreduceCost half = (AllreduceCost) ExchangeCost.of(ExchangeSpec.parse("ring", Sum.FIXED_HALF), RATES);
+        // Half words: 5 value words and 3 more (64 bytes), deposits at 3 ns and observing at 0.7 ns.
+        assertEquals(20 * 3.7e-9 + agree + 6 * A + 96 * B + 48 * G, half.failedGuessSeconds(4, 9, 8, M), 1e-18);
+        assertEquals(0.0, ((AllreduceCost) ExchangeCost.of(ExchangeSpec.parse("ring", Sum.FLOAT), RATES))
+            .failedGuessSeconds(4, 9, 8, M));
+    }
+
+    /**
      * Shared, p 4, 8 blocks of 10 values: one hand-off, the 6 blocks other ranks computed move
      * (480 bytes), and one thread observes (0.5 ns a value) and deposits (2 ns) all 80 values and
      * reads 10 back (1 ns): fixed sums agree their grid every step there.
