@@ -92,8 +92,13 @@ public final class NetworkWorker {
             // The network once: its parameter count, layers and their shares price the exchange.
             org.paratrain.model.Model network = spec.model().newModel(784, 10);
             long n = network.parameterCount() + 1L;
-            // Long ones too (4 n: 6.5 MB for the MLP), where the bucket's burst is a small part of a call.
-            long[] sizes = {1_000, n, 2 * n, 4 * n};
+            // The words the step's sum sends (n / 2 and 3 more for half words): a shaped link passes a
+            // message's first bytes at the veth's speed (the token bucket's burst), so a fit at twice
+            // the size the step sends put the MLP's half words 1-2 ms (15-25%) over what a step took.
+            long w = spec.exchange().sum().fixed() ? new org.paratrain.train.cost.SumCost(spec.exchange().sum(),
+                org.paratrain.train.cost.ConversionRates.Conversion.FREE).words(n, 1) : n;
+            // Long ones too (4 w: 6.5 MB for the MLP in one word), where the burst is a small part of a call.
+            long[] sizes = {1_000, w, 2 * w, 4 * w};
             // The run's own algorithm alone: its bandwidth and reduction terms keep one ratio at every size, so
             // the fit folds the additions (about 0.1 ns a byte) into the link's beta (8 ns a byte at 1 Gbit/s)
             // and pins gamma at 0. Fitting a second algorithm as well was tried: on a shaped link it fitted
