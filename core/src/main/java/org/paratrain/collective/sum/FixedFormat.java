@@ -71,7 +71,8 @@ public enum FixedFormat {
 
     /**
      * {@return the 64-bit words per value, 1 or 2; 1 for {@link #HALF_WORD}, whose two values
-     * share a word} Lay out a vector by {@link #wordsFor(int)}.
+     * share a word} A vector of one or two words a value takes {@link #wordsFor(int)}; half words
+     * take that a range ({@code FixedSum.cutHalves}).
      */
     public int words() {
         return words;

@@ -129,15 +129,15 @@ public final class FixedSum {
      *
      * @param cuts value indices, each from 0 to {@link #size()}, in any order
      * @throws IllegalArgumentException for a cut outside the vector
-     * @throws IllegalStateException during a step whose words left (the words are made anew, zero:
-     *         call it before a step's first deposit)
+     * @throws IllegalStateException once anything was deposited since the last {@link #begin}, or a
+     *         step's sum is held (the words are made anew: cut before a step's first deposit)
      */
     public void cutHalves(int... cuts) {
         if (format != FixedFormat.HALF_WORD) {
             return;
         }
-        if (sealed) {
-            throw new IllegalStateException("cutHalves after a step's words left: cut before the first deposit");
+        if (cleared || sealed || blocksDeposited() != 0) {
+            throw new IllegalStateException("cutHalves after a step's deposits: cut before begin, or right after it");
         }
         HalfLayout laid = new HalfLayout(segments, cuts);
         long[] made = new long[laid.words() + segments.count() + 1];
@@ -404,7 +404,7 @@ public final class FixedSum {
         checkRange(index, values.length, offset, length);
         checkNotSealed();
         // The first deposit of a step over the whole vector writes the words: no clearing pass
-        // (but where two values share a word, a segment's edge may fall inside one).
+        // (half words add: their loops have no writing form, and a range's odd last word has one lane).
         boolean add = cleared || index != 0 || length != segments.size() || format == FixedFormat.HALF_WORD;
         if (add) {
             clear();
@@ -505,8 +505,9 @@ public final class FixedSum {
     }
 
     /**
-     * {@return the words: per value its word (or high and low word), then a check word per
-     * segment, then the number of blocks deposited} Summing them element-wise with other ranks' (modulo 2^64) in any order, by any
+     * {@return the words: per value its word (or high and low word; half words: a range's two
+     * halves lane by lane, {@link #cutHalves}), then a check word per segment, then the number of
+     * blocks deposited} Summing them element-wise with other ranks' (modulo 2^64) in any order, by any
      * means, is what {@link #reduce} does. The array is this instance's own.
      */
     public long[] words() {
@@ -698,7 +699,7 @@ public final class FixedSum {
      */
     public void merge(FixedSum other) {
         if (other.format != format || !other.segments.sameAs(segments) || other.blocks != blocks
-            || !Arrays.equals(other.grids, grids)) {
+            || !Arrays.equals(other.grids, grids) || (halves != null && !halves.sameAs(other.halves))) {
             throw new IllegalArgumentException("only accumulators of the same layout, blocks and grids can be merged");
         }
         seal();

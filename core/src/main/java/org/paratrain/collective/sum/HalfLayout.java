@@ -52,6 +52,11 @@ final class HalfLayout {
         }
     }
 
+    /** {@return whether {@code other} cuts the vector at the same values: the same words for each} */
+    boolean sameAs(HalfLayout other) {
+        return Arrays.equals(starts, other.starts);
+    }
+
     /** {@return the value words: every range's} */
     int words() {
         return bases[bases.length - 1];

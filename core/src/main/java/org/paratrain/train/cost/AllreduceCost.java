@@ -41,7 +41,10 @@ public record AllreduceCost(Allreduce algorithm, SumCost sum) implements Exchang
      * {@return what a step whose guessed grid failed pays beyond {@link #stepSeconds}: the rows
      * observed and deposited again, the grid agreed ({@code A(p, 2)}) and the words reduced again:
      * {@code r n (observe + deposit) + A(p, 2) + A(p, k n + 3)}; 0 for the sums without a grid}
-     * Add it times the rate of failed guesses to price a run's average step.
+     * Add it times the rate of failed guesses to price a run's average step. Priced as the plain
+     * way redoes it (the words reduced whole, then again): the one-ring and by-halves ways of one
+     * and two words learn of the failure before their allgather and lose less, so for them this
+     * is an upper bound.
      * @param p      ranks
      * @param params parameters, the loss aside
      * @param blocks the step's blocks over all ranks

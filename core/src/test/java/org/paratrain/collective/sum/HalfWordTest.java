@@ -272,6 +272,28 @@ class HalfWordTest {
         }
     }
 
+    /** A cut made once a step deposited, or while a sum is held, would drop it: refused; and sums cut apart do not merge. */
+    @Test
+    void cutsAreRefusedOnceAStepDepositedAndDifferentCutsDoNotMerge() {
+        FixedSum sum = new FixedSum(FixedFormat.HALF_WORD, 1, 9);
+        sum.cutHalves(4);                 // before the first step
+        sum.begin(1);
+        sum.cutHalves(6);                 // right after begin: nothing deposited yet
+        sum.observe(0, new double[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0, 10);
+        sum.fixGrid();
+        sum.deposit(0, new double[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0, 10);
+        assertThrows(IllegalStateException.class, () -> sum.cutHalves(5));
+        sum.endBlock();
+        assertEquals(10.0, sum.get(9), 0.0);
+        assertThrows(IllegalStateException.class, () -> sum.cutHalves(5), "the step's sum is held");
+        FixedSum other = new FixedSum(FixedFormat.HALF_WORD, 1, 9);
+        other.cutHalves(7);
+        other.begin(1);
+        other.observe(0, new double[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0, 10);
+        other.fixGrid();
+        assertThrows(IllegalArgumentException.class, () -> sum.merge(other), "lanes paired differently");
+    }
+
     @Test
     void moreBlocksThanALaneHoldsAreRefusedByName() {
         FixedSum sum = new FixedSum(FixedFormat.HALF_WORD, 4);
