@@ -105,8 +105,10 @@ public final class NetworkWorker {
             // a beta faster than the link, as the token bucket lets short messages through in bursts.
             // Timed as training calls it: in two levels where a process holds several ranks.
             // The median of 7 loops: a step's exchange is a typical call, not the best one (see Calibration.time).
+            // Each after 5 ms idle, as a step's exchange follows its computation (3-40 ms here): the emulated
+            // link's token bucket refills in 1 ms, and a step finds it full; back to back, calls find it drained.
             List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.Calibration.time(c,
-                algorithm, sizes, 6, true)) : null;
+                algorithm, sizes, 6, true, 5e-3)) : null;
             if (comm.rank() == 0) {
                 // The exchange itself, without waits for a slower rank or the optimizer's update: step by step
                 // the least over the ranks (the rank that arrives last waits for no one; where that rank

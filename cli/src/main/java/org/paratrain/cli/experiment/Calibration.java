@@ -87,6 +87,27 @@ public final class Calibration {
      * @return seconds a call, a size
      */
     public static double[] time(Communicator comm, String name, long[] sizes, int rounds, boolean typical) {
+        return time(comm, name, sizes, rounds, typical, 0.0);
+    }
+
+    /**
+     * As {@link #time(Communicator, String, long[], int, boolean)}, each timed loop after
+     * {@code idleSeconds} without traffic, as a training step's exchange comes after its
+     * computation: a link shaped by a token bucket then lets a message's first bytes through at
+     * once (its burst, 125 KB at 1 Gbit/s on the emulated hosts), which calls back to back never
+     * see. A call longer than a loop's 2 ms is a loop of its own, so every such call is timed
+     * after the idle; on a link without a burst the idle changes nothing.
+     *
+     * @param comm        this rank's communicator, of any backend
+     * @param name        the allreduce (one of {@link Allreduces#portableNames()})
+     * @param sizes       vector lengths, in doubles
+     * @param rounds      timed loops a size
+     * @param typical     the median of the loops instead of the best
+     * @param idleSeconds the pause before each timed loop, 0 for none
+     * @return seconds a call, a size
+     */
+    public static double[] time(Communicator comm, String name, long[] sizes, int rounds, boolean typical,
+                                double idleSeconds) {
         Allreduce a = Allreduces.create(name, comm);     // in two levels where a process holds several ranks
         double[] out = new double[sizes.length];
         double[] loops = new double[rounds + 1];
@@ -94,9 +115,11 @@ public final class Calibration {
             double[] buf = new double[(int) sizes[i]];
             double perCall = loop(comm, a, buf, 1);
             loop(comm, a, buf, iterations(comm, perCall, 20e-3));
+            idle(idleSeconds);
             perCall = loop(comm, a, buf, iterations(comm, perCall, 2e-3));
             for (int r = 0; r < rounds; r++) {
                 loops[r] = perCall;
+                idle(idleSeconds);
                 perCall = loop(comm, a, buf, iterations(comm, perCall, 2e-3));
             }
             loops[rounds] = perCall;
@@ -105,6 +128,13 @@ public final class Calibration {
             out[i] = typical ? (sorted[rounds / 2] + sorted[(rounds + 1) / 2]) / 2 : sorted[0];
         }
         return out;
+    }
+
+    /** Pauses the calling rank; the barrier of the next loop brings the ranks together again. */
+    private static void idle(double seconds) {
+        if (seconds > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos((long) (seconds * 1e9));
+        }
     }
 
     /** Times {@code n} calls after a barrier; seconds per call. */

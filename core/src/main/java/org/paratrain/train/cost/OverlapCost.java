@@ -69,7 +69,7 @@ public record OverlapCost(Allreduce algorithm, SumCost sum) {
                 b++;
             }
         }
-        double last = Math.max(f, t) + algorithm.cost(p, sum.valueWords(buckets.rest() + 1L), m)
+        double last = Math.max(f, t) + algorithm.cost(p, sum.lossAndValueWords(buckets.rest() + 1L), m)
             + algorithm.cost(p, SumCost.CHECK_WORDS + 1, m);
         return last - t + sum.finishSeconds(1, params + 1L, params + 1L, m);
     }

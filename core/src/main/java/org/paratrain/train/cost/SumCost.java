@@ -59,13 +59,24 @@ public record SumCost(Sum sum, ConversionRates.Conversion conversion) {
         return switch (sum) {
             case BLOCKS -> values * blocks;
             case FLOAT -> values;
-            case FIXED_1, FIXED_2, FIXED_HALF -> valueWords(values) + CHECK_WORDS + 1;
+            case FIXED_1, FIXED_2, FIXED_HALF -> lossAndValueWords(values) + CHECK_WORDS + 1;
         };
     }
 
     /**
-     * {@return the 8-byte words that hold {@code values} values of a fixed sum, without its check
-     * words: {@code k n}, or {@code ceil(n / 2)} for half words}
+     * {@return the 8-byte words that hold a loss and {@code values - 1} gradient values, as a
+     * trainer's fixed sum lays them out (the loss a segment of its own): {@code k n}, or
+     * {@code 1 + ceil((n - 1) / 2)} for half words, whose loss takes a word alone}
+     * @param values how many, the loss included, at least 1
+     * @throws IllegalArgumentException for a sum that is not a fixed-point one
+     */
+    public long lossAndValueWords(long values) {
+        return sum == Sum.FIXED_HALF ? 1 + valueWords(values - 1) : valueWords(values);
+    }
+
+    /**
+     * {@return the 8-byte words that hold {@code values} values of one range of a fixed sum (a
+     * bucket's), without its check words: {@code k n}, or {@code ceil(n / 2)} for half words}
      * @param values how many values
      * @throws IllegalArgumentException for a sum that is not a fixed-point one
      */

@@ -74,8 +74,9 @@ class ExchangeCostTest {
         double words = 6 * A + 156 * B + 78 * G;
         assertEquals(20 * 2.5e-9 + agree + words, ring.failedGuessSeconds(4, 9, 8, M), 1e-18);
         AllreduceCost half = (AllreduceCost) ExchangeCost.of(ExchangeSpec.parse("ring", Sum.FIXED_HALF), RATES);
-        // Half words: 5 value words and 3 more (64 bytes), deposits at 3 ns and observing at 0.7 ns.
-        assertEquals(20 * 3.7e-9 + agree + 6 * A + 96 * B + 48 * G, half.failedGuessSeconds(4, 9, 8, M), 1e-18);
+        // Half words: the loss's word, 5 for the 9 gradient values, and 3 more (72 bytes), deposits at 3 ns
+        // and observing at 0.7 ns.
+        assertEquals(20 * 3.7e-9 + agree + 6 * A + 108 * B + 54 * G, half.failedGuessSeconds(4, 9, 8, M), 1e-18);
         assertEquals(0.0, ((AllreduceCost) ExchangeCost.of(ExchangeSpec.parse("ring", Sum.FLOAT), RATES))
             .failedGuessSeconds(4, 9, 8, M));
     }

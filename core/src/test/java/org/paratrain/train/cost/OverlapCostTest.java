@@ -82,7 +82,7 @@ class OverlapCostTest {
         double[] shares = {0.1, 0.2, 0.3};
         Allreduce ring = Allreduces.create("ring");
         SumCost sum = new SumCost(Sum.FIXED_HALF, HALF);
-        double rest = ring.cost(2, sum.valueWords(501), LINK) + ring.cost(2, 3, LINK) + 1001 * 1e-9;
+        double rest = ring.cost(2, sum.lossAndValueWords(501), LINK) + ring.cost(2, 3, LINK) + 1001 * 1e-9;
         double none = RING.exposedSeconds(2, 1000, b, shares, 0, 0, RANGES, LINK);
         assertEquals(ring.cost(2, sum.valueWords(100), LINK) + ring.cost(2, sum.valueWords(400), LINK) + rest, none,
             1e-15);
@@ -110,6 +110,12 @@ class OverlapCostTest {
         assertThrows(IllegalArgumentException.class, () -> new SumCost(Sum.FLOAT, HALF).valueWords(3));
         assertEquals(2, new SumCost(Sum.FIXED_HALF, HALF).valueWords(3));
         assertEquals(6, new SumCost(Sum.FIXED_2, HALF).valueWords(3));
+        // A trainer's vector: the loss in a word of its own, as FixedSum(HALF_WORD, 1, n - 1) lays it out.
+        assertEquals(new org.paratrain.collective.sum.FixedSum(org.paratrain.collective.sum.FixedFormat.HALF_WORD, 1, 9)
+            .valueWords(), new SumCost(Sum.FIXED_HALF, HALF).lossAndValueWords(10));
+        assertEquals(6, new SumCost(Sum.FIXED_HALF, HALF).lossAndValueWords(10));
+        assertEquals(5, new SumCost(Sum.FIXED_HALF, HALF).lossAndValueWords(9));
+        assertEquals(20, new SumCost(Sum.FIXED_2, HALF).lossAndValueWords(10));
     }
 
     /** 784-256-10: forward 200,704 and 2,560 multiply-adds; backward 200,704 (no input gradient) and 5,120. */
