@@ -91,7 +91,10 @@ final class NetworkReport {
                     .put("predicted_conversion_ms_per_step", r.fit().path("predicted_conversion_ms_per_step")
                         .asDouble(Double.NaN))
                     // The failed guesses' redos, at the rate the run had: in the prediction, as in the measure.
-                    .put("predicted_retry_ms_per_step", r.fit().path("predicted_retry_ms_per_step").asDouble(Double.NaN));
+                    .put("predicted_retry_ms_per_step", r.fit().path("predicted_retry_ms_per_step").asDouble(Double.NaN))
+                    // The first step agrees its grid (and with buckets sends the gradient whole): its share.
+                    .put("predicted_first_step_ms_per_step", r.fit().path("predicted_first_step_ms_per_step")
+                        .asDouble(Double.NaN));
             }
         }
         md.append('\n').append(sameBits(rows)).append('\n');

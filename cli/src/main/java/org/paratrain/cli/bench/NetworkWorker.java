@@ -153,10 +153,15 @@ public final class NetworkWorker {
                     // run of 20 steps fails 1 or 2, as the grid settles): priced at the rate the run had.
                     double retries = (double) best.guessMisses() / steps
                         * whole.failedGuessSeconds(2, best.params().length, stepBlocks, m);
-                    double predicted = (!Double.isNaN(overlapped) ? overlapped
-                        : whole.stepSeconds(2, best.params().length, stepBlocks, m)) + retries;
+                    double steady = !Double.isNaN(overlapped) ? overlapped
+                        : whole.stepSeconds(2, best.params().length, stepBlocks, m);
+                    // And the run's first step has no grid to guess from: it observes, agrees and, with buckets,
+                    // sends the whole gradient after the blocks (8-9 ms at 1 Gbit/s, one step in 20).
+                    double first = (whole.agreedStepSeconds(2, best.params().length, stepBlocks, m) - steady) / steps;
+                    double predicted = steady + retries + first;
                     out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("predicted_overlap", !Double.isNaN(overlapped))
                         .put("predicted_retry_ms_per_step", 1e3 * retries)
+                        .put("predicted_first_step_ms_per_step", 1e3 * first)
                         // What the model charged the sum's arithmetic: with buckets the deposits are on the
                         // backward's timeline, and only the read-back follows the blocks.
                         .put("predicted_conversion_ms_per_step", 1e3 * ((Double.isNaN(overlapped)

@@ -94,6 +94,8 @@ class BenchNetworkTest {
             assertTrue(row.get("predicted_conversion_ms_per_step").asDouble() > 0, "half words convert: " + row);
             // Each failed guess redoes the sum: priced only where the run had some, and then more than nothing.
             assertEquals(misses > 0, row.get("predicted_retry_ms_per_step").asDouble() > 0, row.toString());
+            // The first step observes and agrees the grid: never cheaper than a steady one.
+            assertTrue(row.get("predicted_first_step_ms_per_step").asDouble() > 0, row.toString());
             if (torch) {
                 assertTrue(row.get("pytorch_samples_per_s").asDouble() > 0, "DDP ran on the same hosts: " + row);
             }

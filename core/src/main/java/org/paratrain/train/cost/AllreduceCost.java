@@ -38,6 +38,25 @@ public record AllreduceCost(Allreduce algorithm, SumCost sum) implements Exchang
     }
 
     /**
+     * {@return a step that agrees its grid (a run's first, which has none to guess from): the
+     * steady step's, and the rows observed before the grid is agreed, {@code r n observe +
+     * A(p, 2)} more; as {@link #stepSeconds} for the sums without a grid}
+     * @param p      ranks
+     * @param params parameters, the loss aside
+     * @param blocks the step's blocks over all ranks
+     * @param m      the machine
+     */
+    public double agreedStepSeconds(int p, int params, int blocks, Allreduce.Machine m) {
+        double steady = stepSeconds(p, params, blocks, m);
+        if (!sum.sum().fixed()) {
+            return steady;
+        }
+        long n = params + 1L;
+        return steady + sum.observedPrepareSeconds(Shapes.busiest(blocks, p), n, m)
+            - sum.prepareSeconds(Shapes.busiest(blocks, p), n, m) + algorithm.cost(p, SumCost.AGREEMENT_WORDS, m);
+    }
+
+    /**
      * {@return what a step whose guessed grid failed pays beyond {@link #stepSeconds}: the rows
      * observed and deposited again, the grid agreed ({@code A(p, 2)}) and the words reduced again:
      * {@code r n (observe + deposit) + A(p, 2) + A(p, k n + 3)}; 0 for the sums without a grid}

@@ -79,6 +79,10 @@ class ExchangeCostTest {
         assertEquals(20 * 3.7e-9 + agree + 6 * A + 108 * B + 54 * G, half.failedGuessSeconds(4, 9, 8, M), 1e-18);
         assertEquals(0.0, ((AllreduceCost) ExchangeCost.of(ExchangeSpec.parse("ring", Sum.FLOAT), RATES))
             .failedGuessSeconds(4, 9, 8, M));
+        // A run's first step agrees its grid: the steady step, 20 values observed at 0.5 ns, and the 2 words agreed.
+        assertEquals(cost("ring", Sum.FIXED_1, 4, 9, 8) + 20 * 0.5e-9 + agree, ring.agreedStepSeconds(4, 9, 8, M), 1e-18);
+        AllreduceCost plain = (AllreduceCost) ExchangeCost.of(ExchangeSpec.parse("ring", Sum.FLOAT), RATES);
+        assertEquals(plain.stepSeconds(4, 9, 8, M), plain.agreedStepSeconds(4, 9, 8, M));
     }
 
     /**
