@@ -104,10 +104,10 @@ public final class NetworkWorker {
             // and pins gamma at 0. Fitting a second algorithm as well was tried: on a shaped link it fitted
             // a beta faster than the link, as the token bucket lets short messages through in bursts.
             // Timed as training calls it: in two levels where a process holds several ranks.
-            // The median of 7 loops: a step's exchange is a typical call, not the best one (see Calibration.time).
+            // The median of 7 loops: a step's exchange is a typical call, not the best one (see AllreduceTiming.time).
             // Each after 5 ms idle, as a step's exchange follows its computation (3-40 ms here): the emulated
             // link's token bucket refills in 1 ms, and a step finds it full; back to back, calls find it drained.
-            List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.Calibration.time(c,
+            List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.AllreduceTiming.time(c,
                 algorithm, sizes, 6, true, 5e-3)) : null;
             if (comm.rank() == 0) {
                 // The exchange itself, without waits for a slower rank or the optimizer's update: step by step

@@ -129,7 +129,8 @@ final class Deposit {
     /**
      * Both lanes of {@code pairs} words from {@code word} on: the low lane takes
      * {@code values[low + k]}, the high one {@code values[high + k]}, as two {@link #halfLane}
-     * calls would add them, in one pass over the words (a range deposited whole).
+     * calls would add them, in one pass over the words (a range deposited whole): a loop of its
+     * own because one pass costs 0.36 ns a value against 0.47 for the two lane loops.
      */
     static long halfPairs(long[] words, Grid g, int word, double[] values, int low, int high, int pairs) {
         double a = g.scaleA();

@@ -1,0 +1,122 @@
+package org.paratrain.cli.experiment;
+
+import org.paratrain.collective.Allreduce;
+import org.paratrain.collective.Allreduces;
+import org.paratrain.comm.Communicator;
+
+/**
+ * Times one allreduce on ranks that all call it: loops of about 2 ms after a warm-up, the best
+ * or the typical loop, optionally each after an idle spell as a training step's exchange comes
+ * after its computation. {@link Calibration} fits the machine's cost model from these figures;
+ * {@code bench network} fits a link's.
+ */
+public final class AllreduceTiming {
+    private AllreduceTiming() { }
+
+    /**
+     * Runs on every rank; rank 0's view of each size's time is returned (others time the same
+     * loops). Each size is first run untimed for about 20 ms, so that the JIT has compiled the
+     * algorithm, then timed in {@code rounds} loops of about 2 ms; the best loop counts.
+     *
+     * @param comm   this rank's communicator, of any backend
+     * @param name   the allreduce (one of {@link Allreduces#portableNames()})
+     * @param sizes  vector lengths, in doubles
+     * @param rounds timed loops a size
+     * @return seconds a call, a size
+     */
+    public static double[] time(Communicator comm, String name, long[] sizes, int rounds) {
+        return time(comm, name, sizes, rounds, false);
+    }
+
+    /**
+     * As {@link #time(Communicator, String, long[], int)}, keeping the best loop or, with
+     * {@code typical}, the median of the {@code rounds + 1} loops: what a call takes as a rule,
+     * which on a link is what a training step's exchange meets (TCP over a shaped link varies from
+     * call to call by tens of percent, and the best call is the exception). On one machine's
+     * memory the best is the figure: there the spread is interference.
+     *
+     * @param comm    this rank's communicator, of any backend
+     * @param name    the allreduce (one of {@link Allreduces#portableNames()})
+     * @param sizes   vector lengths, in doubles
+     * @param rounds  timed loops a size
+     * @param typical the median of the loops instead of the best
+     * @return seconds a call, a size
+     */
+    public static double[] time(Communicator comm, String name, long[] sizes, int rounds, boolean typical) {
+        return time(comm, name, sizes, rounds, typical, 0.0);
+    }
+
+    /**
+     * As {@link #time(Communicator, String, long[], int, boolean)}, each timed loop after
+     * {@code idleSeconds} without traffic, as a training step's exchange comes after its
+     * computation: a link shaped by a token bucket then lets a message's first bytes through at
+     * once (its burst, 125 KB at 1 Gbit/s on the emulated hosts), which calls back to back never
+     * see. A call longer than a loop's 2 ms is a loop of its own, so every such call is timed
+     * after the idle; on a link without a burst the idle changes nothing.
+     *
+     * @param comm        this rank's communicator, of any backend
+     * @param name        the allreduce (one of {@link Allreduces#portableNames()})
+     * @param sizes       vector lengths, in doubles
+     * @param rounds      timed loops a size
+     * @param typical     the median of the loops instead of the best
+     * @param idleSeconds the pause before each timed loop, 0 for none
+     * @return seconds a call, a size
+     */
+    public static double[] time(Communicator comm, String name, long[] sizes, int rounds, boolean typical,
+                                double idleSeconds) {
+        Allreduce a = Allreduces.create(name, comm);     // in two levels where a process holds several ranks
+        double[] out = new double[sizes.length];
+        double[] loops = new double[rounds + 1];
+        for (int i = 0; i < sizes.length; i++) {
+            double[] buf = new double[(int) sizes[i]];
+            double perCall = loop(comm, a, buf, 1);
+            loop(comm, a, buf, iterations(comm, perCall, 20e-3));
+            idle(idleSeconds);
+            perCall = loop(comm, a, buf, iterations(comm, perCall, 2e-3));
+            for (int r = 0; r < rounds; r++) {
+                loops[r] = perCall;
+                idle(idleSeconds);
+                perCall = loop(comm, a, buf, iterations(comm, perCall, 2e-3));
+            }
+            loops[rounds] = perCall;
+            double[] sorted = loops.clone();
+            java.util.Arrays.sort(sorted);
+            out[i] = typical ? (sorted[rounds / 2] + sorted[(rounds + 1) / 2]) / 2 : sorted[0];
+        }
+        return out;
+    }
+
+    /** Pauses the calling rank; the barrier of the next loop brings the ranks together again. */
+    private static void idle(double seconds) {
+        if (seconds > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos((long) (seconds * 1e9));
+        }
+    }
+
+    /** Times {@code n} calls after a barrier; seconds per call. */
+    private static double loop(Communicator comm, Allreduce a, double[] buf, int n) {
+        comm.barrier();
+        double t0 = comm.wtime();
+        for (int k = 0; k < n; k++) {
+            a.allreduce(comm, buf, 0, buf.length);
+        }
+        return (comm.wtime() - t0) / n;
+    }
+
+    /** How many calls fill {@code seconds}, by rank 0's measure, agreed by every rank. */
+    private static int iterations(Communicator comm, double perCall, double seconds) {
+        double[] n = {Math.max(1, Math.min(1_000_000, Math.ceil(seconds / Math.max(perCall, 1e-9))))};
+        broadcastCount(comm, n);
+        return (int) n[0];
+    }
+
+    private static void broadcastCount(Communicator comm, double[] iterations) {
+        if (comm.rank() == 0) {
+            for (int r = 1; r < comm.size(); r++) {
+                comm.send(iterations, 0, 1, r, 31999);
+            }
+        } else {
+            comm.recv(iterations, 0, 1, 0, 31999);
+        }
+    }
+}
