@@ -51,6 +51,12 @@ final class ExchangeClock {
         return update;
     }
 
+    /** Forgets the steps so far: the run's times start again ({@link TrainingControl#untimedSteps}). */
+    void restart() {
+        count = 0;
+        updateNanos = 0;
+    }
+
     /** {@return the seconds this rank spent in the optimizer's updates} */
     double updateSeconds() {
         return updateNanos * 1e-9;

@@ -32,6 +32,10 @@ final class RankLoop {
     final int firstStep;
     final double resumedSeconds;
     double start;
+    /** Steps this run has taken (a resumed run counts from where it resumed). */
+    long stepsRun;
+    /** The exchange's failed guesses before the timed steps ({@link TrainingControl#untimedSteps}). */
+    long missesBefore;
     /** The clock's last reading, or NaN when something ran since (the next step reads it again). */
     double now = Double.NaN;
     /** When the last checkpoint was taken (or the loop started), by {@link System#nanoTime}. */

@@ -284,12 +284,32 @@ public final class RankTrainer {
                 h.comm()[e] += t3 - t2;
                 t2 = t3;
             }
+            if (++loop.stepsRun == loop.control.untimedSteps()) {
+                untimed(loop, exchange, e, t2);
+            }
             t0 = s + 1 < steps && loop.stepDone(e, s + 1) ? comm.wtime() : t2;
         }
         loop.now = t2;
         h.seconds()[e] = t2 - loop.start;
         h.lr()[e] = optimizer.learningRate();
         h.loss()[e] = loop.mean ? h.loss()[e] / steps : h.loss()[e];
+    }
+
+    /**
+     * Ends the untimed steps ({@link TrainingControl#untimedSteps}) at {@code now}: the run's
+     * clock, its compute and communication seconds so far, the exchange's clock and the failed
+     * guesses start again from here. The same point on every rank (the same step), so the
+     * exchange's step-by-step figures still line up across ranks.
+     */
+    private void untimed(RankLoop loop, GradientExchange exchange, int e, double now) {
+        loop.start = now;
+        TrainingResult.History h = loop.history;
+        for (int i = loop.firstEpoch; i <= e; i++) {
+            h.compute()[i] = 0.0;
+            h.comm()[i] = 0.0;
+        }
+        clock.restart();
+        loop.missesBefore = exchange.guessMisses();
     }
 
     /**
@@ -337,7 +357,8 @@ public final class RankTrainer {
                 wholeLossSum());
         computeBlocks(whole, wholeRanges, data, loop.weights, false);
         double finalLoss = whole.reduceLoss(loop.mean ? 1.0 / totalSamples : 1.0);
-        long misses = exchange.guessMisses();     // training's, before the final loss sums again
+        // Training's, before the final loss sums again, after the untimed steps.
+        long misses = exchange.guessMisses() - loop.missesBefore;
         TrainingResult.History h = loop.history.first(epochs);
         // From the epoch this run started in: a resumed run's history before it is rank 0's, from the checkpoint.
         TrainingResult.RankTimes times = rankTimes(sumFrom(h.compute(), loop.firstEpoch),

@@ -18,9 +18,31 @@ import java.time.Duration;
  * @param initial     the parameters to start from when there is no state to resume, the same on
  *                    every rank (so the bits do not depend on the node count), or null for the
  *                    model's seeded initialiser
+ * @param untimedSteps the run's first steps left out of its times: the result's train seconds,
+ *                    rank times, history's compute and communication seconds and failed
+ *                    guesses count from the end of the first {@code untimedSteps} steps of this
+ *                    run (0: from its start). What the run trains does not change. A benchmark
+ *                    times steady steps so: the run's first step observes and agrees the sum's
+ *                    grid, and the next few may fail a guess while the grid settles, costs a
+ *                    run pays once, as another framework's warm-up steps are not timed either.
  */
 public record TrainingControl(TrainingState resume, Checkpoints checkpoints, EpochListener listener,
-                              Duration commTimeout, Validation validation, double[] initial) {
+                              Duration commTimeout, Validation validation, double[] initial, int untimedSteps) {
+
+    /**
+     * A control whose times count from the run's start.
+     *
+     * @param resume      the state to continue from, or null to start afresh
+     * @param checkpoints when and where to save the state, or null for never
+     * @param listener    told on rank 0 after every epoch, or null
+     * @param commTimeout how long any rank may wait in one communication call; null for the default
+     * @param validation  when to validate and whether to stop early, or null for never
+     * @param initial     the parameters to start from when there is no state to resume, or null
+     */
+    public TrainingControl(TrainingState resume, Checkpoints checkpoints, EpochListener listener,
+                           Duration commTimeout, Validation validation, double[] initial) {
+        this(resume, checkpoints, listener, commTimeout, validation, initial, 0);
+    }
 
     /**
      * A control that starts from the model's initialiser (or {@code resume}).
@@ -52,7 +74,7 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
     /** The default wait before a run is called hung: 300 s, long enough for any epoch's straggler. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(300);
 
-    /** Checks the timeout, and keeps a copy of the initial parameters. */
+    /** Checks the timeout and the untimed steps, and keeps a copy of the initial parameters. */
     public TrainingControl {
         initial = initial == null ? null : initial.clone();
         if (commTimeout == null) {
@@ -60,6 +82,9 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
         }
         if (commTimeout.isNegative() || commTimeout.isZero()) {
             throw new IllegalArgumentException("the communication timeout must be positive, got " + commTimeout);
+        }
+        if (untimedSteps < 0) {
+            throw new IllegalArgumentException("the untimed steps must be 0 or more, got " + untimedSteps);
         }
     }
 
@@ -70,12 +95,12 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
 
     /** This control resuming from {@code state}. */
     TrainingControl resumingFrom(TrainingState state) {
-        return new TrainingControl(state, checkpoints, listener, commTimeout, validation, initial);
+        return new TrainingControl(state, checkpoints, listener, commTimeout, validation, initial, untimedSteps);
     }
 
     /** This control telling {@code l} after every epoch. */
     TrainingControl withListener(EpochListener l) {
-        return new TrainingControl(resume, checkpoints, l, commTimeout, validation, initial);
+        return new TrainingControl(resume, checkpoints, l, commTimeout, validation, initial, untimedSteps);
     }
 
     /** {@return the initial parameters, a copy, or null for the model's initialiser} */
@@ -90,7 +115,7 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
      *               model's seeded initialiser
      */
     public TrainingControl withInitial(double[] params) {
-        return new TrainingControl(resume, checkpoints, listener, commTimeout, validation, params);
+        return new TrainingControl(resume, checkpoints, listener, commTimeout, validation, params, untimedSteps);
     }
 
     /**
@@ -98,7 +123,15 @@ public record TrainingControl(TrainingState resume, Checkpoints checkpoints, Epo
      * @param v when to validate and whether to stop early; null not to validate
      */
     public TrainingControl withValidation(Validation v) {
-        return new TrainingControl(resume, checkpoints, listener, commTimeout, v, initial);
+        return new TrainingControl(resume, checkpoints, listener, commTimeout, v, initial, untimedSteps);
+    }
+
+    /**
+     * {@return this control, its times counted from the end of the run's first {@code steps} steps}
+     * @param steps the steps left out of the times (0: none); the training is the same
+     */
+    public TrainingControl withUntimedSteps(int steps) {
+        return new TrainingControl(resume, checkpoints, listener, commTimeout, validation, initial, steps);
     }
 
     /**

@@ -65,4 +65,36 @@ class GuessMissesTest {
         }
         assertEquals(0, Training.local(DATA, spec(Sum.FLOAT, "ring").withNodes(2)).guessMisses());
     }
+
+    /**
+     * A run's untimed first steps ({@link TrainingControl#untimedSteps}) leave its training alone
+     * and its figures to the steps after them: the failed guesses are the whole run's less those of
+     * a run of the first epochs alone (the same steps, the same grids), the exchange's step-by-step
+     * clock counts the rest, and the epochs before are no longer in the compute and exchange seconds.
+     */
+    @Test
+    void untimedStepsAreLeftOutOfTheFiguresAndNotOutOfTheTraining() {
+        TrainSpec s = spec(Sum.FIXED_1, "ring").withNodes(2);
+        TrainingResult whole = Training.local(DATA, s);
+        int total = whole.rankTimes().waitFreeSteps();
+        int perEpoch = total / s.epochs();
+        assertEquals(s.epochs() * perEpoch, total, "steps of the run");
+        for (int epochs : new int[] {1, 2}) {
+            int k = epochs * perEpoch;
+            TrainingResult first = Training.local(DATA, s.withEpochs(epochs));
+            TrainingResult r = Training.local(DATA, s, TrainingControl.none().withUntimedSteps(k));
+            org.junit.jupiter.api.Assertions.assertArrayEquals(whole.params(), r.params(), 0.0, "the same training");
+            assertEquals(whole.guessMisses() - first.guessMisses(), r.guessMisses(), "misses after " + k + " steps");
+            assertEquals(total - k, r.rankTimes().waitFreeSteps(), "steps the exchange's clock counts");
+            for (int e = 0; e < epochs; e++) {
+                assertEquals(0.0, r.history().compute()[e], 0.0, "epoch " + e + "'s compute is untimed");
+                assertEquals(0.0, r.history().comm()[e], 0.0, "epoch " + e + "'s exchange is untimed");
+            }
+            assertTrue(r.history().compute()[epochs] > 0, "the epoch after is timed");
+            assertEquals(r.computeSeconds(), r.rankTimes().compute()[0], 0.0);
+        }
+        assertTrue(whole.guessMisses() > 0, "the run must fail a guess for the count to mean anything");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> TrainingControl.none().withUntimedSteps(-1));
+    }
 }

@@ -171,8 +171,10 @@ final class BenchNetworkCommand implements Runnable {
         out.println("  exchange share: the part of paratrain's run spent exchanging gradients, what an exchange "
             + "overlapped with backward could hide at most; cost model: the step's exchange predicted from the bare "
             + "allreduce timed on the same ranks and link (with buckets, the part the last block's backward does not "
-            + "hide, priced bucket by bucket), and the run's failed guesses, each priced as a redo of the sum, and its first step, which agrees the grid; exchange: step by step the least over the ranks (the rank that "
-            + "reaches it last waits for no one), the optimizer's update apart (update_ms_per_step in the CSV); wait: "
+            + "hide, priced bucket by bucket), and the timed steps' failed guesses, each priced as a redo of the sum; "
+            + "timed: each run's steps after " + NetworkWorker.UNTIMED + " untimed ones, as DDP's after its 3 warm-up "
+            + "steps (the first step agrees the sum's grid); exchange: step by step the least over the ranks (the rank "
+            + "that reaches it last waits for no one), the optimizer's update apart (update_ms_per_step in the CSV); wait: "
             + "rank 0's exchange beyond both, waiting for a slower rank");
         out.println();
         out.println(NetworkReport.HEADER);

@@ -80,6 +80,8 @@ final class NetworkReport {
                 .put("exchange_ms_per_step", r.stepMs()).put("update_ms_per_step", update)
                 .put("wait_ms_per_step", r.waitMs())
                 .put("guess_misses_per_step", misses(r))
+                // The steps each timed run counted, after its untimed first ones.
+                .put("timed_steps", r.fit() == null ? 0 : r.fit().path("timed_steps").asInt(0))
                 .put("target", r.target()).put("params_hash", r.params());
             if (!Double.isNaN(r.torch())) {
                 o.put("pytorch_samples_per_s", r.torch()).put("ratio", r.ratio());
@@ -91,10 +93,7 @@ final class NetworkReport {
                     .put("predicted_conversion_ms_per_step", r.fit().path("predicted_conversion_ms_per_step")
                         .asDouble(Double.NaN))
                     // The failed guesses' redos, at the rate the run had: in the prediction, as in the measure.
-                    .put("predicted_retry_ms_per_step", r.fit().path("predicted_retry_ms_per_step").asDouble(Double.NaN))
-                    // The first step agrees its grid (and with buckets sends the gradient whole): its share.
-                    .put("predicted_first_step_ms_per_step", r.fit().path("predicted_first_step_ms_per_step")
-                        .asDouble(Double.NaN));
+                    .put("predicted_retry_ms_per_step", r.fit().path("predicted_retry_ms_per_step").asDouble(Double.NaN));
             }
         }
         md.append('\n').append(sameBits(rows)).append('\n');

@@ -24,9 +24,13 @@ import org.paratrain.train.spec.TrainSpec;
  * steps to warm up, then {@code rounds} timed times, and rank 0 writes the best run's samples
  * per second, its share of time spent exchanging, a hash of the parameters' bits, and the
  * cost model's prediction of a step's exchange (fitted to the bare allreduce timed on the same
- * ranks and link) to the job's result file.
+ * ranks and link) to the job's result file. Each timed run trains {@code steps} steps after
+ * {@value #UNTIMED} untimed ones, as DDP's side times its steps after 3 warm-up steps in its process.
  */
 public final class NetworkWorker {
+    /** The run's first steps, trained and not timed: as many as DDP's warm-up steps ({@code ddp_bench.py}). */
+    static final int UNTIMED = 3;
+
     private NetworkWorker() { }
 
     /**
@@ -55,9 +59,12 @@ public final class NetworkWorker {
             Backend.mpiRanksPerProcess(k);
             int batch = job.path("batch").asInt();
             int steps = job.path("steps").asInt();
-            Dataset all = BenchMlpCommand.images(Math.max(512, batch * steps));
-            Dataset data = new Dataset(java.util.Arrays.copyOf(all.x(), batch * steps * 784),
-                java.util.Arrays.copyOf(all.y(), batch * steps), batch * steps, 784);
+            // The run's first UNTIMED steps train but are not timed, as DDP's warm-up steps in its process: the
+            // first step observes and agrees the sum's grid, and the next may fail a guess as the grid settles.
+            int n0 = batch * (steps + UNTIMED);
+            Dataset all = BenchMlpCommand.images(Math.max(512, n0));
+            Dataset data = new Dataset(java.util.Arrays.copyOf(all.x(), n0 * 784), java.util.Arrays.copyOf(all.y(), n0),
+                n0, 784);
             // One block size at every layout, so that every layout sums the same blocks: the same bits.
             TrainSpec spec = BenchDlCommand.spec(job.path("model").asText(), job.path("precision").asText(), 2 * k,
                 batch).withBlockSize(job.path("block_size").asInt());
@@ -73,12 +80,13 @@ public final class NetworkWorker {
                 probeSeconds = pick.seconds();
             }
             // Warm-up, at least 40 steps in all: the JIT compiles a step's loops only after some.
-            for (int w = 0; w < Math.max(1, (40 + steps - 1) / steps); w++) {
+            for (int w = 0; w < Math.max(1, (40 + steps - 1) / (steps + UNTIMED)); w++) {
                 Training.mpi(data, spec, TrainingControl.none());
             }
             TrainingResult best = null;
+            TrainingControl timed = TrainingControl.none().withUntimedSteps(UNTIMED);
             for (int r = 0; r < job.path("rounds").asInt(1); r++) {
-                TrainingResult t = Training.mpi(data, spec, TrainingControl.none());
+                TrainingResult t = Training.mpi(data, spec, timed);
                 if (t != null && (best == null || t.trainSeconds() < best.trainSeconds())) {
                     best = t;
                 }
@@ -125,6 +133,7 @@ public final class NetworkWorker {
                     .put("update_ms_per_step", 1e3 * update)
                     .put("wait_ms_per_step", 1e3 * Math.max(0.0, best.commSeconds() / steps - exchange - update))
                     .put("guess_misses_per_step", (double) best.guessMisses() / steps)
+                    .put("timed_steps", times.waitFreeSteps())
                     .put("train_seconds", best.trainSeconds()).put("params_hash", hash(best.params()));
                 if (!Double.isNaN(probeSeconds)) {
                     out.put("probe_seconds", probeSeconds);
@@ -149,19 +158,16 @@ public final class NetworkWorker {
                     // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2.
                     org.paratrain.train.cost.AllreduceCost whole = new org.paratrain.train.cost.AllreduceCost(formula, sum);
                     int stepBlocks = batch / spec.run().blockSize();
-                    // The measured exchange is the steps' average, the failed guesses' redos in it (a fresh
-                    // run of 20 steps fails 1 or 2, as the grid settles): priced at the rate the run had.
+                    // The measured exchange is the timed steps' average, any failed guess's redo in it (the
+                    // untimed steps hold most: a fresh run fails 1 or 2 as the grid settles): priced at the rate
+                    // the run had.
                     double retries = (double) best.guessMisses() / steps
                         * whole.failedGuessSeconds(2, best.params().length, stepBlocks, m);
                     double steady = !Double.isNaN(overlapped) ? overlapped
                         : whole.stepSeconds(2, best.params().length, stepBlocks, m);
-                    // And the run's first step has no grid to guess from: it observes, agrees and, with buckets,
-                    // sends the whole gradient after the blocks (8-9 ms at 1 Gbit/s, one step in 20).
-                    double first = (whole.agreedStepSeconds(2, best.params().length, stepBlocks, m) - steady) / steps;
-                    double predicted = steady + retries + first;
+                    double predicted = steady + retries;
                     out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("predicted_overlap", !Double.isNaN(overlapped))
                         .put("predicted_retry_ms_per_step", 1e3 * retries)
-                        .put("predicted_first_step_ms_per_step", 1e3 * first)
                         // What the model charged the sum's arithmetic: with buckets the deposits are on the
                         // backward's timeline, and only the read-back follows the blocks.
                         .put("predicted_conversion_ms_per_step", 1e3 * ((Double.isNaN(overlapped)
