@@ -107,7 +107,9 @@ final class ConvFloatPasses implements ChunkPasses {
      * gradient widened into {@code grad} and its range told to {@code ready} before the next
      * stage. Each stage adds its chunks' products into {@link #gradF} in chunk order, as the
      * chunk-by-chunk pass does, and stages own disjoint ranges: the same bits. The price: one
-     * scratch a chunk, where the chunk-by-chunk pass keeps one.
+     * scratch a chunk, where the chunk-by-chunk pass keeps one, and every chunk's data read again
+     * at each stage; so once {@code ready} waits for nothing more ({@link GradientReady#waiting}),
+     * the stages left go chunk by chunk.
      */
     double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset,
                            GradientReady ready) {
@@ -131,7 +133,9 @@ final class ConvFloatPasses implements ChunkPasses {
             int at = from + c * ConvNet.CHUNK;
             loss += forward(data, at, Math.min(to - at, ConvNet.CHUNK), true);
         }
-        for (int s = stages.length - 1; s >= 0; s--) {
+        int s = stages.length - 1;
+        int untold = gradF.length;          // parameters [0, untold) not yet widened and told
+        for (; s >= 0 && ready.waiting(); s--) {
             for (int c = 0; c < m; c++) {
                 use(c);
                 backward(Math.min(to - from - c * ConvNet.CHUNK, ConvNet.CHUNK), s);
@@ -143,7 +147,22 @@ final class ConvFloatPasses implements ChunkPasses {
                 for (int j = w; j < end; j++) {
                     grad[offset + j] += gradF[j];
                 }
+                untold = Math.min(untold, w);
                 ready.ready(w, end);
+            }
+        }
+        if (s >= 0) {
+            // No early bucket waits any more: the stages left go chunk by chunk, each chunk's data
+            // used by every stage in turn while in cache. Each stage still adds its chunks in
+            // chunk order into its own range: the same bits. Told nothing; final at the end.
+            for (int c = 0; c < m; c++) {
+                use(c);
+                for (int t = s; t >= 0; t--) {
+                    backward(Math.min(to - from - c * ConvNet.CHUNK, ConvNet.CHUNK), t);
+                }
+            }
+            for (int j = 0; j < untold; j++) {
+                grad[offset + j] += gradF[j];
             }
         }
         use(0);

@@ -19,4 +19,16 @@ public interface GradientReady {
      * @param to   end of the range (exclusive)
      */
     void ready(int from, int to);
+
+    /**
+     * {@return whether a range not yet told could still be sent early} Once false (every early
+     * bucket has gone), the pass may finish in its fastest order and tell nothing more: the
+     * ranges it does not name are final at the end of the call, as always. Staging a network's
+     * backward layer by layer over all of a block's chunks, so that a layer's range is final
+     * early, keeps every chunk's activations out of cache; past the last early bucket it only
+     * costs. By default true: told of every layer.
+     */
+    default boolean waiting() {
+        return true;
+    }
 }

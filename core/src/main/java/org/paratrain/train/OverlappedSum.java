@@ -135,6 +135,12 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
         }
     }
 
+    /** {@return whether an early bucket is still to be sent: past the last, the pass need tell nothing more} */
+    @Override
+    public boolean waiting() {
+        return active && next < lo.length;
+    }
+
     /** Bucket {@code b}'s words, summed on the communication thread. */
     private void send(int b) {
         int from = fixed.wordsFrom(lo[b] + 1);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -233,6 +234,50 @@ class ConvNetTest {
         double own = ((ConvNet) cnn.newModel(64, 3)).accuracy(train, r.params());
         assertTrue(own > 0.4 && own < 1, "accuracy after one epoch " + own);
         assertEquals(own, r.trainAccuracy(), 0.0);
+    }
+
+    /**
+     * The float32 pass told layer by layer ({@link GradientReady}) gives the bits of the pass told
+     * nothing, whenever the exchange stops waiting: from the start (nothing told), after the top
+     * layer, or never (every layer told, each once, top first). Past the point the pass goes chunk
+     * by chunk; the ranges never told are final at the end all the same.
+     */
+    @Test
+    void theLayerByLayerPassGivesTheBitsOfThePlainOneWheneverTheExchangeStopsWaiting() {
+        ConvNet net = new ConvNet(IMAGE, LAYERS, 4, MultilayerPerceptron.Precision.FLOAT32);
+        Dataset d = noise(IMAGE, 200, 4, 22);
+        double[] w = new double[net.parameterCount()];
+        net.initialize(w, 5);
+        int p = w.length;
+        int size = 70;          // 3 blocks, the last of 60 samples: 4 chunks, the last short
+        double[] plainLoss = new double[3];
+        double[] plain = new double[3 * p];
+        net.blocks(d, 0, 200, size, w, plainLoss, 0, 1, plain, 0, p);
+        int[] layout = net.backwardRanges();
+        for (int tells : new int[] {0, 1, layout.length / 2}) {
+            List<int[]> told = new ArrayList<>();
+            GradientReady ready = new GradientReady() {
+                @Override
+                public void ready(int from, int to) {
+                    told.add(new int[] {from, to});
+                }
+
+                @Override
+                public boolean waiting() {
+                    return told.size() < tells;
+                }
+            };
+            double[] loss = new double[3];
+            double[] grad = new double[3 * p];
+            net.blocks(d, 0, 200, size, w, loss, 0, 1, grad, 0, p, ready);
+            assertArrayEquals(plainLoss, loss, 0.0, "losses, " + tells + " told");
+            assertArrayEquals(plain, grad, 0.0, "gradients, " + tells + " told");
+            assertEquals(tells, told.size(), "told until the exchange stopped waiting");
+            for (int i = 0; i < told.size(); i++) {
+                // backwardRanges: each layer's [from, to), the output layer's first.
+                assertArrayEquals(new int[] {layout[2 * i], layout[2 * i + 1]}, told.get(i), "range " + i);
+            }
+        }
     }
 
     /** float32 passes within float rounding of float64's, element by element, over several chunks. */

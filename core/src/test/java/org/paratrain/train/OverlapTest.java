@@ -2,6 +2,7 @@ package org.paratrain.train;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -139,7 +140,9 @@ class OverlapTest {
                             }
                             assertEquals(before + 1, bucketed.overlapped().summed(),
                                 "the top bucket was summed while the rest was not yet told");
+                            assertTrue(ready.waiting(), "the bucket [10, 30) is still to be sent");
                             ready.ready(10, 30);
+                            assertFalse(ready.waiting(), "every early bucket sent: the pass may stop telling");
                             ready.ready(0, 10);
                         }
                         double l1 = bucketed.step(w1, new GradientDescent(1.0), 1.0);

@@ -83,6 +83,11 @@ final class NetworkReport {
                 // The steps each timed run counted, after its untimed first ones.
                 .put("timed_steps", r.fit() == null ? 0 : r.fit().path("timed_steps").asInt(0))
                 .put("target", r.target()).put("params_hash", r.params());
+            if (r.fit() != null) {
+                // Each rank's computation and exchange a step (waits included): the buckets' cost to backward.
+                o.set("compute_ms_per_step_per_rank", r.fit().path("compute_ms_per_step_per_rank"));
+                o.set("exchange_ms_per_step_per_rank", r.fit().path("exchange_ms_per_step_per_rank"));
+            }
             if (!Double.isNaN(r.torch())) {
                 o.put("pytorch_samples_per_s", r.torch()).put("ratio", r.ratio());
             }

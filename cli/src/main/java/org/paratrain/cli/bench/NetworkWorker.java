@@ -135,6 +135,13 @@ public final class NetworkWorker {
                     .put("guess_misses_per_step", (double) best.guessMisses() / steps)
                     .put("timed_steps", times.waitFreeSteps())
                     .put("train_seconds", best.trainSeconds()).put("params_hash", hash(best.params()));
+                // Each rank's computation and exchange (waits included) a step: overlap's cost shows in the first.
+                var computePerRank = out.putArray("compute_ms_per_step_per_rank");
+                var exchangePerRank = out.putArray("exchange_ms_per_step_per_rank");
+                for (int q = 0; q < times.compute().length; q++) {
+                    computePerRank.add(1e3 * times.compute()[q] / steps);
+                    exchangePerRank.add(1e3 * times.exchange()[q] / steps);
+                }
                 if (!Double.isNaN(probeSeconds)) {
                     out.put("probe_seconds", probeSeconds);
                 }

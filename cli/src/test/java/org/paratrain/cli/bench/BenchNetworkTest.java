@@ -81,6 +81,9 @@ class BenchNetworkTest {
             assertTrue(row.get("wait_ms_per_step").asDouble() >= 0, row.toString());
             // Each run's 3 untimed steps (the grid agreed, the guesses settling) are trained but not timed.
             assertEquals(3, row.get("timed_steps").asInt(), row.toString());
+            // A figure a rank: 2 or 4 of them.
+            assertEquals(2 * Integer.parseInt(row.get("layout").asText().substring(2)),
+                row.get("compute_ms_per_step_per_rank").size(), row.toString());
             double misses = row.get("guess_misses_per_step").asDouble(-1);
             assertTrue(misses >= 0 && misses <= 1, "a share of the steps: " + row);
             String ran = row.get("ran").asText();
