@@ -79,8 +79,8 @@ final class BenchNetworkCommand implements Runnable {
     @Option(names = "--steps", defaultValue = "20", description = "Timed steps a run (default ${DEFAULT-VALUE}).")
     int steps;
 
-    @Option(names = "--rounds", defaultValue = "3", description = "Timed runs of each side; the best counts (default "
-        + "${DEFAULT-VALUE}).")
+    @Option(names = "--rounds", defaultValue = "3", description = "Timed runs of each side, DDP's spread between "
+        + "paratrain's; the best counts (default ${DEFAULT-VALUE}).")
     int rounds;
 
     @Option(names = "--out", defaultValue = "results/bench-network", description = "Where the table goes as "
@@ -184,7 +184,7 @@ final class BenchNetworkCommand implements Runnable {
             "paratrain-bench-network"));
         try {
             Path ddp = work.resolve("ddp_bench.py");
-            DdpRuns ddpRuns = new DdpRuns(python, precision, batch, steps, rounds, FASHION, err);
+            DdpRuns ddpRuns = new DdpRuns(python, precision, batch, steps, FASHION, err);
             try (InputStream in = BenchNetworkCommand.class.getResourceAsStream("/python/ddp_bench.py")) {
                 Files.copy(in, ddp);
             }
@@ -208,23 +208,41 @@ final class BenchNetworkCommand implements Runnable {
                             int k = Integer.parseInt(layout.substring(2));
                             err.printf(Locale.ROOT, "  %s: %s on 2 hosts x %d...%n", link, model, k);
                             err.flush();
-                            double t = torch == null ? Double.NaN : ddpRuns.best(ddp, model, k);
+                            // DDP's runs between paratrain's, the first before the first, so that a slow
+                            // or fast spell of the VM (20-30% here, for seconds) falls on both sides.
+                            List<String[]> jobs = new ArrayList<>();
                             for (String sum : sums) {
                                 for (String bucket : buckets) {
                                     for (String allreduce : allreduces) {
-                                        JsonNode p = paratrain(netns, env, work, link, model, k, sum, bucket, allreduce);
-                                        Row r = new Row(link, model, layout, sum, allreduce,
-                                            p.path("allreduce").asText(allreduce), bucket,
-                                            p.path("samples_per_s").asDouble(), p.path("exchange_share").asDouble(), t,
-                                            p.path("params_hash").asText(), p.path("exchange_ms_per_step").asDouble(),
-                                            p.path("wait_ms_per_step").asDouble(Double.NaN),
-                                            p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p);
-                                        rows.add(r);
-                                        out.println(NetworkReport.line(r));
-                                        out.flush();
+                                        jobs.add(new String[] {sum, bucket, allreduce});
                                     }
                                 }
                             }
+                            double t = torch == null ? Double.NaN : 0.0;
+                            int ddpRounds = 0;
+                            List<JsonNode> results = new ArrayList<>();
+                            for (int j = 0; j < jobs.size() || ddpRounds < rounds; j++) {
+                                if (!Double.isNaN(t) && ddpRounds < rounds
+                                    && (j >= jobs.size() || j * rounds / jobs.size() >= ddpRounds)) {
+                                    t = Math.max(t, ddpRuns.once(ddp, model, k, ddpRounds++));   // NaN: failed
+                                }
+                                if (j < jobs.size()) {
+                                    String[] job = jobs.get(j);
+                                    results.add(paratrain(netns, env, work, link, model, k, job[0], job[1], job[2]));
+                                }
+                            }
+                            for (int j = 0; j < jobs.size(); j++) {
+                                String[] job = jobs.get(j);
+                                JsonNode p = results.get(j);
+                                Row r = new Row(link, model, layout, job[0], job[2], p.path("allreduce").asText(job[2]),
+                                    job[1], p.path("samples_per_s").asDouble(), p.path("exchange_share").asDouble(), t,
+                                    p.path("params_hash").asText(), p.path("exchange_ms_per_step").asDouble(),
+                                    p.path("wait_ms_per_step").asDouble(Double.NaN),
+                                    p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p);
+                                rows.add(r);
+                                out.println(NetworkReport.line(r));
+                            }
+                            out.flush();
                         }
                     }
                 } catch (RuntimeException e) {

@@ -11,61 +11,57 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code bench network}'s PyTorch side: DDP jobs over gloo across the emulated hosts, each host's
  * process started through the hosts' agent ({@code python/ddp_bench.py}, one thread a rank),
- * the best of {@code rounds} runs read from the first host's log.
+ * each run's figure read from the first host's log; {@code bench network} spreads the runs
+ * between paratrain's and keeps the best.
  *
  * @param python    the Python with torch
  * @param precision float32 or float64
  * @param batch     the global batch
  * @param steps     timed steps a run
- * @param rounds    runs; the best counts
  * @param fashion   Fashion-MNIST's directory (random images where it is missing)
  * @param err       where a failed run is reported
  */
-record DdpRuns(String python, String precision, int batch, int steps, int rounds, Path fashion, PrintWriter err) {
+record DdpRuns(String python, String precision, int batch, int steps, Path fashion, PrintWriter err) {
 
     /**
-     * PyTorch's measurement: {@code rounds} runs, each a process on each host starting its
-     * {@code k} DDP ranks through the hosts' agent; the best.
+     * One DDP run of 2 x {@code k} ranks: its samples per second, or NaN where it failed (told on
+     * {@code err}). {@code round} picks the run's port.
      */
-    double best(Path ddp, String model, int k) throws IOException {
-        double best = 0;
-        for (int round = 0; round < rounds; round++) {
-            int port = 29_500 + (int) ((ProcessHandle.current().pid() * 7 + round) % 500);
-            List<Process> hosts = new ArrayList<>();
-            List<Path> logs = new ArrayList<>();
-            try {
-                for (int h = 0; h < 2; h++) {
-                    Path log = Files.createTempFile(ddp.getParent(), "ddp-" + h, ".log");
-                    logs.add(log);
-                    hosts.add(start(ddp, model, k, h, port, log));
-                }
-                for (Process p : hosts) {
-                    if (!p.waitFor(10, TimeUnit.MINUTES)) {
-                        p.descendants().forEach(ProcessHandle::destroyForcibly);
-                        p.destroyForcibly();
-                        p.waitFor();
-                    }
-                }
-                String text = Files.readString(logs.get(0));
-                java.util.Optional<String> rate = text.lines().filter(l -> l.startsWith("samples_per_s ")).findFirst();
-                if (rate.isEmpty() || hosts.stream().anyMatch(p -> p.exitValue() != 0)) {
-                    err.println("  the PyTorch run failed ("
-                        + (text + Files.readString(logs.get(1))).lines().filter(l -> !l.isBlank())
-                        .reduce((a, b) -> b).orElse("no output") + "); its row shows -");
-                    return Double.NaN;
-                }
-                best = Math.max(best, Double.parseDouble(rate.get().substring(14).strip()));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new org.paratrain.comm.BackendException("bench network: interrupted");
-            } finally {
-                hosts.forEach(p -> {
+    double once(Path ddp, String model, int k, int round) throws IOException {
+        int port = 29_500 + (int) ((ProcessHandle.current().pid() * 7 + round) % 500);
+        List<Process> hosts = new ArrayList<>();
+        List<Path> logs = new ArrayList<>();
+        try {
+            for (int h = 0; h < 2; h++) {
+                Path log = Files.createTempFile(ddp.getParent(), "ddp-" + h, ".log");
+                logs.add(log);
+                hosts.add(start(ddp, model, k, h, port, log));
+            }
+            for (Process p : hosts) {
+                if (!p.waitFor(10, TimeUnit.MINUTES)) {
                     p.descendants().forEach(ProcessHandle::destroyForcibly);
                     p.destroyForcibly();
-                });
+                    p.waitFor();
+                }
             }
+            String text = Files.readString(logs.get(0));
+            java.util.Optional<String> rate = text.lines().filter(l -> l.startsWith("samples_per_s ")).findFirst();
+            if (rate.isEmpty() || hosts.stream().anyMatch(p -> p.exitValue() != 0)) {
+                err.println("  the PyTorch run failed ("
+                    + (text + Files.readString(logs.get(1))).lines().filter(l -> !l.isBlank())
+                    .reduce((a, b) -> b).orElse("no output") + "); its row shows -");
+                return Double.NaN;
+            }
+            return Double.parseDouble(rate.get().substring(14).strip());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.paratrain.comm.BackendException("bench network: interrupted");
+        } finally {
+            hosts.forEach(p -> {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            });
         }
-        return best;
     }
 
     /** Host {@code h}'s process of a DDP job of 2 x {@code k} ranks, its rank 0 on the first host. */
