@@ -221,7 +221,7 @@ final class BenchNetworkCommand implements Runnable {
                             double t = torch == null ? Double.NaN : 0.0;
                             int ddpRounds = 0;
                             List<JsonNode> results = new ArrayList<>();
-                            for (int j = 0; j < jobs.size() || ddpRounds < rounds; j++) {
+                            for (int j = 0; j < jobs.size() || !Double.isNaN(t) && ddpRounds < rounds; j++) {
                                 if (!Double.isNaN(t) && ddpRounds < rounds
                                     && (j >= jobs.size() || j * rounds / jobs.size() >= ddpRounds)) {
                                     t = Math.max(t, ddpRuns.once(ddp, model, k, ddpRounds++));   // NaN: failed

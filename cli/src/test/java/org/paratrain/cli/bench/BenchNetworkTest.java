@@ -126,6 +126,31 @@ class BenchNetworkTest {
         assertFalse(namespaces().contains("ptbench0"), "the hosts are removed: " + namespaces());
     }
 
+    /**
+     * Without PyTorch (a Python that is not there) paratrain's side runs alone: its rows, a dash where
+     * DDP's figure would be, once each however many rounds DDP would have had between them.
+     */
+    @Test
+    void withoutPyTorchParatrainRunsAlone() throws Exception {
+        boolean required = System.getenv("PARATRAIN_REQUIRE_MPI") != null;
+        boolean ready = onPath("mpirun") && onPath("ip") && isRoot();
+        if (!ready && required && isRoot()) {
+            fail("PARATRAIN_REQUIRE_MPI is set and this runs as root, but mpirun or ip is missing");
+        }
+        Assumptions.assumeTrue(ready, "needs root, ip (iproute2) and mpirun");
+        Path out = dir.resolve("alone");
+        Run r = run("bench", "network", "--links", "unshaped", "--models", "mlp", "--layouts", "2x1", "--steps", "2",
+            "--rounds", "3", "--sum", "fixed:half", "--bucket-size", "0", "--python", dir.resolve("no-python").toString(),
+            "--out", out.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().contains("PyTorch: not available"), r.out());
+        List<String> rows = r.out().lines().filter(l -> l.startsWith("| unshaped | mlp")).toList();
+        assertEquals(1, rows.size(), r.out());
+        assertTrue(rows.get(0).contains("| - | - |"), "no DDP figure: " + rows.get(0));
+        assertFalse(RunWriter.json().readTree(out.resolve("bench-network.json").toFile()).path("rows").get(0)
+            .has("pytorch_samples_per_s"), "no DDP figure in the JSON");
+    }
+
     @Test
     void aBenchEndedBySigtermRemovesItsHosts() throws Exception {
         boolean required = System.getenv("PARATRAIN_REQUIRE_MPI") != null;
