@@ -102,14 +102,17 @@ final class ConvFloatPasses implements ChunkPasses {
     }
 
     /**
-     * As {@link #lossAndGradient(Dataset, int, int, double[], double[], int)}, stage by stage:
-     * every chunk forward, then each stage's backward over every chunk in turn, the stage's
-     * gradient widened into {@code grad} and its range told to {@code ready} before the next
-     * stage. Each stage adds its chunks' products into {@link #gradF} in chunk order, as the
-     * chunk-by-chunk pass does, and stages own disjoint ranges: the same bits. The price: one
-     * scratch a chunk, where the chunk-by-chunk pass keeps one, and every chunk's data read again
-     * at each stage; so once {@code ready} waits for nothing more ({@link GradientReady#waiting}),
-     * the stages left go chunk by chunk.
+     * As {@link #lossAndGradient(Dataset, int, int, double[], double[], int)}, its last chunks
+     * stage by stage: the first chunks each forward and back as without {@code ready}; then the
+     * last {@link GradientReady#stagedChunks} chunks forward, then each stage's backward over those
+     * chunks in turn, the stage's gradient widened into {@code grad} and its range told to
+     * {@code ready} before the next stage. Each stage adds its chunks' products into
+     * {@link #gradF} in chunk order, as the chunk-by-chunk pass does, and stages own disjoint
+     * ranges: the same bits, however many chunks are staged. The price: one scratch a staged
+     * chunk, where the chunk-by-chunk pass keeps one, and every staged chunk's data read again at
+     * each stage; what it buys: the backward left after a layer is told (the staged chunks' lower
+     * stages), which hides that layer's exchange. Once {@code ready} waits for nothing more
+     * ({@link GradientReady#waiting}), the stages left go chunk by chunk.
      */
     double lossAndGradient(Dataset data, int from, int to, double[] params, double[] grad, int offset,
                            GradientReady ready) {
@@ -127,8 +130,18 @@ final class ConvFloatPasses implements ChunkPasses {
             }
             sets = more;
         }
+        // The first chunks go whole, each forward and back while in cache; the last k are staged.
+        int k = Math.clamp(ready.stagedChunks(m), 1, m);
         double loss = 0.0;
-        for (int c = 0; c < m; c++) {
+        use(0);
+        for (int c = 0; c < m - k; c++) {
+            int at = from + c * ConvNet.CHUNK;
+            loss += forward(data, at, Math.min(to - at, ConvNet.CHUNK), true);
+            for (int t = stages.length - 1; t >= 0; t--) {
+                backward(Math.min(to - at, ConvNet.CHUNK), t);
+            }
+        }
+        for (int c = m - k; c < m; c++) {
             use(c);
             int at = from + c * ConvNet.CHUNK;
             loss += forward(data, at, Math.min(to - at, ConvNet.CHUNK), true);
@@ -136,7 +149,7 @@ final class ConvFloatPasses implements ChunkPasses {
         int s = stages.length - 1;
         int untold = gradF.length;          // parameters [0, untold) not yet widened and told
         for (; s >= 0 && ready.waiting(); s--) {
-            for (int c = 0; c < m; c++) {
+            for (int c = m - k; c < m; c++) {
                 use(c);
                 backward(Math.min(to - from - c * ConvNet.CHUNK, ConvNet.CHUNK), s);
             }
@@ -155,7 +168,7 @@ final class ConvFloatPasses implements ChunkPasses {
             // No early bucket waits any more: the stages left go chunk by chunk, each chunk's data
             // used by every stage in turn while in cache. Each stage still adds its chunks in
             // chunk order into its own range: the same bits. Told nothing; final at the end.
-            for (int c = 0; c < m; c++) {
+            for (int c = m - k; c < m; c++) {
                 use(c);
                 for (int t = s; t >= 0; t--) {
                     backward(Math.min(to - from - c * ConvNet.CHUNK, ConvNet.CHUNK), t);

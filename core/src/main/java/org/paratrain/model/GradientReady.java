@@ -31,4 +31,17 @@ public interface GradientReady {
     default boolean waiting() {
         return true;
     }
+
+    /**
+     * {@return how many of the call's last {@code chunks} chunks the pass should run stage by
+     * stage (1 to {@code chunks}), where a network computes a block in chunks} Staging more
+     * leaves more backward after each told layer to hide its exchange, at the cost of keeping
+     * more chunks' activations out of cache. The count changes no bit: each layer still adds
+     * its chunks in order. By default all of them.
+     *
+     * @param chunks the chunks of the block being computed
+     */
+    default int stagedChunks(int chunks) {
+        return chunks;
+    }
 }

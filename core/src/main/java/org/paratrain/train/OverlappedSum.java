@@ -60,6 +60,18 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
     private boolean active;
     /** Whether the main thread is in its blocks: the exchange thread's waits then poll without spinning. */
     private volatile boolean computing;
+    /**
+     * The chunks the network stages ({@link #stagedChunks}): all at first; one more after a step
+     * whose early buckets were not summed when its blocks ended, one fewer after one whose were
+     * summed a chunk's time or more before: the fewest that still hide them, found step by step.
+     * The count changes no bit.
+     */
+    private int staged = Integer.MAX_VALUE;
+    /** The block's chunks, as the network last told, and when it asked ({@link System#nanoTime}). */
+    private int chunks;
+    private long askedAt;
+    /** When the exchange thread last summed an early bucket. */
+    private volatile long summedAt;
     /** Buckets summed so far, over the run: what a test of the overlap watches. */
     private final java.util.concurrent.atomic.AtomicLong summed = new java.util.concurrent.atomic.AtomicLong();
 
@@ -135,6 +147,19 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
         }
     }
 
+    @Override
+    public int stagedChunks(int chunks) {
+        this.chunks = chunks;
+        askedAt = System.nanoTime();
+        staged = Math.min(staged, chunks);
+        return staged;
+    }
+
+    /** {@return the chunks the network stages now ({@link #stagedChunks}), 0 before it was asked} */
+    int staged() {
+        return chunks == 0 ? 0 : staged;
+    }
+
     /** {@return whether an early bucket is still to be sent: past the last, the pass need tell nothing more} */
     @Override
     public boolean waiting() {
@@ -147,6 +172,7 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
         int to = fixed.wordsBefore(hi[b] + 1);
         submit(() -> {
             fixed.reduceWords(comm, algorithm, from, to);
+            summedAt = System.nanoTime();
             summed.incrementAndGet();
         });
     }
@@ -181,6 +207,16 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
      *         sum is begun afresh with the guess dropped, to be redone the plain way
      */
     boolean finish() {
+        if (active && next > 0 && chunks > 0) {
+            // The blocks are done: were this step's early buckets summed by now, and how long ago?
+            // The last block's time over its chunks is a chunk's (the staged ones cost a little more).
+            long now = System.nanoTime();
+            if (!pending.isDone()) {
+                staged = Math.min(chunks, staged + 1);
+            } else if (now - summedAt > (now - askedAt) / chunks) {
+                staged = Math.max(1, staged - 1);
+            }
+        }
         for (int k = 0; k < owned; k++) {
             fixed.deposit(0, rows, k * width, readyFrom + 1);
         }

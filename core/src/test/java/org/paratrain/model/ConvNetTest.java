@@ -239,8 +239,9 @@ class ConvNetTest {
     /**
      * The float32 pass told layer by layer ({@link GradientReady}) gives the bits of the pass told
      * nothing, whenever the exchange stops waiting: from the start (nothing told), after the top
-     * layer, or never (every layer told, each once, top first). Past the point the pass goes chunk
-     * by chunk; the ranges never told are final at the end all the same.
+     * layer, or never (every layer told, each once, top first), and however many of the block's
+     * last chunks it stages. Past the point the pass goes chunk by chunk; the ranges never told
+     * are final at the end all the same.
      */
     @Test
     void theLayerByLayerPassGivesTheBitsOfThePlainOneWheneverTheExchangeStopsWaiting() {
@@ -254,7 +255,10 @@ class ConvNetTest {
         double[] plain = new double[3 * p];
         net.blocks(d, 0, 200, size, w, plainLoss, 0, 1, plain, 0, p);
         int[] layout = net.backwardRanges();
-        for (int tells : new int[] {0, 1, layout.length / 2}) {
+        for (int[] run : new int[][] {{0, 4}, {1, 4}, {layout.length / 2, 4}, {layout.length / 2, 1},
+            {1, 2}, {layout.length / 2, 3}}) {
+            int tells = run[0];
+            int chunks = run[1];
             List<int[]> told = new ArrayList<>();
             GradientReady ready = new GradientReady() {
                 @Override
@@ -266,12 +270,18 @@ class ConvNetTest {
                 public boolean waiting() {
                     return told.size() < tells;
                 }
+
+                @Override
+                public int stagedChunks(int m) {
+                    assertEquals(4, m, "the last block of 60 samples: chunks of 16");
+                    return chunks;
+                }
             };
             double[] loss = new double[3];
             double[] grad = new double[3 * p];
             net.blocks(d, 0, 200, size, w, loss, 0, 1, grad, 0, p, ready);
-            assertArrayEquals(plainLoss, loss, 0.0, "losses, " + tells + " told");
-            assertArrayEquals(plain, grad, 0.0, "gradients, " + tells + " told");
+            assertArrayEquals(plainLoss, loss, 0.0, "losses, " + tells + " told, " + chunks + " staged");
+            assertArrayEquals(plain, grad, 0.0, "gradients, " + tells + " told, " + chunks + " staged");
             assertEquals(tells, told.size(), "told until the exchange stopped waiting");
             for (int i = 0; i < told.size(); i++) {
                 // backwardRanges: each layer's [from, to), the output layer's first.

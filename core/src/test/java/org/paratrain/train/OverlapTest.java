@@ -162,6 +162,66 @@ class OverlapTest {
         }
     }
 
+    /**
+     * The network stages one chunk fewer after a step whose early bucket was summed a chunk's time
+     * or more before its blocks ended, the same after one summed just in time, and one more after
+     * one not summed: here each step "computes" 200 ms before telling its bucket (a chunk: 50 ms
+     * of the 4), steps 1 and 2 then wait 250 ms more, step 3 none, and in step 4 rank 1 tells its
+     * bucket 300 ms late while rank 0 ends its blocks at once. The sums stay the plain
+     * exchange's bits whatever the count.
+     */
+    @Test
+    void theStagedChunksFollowHowEarlyTheBucketWasSummed() {
+        int params = 50;
+        int[] ranges = {30, 50, 0, 30};
+        BlockSharding sharding = new BlockSharding(4, 1);
+        List<int[]> counts = LocalCluster.run(2, comm -> {
+            BlockRanges own = new BlockRanges(sharding, comm.size());
+            SumExchange bucketed = new SumExchange(comm, own, params, Allreduces.create("ring"), Sum.FIXED_1);
+            SumExchange plain = new SumExchange(comm, new BlockRanges(sharding, comm.size()), params,
+                Allreduces.create("ring"), Sum.FIXED_1);
+            assertEquals(2, bucketed.overlapBuckets(ranges, 15));
+            double[] w1 = new double[params];
+            double[] w2 = new double[params];
+            int[] staged = new int[6];
+            try {
+                for (int step = 0; step < 6; step++) {
+                    GradientReady ready = bucketed.overlap();
+                    fill(bucketed, own.first(comm.rank()), own.end(comm.rank()), step == 2 ? 0 : step, params);
+                    fill(plain, own.first(comm.rank()), own.end(comm.rank()), step == 2 ? 0 : step, params);
+                    if (ready != null) {
+                        staged[step] = ready.stagedChunks(4);
+                        boolean late = step == 4;
+                        Thread.sleep(late && comm.rank() == 0 ? 0 : late ? 500 : 200);
+                        long before = bucketed.overlapped().summed();
+                        ready.ready(30, 50);
+                        if (!late || comm.rank() == 1) {
+                            long until = System.nanoTime() + 20_000_000_000L;
+                            while (bucketed.overlapped().summed() == before && System.nanoTime() < until) {
+                                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                            }
+                            assertEquals(before + 1, bucketed.overlapped().summed(), "the bucket was summed");
+                        }
+                        if (step == 1 || step == 2) {
+                            Thread.sleep(250);
+                        }
+                        ready.ready(0, 30);
+                    }
+                    bucketed.step(w1, new GradientDescent(1.0), 1.0);
+                    plain.step(w2, new GradientDescent(1.0), 1.0);
+                    assertArrayEquals(w2, w1, 0.0, "step " + step);
+                }
+            } finally {
+                bucketed.close();
+            }
+            return staged;
+        });
+        // Step 0 agrees its grid (no buckets); 4, then 3 and 2 after the early ones, 2 after one just in time;
+        // rank 0's bucket in step 4 waits for rank 1's: one more chunk after it.
+        assertArrayEquals(new int[] {0, 4, 3, 2, 2, 3}, counts.get(0), "rank 0");
+        assertArrayEquals(new int[] {0, 4, 3, 2, 2, 2}, counts.get(1), "rank 1, in time every step");
+    }
+
     /** Rows of this rank's blocks: loss then gradient; at step 2 the largest value grows (the guess fails). */
     private static void fill(SumExchange e, int first, int end, int step, int params) {
         for (int b = first; b < end; b++) {
