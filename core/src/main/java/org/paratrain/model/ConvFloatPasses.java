@@ -89,11 +89,7 @@ final class ConvFloatPasses implements ChunkPasses {
         Arrays.fill(gradF, 0f);
         double loss = 0.0;
         for (int at = from; at < to; at += ConvNet.CHUNK) {
-            int n = Math.min(to - at, ConvNet.CHUNK);
-            loss += forward(data, at, n, true);
-            for (int s = stages.length - 1; s >= 0; s--) {
-                backward(n, s);
-            }
+            loss += wholeChunk(data, at, Math.min(to - at, ConvNet.CHUNK));
         }
         for (int j = 0; j < gradF.length; j++) {
             grad[offset + j] += gradF[j];
@@ -136,10 +132,7 @@ final class ConvFloatPasses implements ChunkPasses {
         use(0);
         for (int c = 0; c < m - k; c++) {
             int at = from + c * ConvNet.CHUNK;
-            loss += forward(data, at, Math.min(to - at, ConvNet.CHUNK), true);
-            for (int t = stages.length - 1; t >= 0; t--) {
-                backward(Math.min(to - at, ConvNet.CHUNK), t);
-            }
+            loss += wholeChunk(data, at, Math.min(to - at, ConvNet.CHUNK));
         }
         for (int c = m - k; c < m; c++) {
             use(c);
@@ -179,6 +172,15 @@ final class ConvFloatPasses implements ChunkPasses {
             }
         }
         use(0);
+        return loss;
+    }
+
+    /** One chunk forward and back through every stage, its products added into {@link #gradF}: its loss. */
+    private double wholeChunk(Dataset data, int at, int n) {
+        double loss = forward(data, at, n, true);
+        for (int s = stages.length - 1; s >= 0; s--) {
+            backward(n, s);
+        }
         return loss;
     }
 

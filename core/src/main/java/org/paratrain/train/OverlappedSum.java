@@ -155,11 +155,6 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
         return staged;
     }
 
-    /** {@return the chunks the network stages now ({@link #stagedChunks}), 0 before it was asked} */
-    int staged() {
-        return chunks == 0 ? 0 : staged;
-    }
-
     /** {@return whether an early bucket is still to be sent: past the last, the pass need tell nothing more} */
     @Override
     public boolean waiting() {

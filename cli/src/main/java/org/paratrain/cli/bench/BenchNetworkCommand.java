@@ -208,37 +208,7 @@ final class BenchNetworkCommand implements Runnable {
                             int k = Integer.parseInt(layout.substring(2));
                             err.printf(Locale.ROOT, "  %s: %s on 2 hosts x %d...%n", link, model, k);
                             err.flush();
-                            // DDP's runs between paratrain's, the first before the first, so that a slow
-                            // or fast spell of the VM (20-30% here, for seconds) falls on both sides.
-                            List<String[]> jobs = new ArrayList<>();
-                            for (String sum : sums) {
-                                for (String bucket : buckets) {
-                                    for (String allreduce : allreduces) {
-                                        jobs.add(new String[] {sum, bucket, allreduce});
-                                    }
-                                }
-                            }
-                            double t = torch == null ? Double.NaN : 0.0;
-                            int ddpRounds = 0;
-                            List<JsonNode> results = new ArrayList<>();
-                            for (int j = 0; j < jobs.size() || !Double.isNaN(t) && ddpRounds < rounds; j++) {
-                                if (!Double.isNaN(t) && ddpRounds < rounds
-                                    && (j >= jobs.size() || j * rounds / jobs.size() >= ddpRounds)) {
-                                    t = Math.max(t, ddpRuns.once(ddp, model, k, ddpRounds++));   // NaN: failed
-                                }
-                                if (j < jobs.size()) {
-                                    String[] job = jobs.get(j);
-                                    results.add(paratrain(netns, env, work, link, model, k, job[0], job[1], job[2]));
-                                }
-                            }
-                            for (int j = 0; j < jobs.size(); j++) {
-                                String[] job = jobs.get(j);
-                                JsonNode p = results.get(j);
-                                Row r = new Row(link, model, layout, job[0], job[2], p.path("allreduce").asText(job[2]),
-                                    job[1], p.path("samples_per_s").asDouble(), p.path("exchange_share").asDouble(), t,
-                                    p.path("params_hash").asText(), p.path("exchange_ms_per_step").asDouble(),
-                                    p.path("wait_ms_per_step").asDouble(Double.NaN),
-                                    p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p);
+                            for (Row r : group(netns, env, work, ddpRuns, ddp, torch != null, link, model, layout)) {
                                 rows.add(r);
                                 out.println(NetworkReport.line(r));
                             }
@@ -278,6 +248,50 @@ final class BenchNetworkCommand implements Runnable {
         out.flush();
     }
 
+
+    /** One paratrain job: its sum, bucket size and allreduce. */
+    private record Job(String sum, String bucket, String allreduce) { }
+
+    /**
+     * The rows of one link, model and layout: paratrain's job for each sum, bucket size and
+     * allreduce, and DDP's runs between them, the first before the first, so that a slow or fast
+     * spell of the VM (20-30% here, for seconds) falls on both sides.
+     */
+    private List<Row> group(Path netns, Map<String, String> env, Path work, DdpRuns ddpRuns, Path ddp, boolean torch,
+                            String link, String model, String layout) throws IOException {
+        int k = Integer.parseInt(layout.substring(2));
+        List<Job> jobs = new ArrayList<>();
+        for (String sum : sums) {
+            for (String bucket : buckets) {
+                for (String allreduce : allreduces) {
+                    jobs.add(new Job(sum, bucket, allreduce));
+                }
+            }
+        }
+        double t = torch ? 0.0 : Double.NaN;
+        int ddpRounds = 0;
+        List<JsonNode> results = new ArrayList<>();
+        for (int j = 0; j < jobs.size() || !Double.isNaN(t) && ddpRounds < rounds; j++) {
+            if (!Double.isNaN(t) && ddpRounds < rounds && (j >= jobs.size() || j * rounds / jobs.size() >= ddpRounds)) {
+                t = Math.max(t, ddpRuns.once(ddp, model, k, ddpRounds++));   // NaN: failed, and no more runs
+            }
+            if (j < jobs.size()) {
+                Job job = jobs.get(j);
+                results.add(paratrain(netns, env, work, link, model, k, job.sum(), job.bucket(), job.allreduce()));
+            }
+        }
+        List<Row> rows = new ArrayList<>();
+        for (int j = 0; j < jobs.size(); j++) {
+            Job job = jobs.get(j);
+            JsonNode p = results.get(j);
+            rows.add(new Row(link, model, layout, job.sum(), job.allreduce(), p.path("allreduce").asText(job.allreduce()),
+                job.bucket(), p.path("samples_per_s").asDouble(), p.path("exchange_share").asDouble(), t,
+                p.path("params_hash").asText(), p.path("exchange_ms_per_step").asDouble(),
+                p.path("wait_ms_per_step").asDouble(Double.NaN),
+                p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p));
+        }
+        return rows;
+    }
 
     /** paratrain's measurement: an MPI job of 2 processes of {@code k} ranks, launched in the first host. */
     private JsonNode paratrain(Path netns, Map<String, String> env, Path work, String link, String model, int k,
