@@ -12,6 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
 import org.paratrain.collective.Allreduces;
+import org.paratrain.comm.Communicator;
 import org.paratrain.comm.local.LocalCluster;
 import org.paratrain.data.BlockSharding;
 import org.paratrain.data.Dataset;
@@ -159,6 +160,126 @@ class OverlapTest {
             for (int r = 1; r < p; r++) {
                 assertArrayEquals(ranks.get(0)[3], ranks.get(r)[3], 0.0);
             }
+        }
+    }
+
+    /**
+     * The last bucket, the loss and the check words go from the thread that ends the step, not
+     * from the exchange thread: where ranks share a process and its core, the rank that meets
+     * its peers last then goes straight on, as without buckets (see {@code OverlappedSum.finish}).
+     * Every message a rank sends inside its step, once its early bucket is summed, is recorded
+     * with the thread that sent it.
+     */
+    @Test
+    void theStepsLastWordsGoFromTheThreadThatEndsIt() {
+        int params = 50;
+        int[] ranges = {30, 50, 0, 30};
+        BlockSharding sharding = new BlockSharding(4, 1);
+        LocalCluster.run(2, inner -> {
+            java.util.Queue<Thread> senders = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            Communicator comm = new SenderRecording(inner, senders);
+            BlockRanges own = new BlockRanges(sharding, comm.size());
+            SumExchange bucketed = new SumExchange(comm, own, params, Allreduces.create("ring"), Sum.FIXED_1);
+            assertEquals(2, bucketed.overlapBuckets(ranges, 15));
+            double[] w = new double[params];
+            try {
+                for (int step = 0; step < 3; step++) {
+                    GradientReady ready = bucketed.overlap();
+                    fill(bucketed, own.first(comm.rank()), own.end(comm.rank()), step, params);
+                    if (ready != null) {
+                        long before = bucketed.overlapped().summed();
+                        ready.ready(30, 50);
+                        long until = System.nanoTime() + 20_000_000_000L;
+                        while (bucketed.overlapped().summed() == before && System.nanoTime() < until) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                        }
+                        assertEquals(before + 1, bucketed.overlapped().summed(), "the early bucket was summed");
+                        ready.ready(0, 30);
+                        senders.clear();
+                    }
+                    bucketed.step(w, new GradientDescent(1.0), 1.0);
+                    if (ready != null) {
+                        assertFalse(senders.isEmpty(), "step " + step + " sent its last words");
+                        for (Thread t : senders) {
+                            assertEquals(Thread.currentThread(), t, "step " + step + ": sent by " + t.getName());
+                        }
+                    }
+                }
+            } finally {
+                bucketed.close();
+            }
+            return null;
+        });
+    }
+
+    /** A rank's communicator that records the thread of every message it sends. */
+    private record SenderRecording(Communicator inner, java.util.Queue<Thread> senders) implements Communicator {
+        @Override
+        public int rank() {
+            return inner.rank();
+        }
+
+        @Override
+        public int size() {
+            return inner.size();
+        }
+
+        @Override
+        public void send(double[] buf, int offset, int length, int dest, int tag) {
+            senders.add(Thread.currentThread());
+            inner.send(buf, offset, length, dest, tag);
+        }
+
+        @Override
+        public int recv(double[] buf, int offset, int length, int source, int tag) {
+            return inner.recv(buf, offset, length, source, tag);
+        }
+
+        @Override
+        public void send(long[] buf, int offset, int length, int dest, int tag) {
+            senders.add(Thread.currentThread());
+            inner.send(buf, offset, length, dest, tag);
+        }
+
+        @Override
+        public int recv(long[] buf, int offset, int length, int source, int tag) {
+            return inner.recv(buf, offset, length, source, tag);
+        }
+
+        @Override
+        public int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                            double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+            senders.add(Thread.currentThread());
+            return inner.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
+                source, recvTag);
+        }
+
+        @Override
+        public int sendRecv(long[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                            long[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+            senders.add(Thread.currentThread());
+            return inner.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
+                source, recvTag);
+        }
+
+        @Override
+        public void barrier() {
+            inner.barrier();
+        }
+
+        @Override
+        public double wtime() {
+            return inner.wtime();
+        }
+
+        @Override
+        public String backend() {
+            return inner.backend();
+        }
+
+        @Override
+        public boolean callsFromAnotherThread() {
+            return inner.callsFromAnotherThread();
         }
     }
 
