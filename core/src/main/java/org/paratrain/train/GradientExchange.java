@@ -60,6 +60,16 @@ interface GradientExchange {
     }
 
     /**
+     * {@return the share of the last block's chunks the network ran stage by stage for buckets sent
+     * during backward ({@link org.paratrain.model.GradientReady#stagedChunks}), summed over the
+     * steps that asked, and those steps, so far: {@code {0, 0}} where nothing was staged} What
+     * prices the overlap: an early bucket is ready once the staged chunks' top layers are done.
+     */
+    default double[] stagedShares() {
+        return new double[2];
+    }
+
+    /**
      * {@return the fixed-point sum's grid exponents carried into the next step, per segment
      * ({@link FixedSum#carried}): what a checkpoint keeps so that a resumed run fixes the grids an
      * uninterrupted one would; empty for a sum that carries none} Valid on rank 0 at least.

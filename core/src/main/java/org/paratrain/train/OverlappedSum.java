@@ -71,6 +71,9 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
     /** The block's chunks, as the network last told, and when it asked ({@link System#nanoTime}). */
     private int chunks;
     private long askedAt;
+    /** The staged share of the block's chunks ({@code staged / chunks}) summed over the steps asked, and those steps. */
+    private double stagedShares;
+    private long stagedSteps;
     /** When the exchange thread last summed an early bucket. */
     private volatile long summedAt;
     /** Buckets summed so far, over the run: what a test of the overlap watches. */
@@ -153,7 +156,14 @@ final class OverlappedSum implements GradientReady, AutoCloseable {
         this.chunks = chunks;
         askedAt = System.nanoTime();
         staged = Math.min(staged, chunks);
+        stagedShares += (double) staged / chunks;
+        stagedSteps++;
         return staged;
+    }
+
+    /** {@return the share of its last block's chunks the network staged, summed over the steps it asked, and those steps} */
+    double[] stagedShares() {
+        return new double[] {stagedShares, stagedSteps};
     }
 
     /** {@return whether an early bucket is still to be sent: past the last, the pass need tell nothing more} */

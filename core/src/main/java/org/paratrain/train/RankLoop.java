@@ -36,6 +36,8 @@ final class RankLoop {
     long stepsRun;
     /** The exchange's failed guesses before the timed steps ({@link TrainingControl#untimedSteps}). */
     long missesBefore;
+    /** The exchange's staged shares before the timed steps ({@link GradientExchange#stagedShares}). */
+    double[] stagedBefore = new double[2];
     /** The clock's last reading, or NaN when something ran since (the next step reads it again). */
     double now = Double.NaN;
     /** When the last checkpoint was taken (or the loop started), by {@link System#nanoTime}. */

@@ -310,6 +310,7 @@ public final class RankTrainer {
         }
         clock.restart();
         loop.missesBefore = exchange.guessMisses();
+        loop.stagedBefore = exchange.stagedShares();
     }
 
     /**
@@ -361,8 +362,11 @@ public final class RankTrainer {
         long misses = exchange.guessMisses() - loop.missesBefore;
         TrainingResult.History h = loop.history.first(epochs);
         // From the epoch this run started in: a resumed run's history before it is rank 0's, from the checkpoint.
+        double[] staged = exchange.stagedShares();
+        double stagedSteps = staged[1] - loop.stagedBefore[1];
         TrainingResult.RankTimes times = rankTimes(sumFrom(h.compute(), loop.firstEpoch),
-            sumFrom(h.comm(), loop.firstEpoch), clock.updateSeconds(), clock.leastOverRanks(comm));
+            sumFrom(h.comm(), loop.firstEpoch), clock.updateSeconds(), clock.leastOverRanks(comm),
+            stagedSteps > 0 ? (staged[0] - loop.stagedBefore[0]) / stagedSteps : -1.0);
         if (comm.rank() != 0) {
             return null;
         }
@@ -380,19 +384,27 @@ public final class RankTrainer {
     }
 
     /**
-     * Every rank's compute, exchange and update seconds, gathered by one sum over the ranks: each
-     * fills its own three places of a zero vector, so the sum only places them (exact in any
-     * order); and the exchange without waits ({@link ExchangeClock#leastOverRanks}).
+     * Every rank's compute, exchange and update seconds and staged share, gathered by one sum over
+     * the ranks: each fills its own four places of a zero vector, so the sum only places them
+     * (exact in any order); and the exchange without waits ({@link ExchangeClock#leastOverRanks}).
+     *
+     * @param staged this rank's staged share a step, -1 where nothing was staged
      */
-    private TrainingResult.RankTimes rankTimes(double compute, double exchanged, double update, double[] waitFree) {
+    private TrainingResult.RankTimes rankTimes(double compute, double exchanged, double update, double[] waitFree,
+                                               double staged) {
         int p = comm.size();
-        double[] v = new double[3 * p];
+        double[] v = new double[4 * p];
         v[comm.rank()] = compute;
         v[p + comm.rank()] = exchanged;
         v[2 * p + comm.rank()] = update;
+        v[3 * p + comm.rank()] = staged;
         Training.sumOverRanks(comm, v);
+        double[] shares = java.util.Arrays.copyOfRange(v, 3 * p, 4 * p);
+        for (int q = 0; q < p; q++) {
+            shares[q] = shares[q] < 0 ? Double.NaN : shares[q];
+        }
         return new TrainingResult.RankTimes(java.util.Arrays.copyOf(v, p), java.util.Arrays.copyOfRange(v, p, 2 * p),
-            java.util.Arrays.copyOfRange(v, 2 * p, 3 * p), waitFree[0], (int) waitFree[1]);
+            java.util.Arrays.copyOfRange(v, 2 * p, 3 * p), waitFree[0], (int) waitFree[1], shares);
     }
 
     /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */

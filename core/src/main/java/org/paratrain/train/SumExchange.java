@@ -81,6 +81,11 @@ final class SumExchange extends OwnRowsExchange {
     }
 
     /** {@return the bucketed sum, or null: for tests} */
+    @Override
+    public double[] stagedShares() {
+        return overlapped == null ? new double[2] : overlapped.stagedShares();
+    }
+
     OverlappedSum overlapped() {
         return overlapped;
     }

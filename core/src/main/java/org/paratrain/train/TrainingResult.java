@@ -72,16 +72,53 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
      * @param waitFree      the exchange without waits or update, summed over {@code waitFreeSteps}
      *                      steps; NaN when not measured
      * @param waitFreeSteps the steps {@code waitFree} covers, the run's last; 0 when not measured
+     * @param staged        each rank's share of its last block's chunks run stage by stage for
+     *                      buckets sent during backward, the mean over the timed steps; NaN where
+     *                      nothing was staged or not measured
      */
     public record RankTimes(double[] compute, double[] exchange, double[] update, double waitFree,
-                            int waitFreeSteps) {
+                            int waitFreeSteps, double[] staged) {
 
         /** Checks that there is one figure of each per rank. */
         public RankTimes {
             if (compute == null || exchange == null || compute.length != exchange.length || compute.length == 0
-                || update == null || update.length != compute.length) {
-                throw new IllegalArgumentException("rank times need one compute, exchange and update figure a rank");
+                || update == null || update.length != compute.length || staged == null
+                || staged.length != compute.length) {
+                throw new IllegalArgumentException("rank times need one compute, exchange, update and staged figure a "
+                    + "rank");
             }
+        }
+
+        /**
+         * Without staged shares (a result written before they were measured).
+         *
+         * @param compute       seconds each rank spent computing its blocks
+         * @param exchange      seconds each rank spent in the exchange (and the update), waits included
+         * @param update        seconds each rank spent in the optimizer's update, part of {@code exchange}
+         * @param waitFree      the exchange without waits or update, summed over {@code waitFreeSteps} steps
+         * @param waitFreeSteps the steps {@code waitFree} covers
+         */
+        public RankTimes(double[] compute, double[] exchange, double[] update, double waitFree, int waitFreeSteps) {
+            this(compute, exchange, update, waitFree, waitFreeSteps, nan(compute));
+        }
+
+        private static double[] nan(double[] like) {
+            double[] v = new double[like == null ? 0 : like.length];
+            java.util.Arrays.fill(v, Double.NaN);
+            return v;
+        }
+
+        /** {@return the mean of the ranks' staged shares, NaN where none staged} */
+        public double stagedShare() {
+            double s = 0;
+            int n = 0;
+            for (double x : staged) {
+                if (!Double.isNaN(x)) {
+                    s += x;
+                    n++;
+                }
+            }
+            return n == 0 ? Double.NaN : s / n;
         }
 
         /**

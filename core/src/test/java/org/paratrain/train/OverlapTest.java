@@ -98,10 +98,21 @@ class OverlapTest {
         for (int p : new int[] {1, 2, 3, 4}) {      // 3 blocks a batch: at 4 ranks one holds none
             for (int bucket : new int[] {1, 50, -1}) {
                 TrainSpec s = spec.withNodes(p);
-                assertSameRun(whole, Training.local(d, s.withRun(s.run().withBucketSize(bucket))),
-                    sum + " p=" + p + " bucket " + bucket);
+                TrainingResult r = Training.local(d, s.withRun(s.run().withBucketSize(bucket)));
+                assertSameRun(whole, r, sum + " p=" + p + " bucket " + bucket);
+                if (bucket == 1 && p > 1) {
+                    // Each last block of 3 chunks (16, 16, 8) stages 1, 2 or 3 of them, the mean over the steps
+                    // told; a rank without blocks stages nothing and is left out.
+                    double staged = r.rankTimes().stagedShare();
+                    assertTrue(staged >= 1.0 / 3 - 1e-12 && staged <= 1.0, "p=" + p + ": staged share " + staged);
+                    if (p == 4) {
+                        assertEquals(1, java.util.Arrays.stream(r.rankTimes().staged()).filter(Double::isNaN).count(),
+                            "one rank holds no block: " + java.util.Arrays.toString(r.rankTimes().staged()));
+                    }
+                }
             }
         }
+        assertTrue(Double.isNaN(whole.rankTimes().stagedShare()), "without buckets nothing is staged");
     }
 
     /**

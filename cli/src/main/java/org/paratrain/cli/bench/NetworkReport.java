@@ -87,6 +87,10 @@ final class NetworkReport {
                 // Each rank's computation and exchange a step (waits included): the buckets' cost to backward.
                 o.set("compute_ms_per_step_per_rank", r.fit().path("compute_ms_per_step_per_rank"));
                 o.set("exchange_ms_per_step_per_rank", r.fit().path("exchange_ms_per_step_per_rank"));
+                if (r.fit().has("staged_chunk_share")) {
+                    // The share of the last block's chunks the CNN ran stage by stage: what the model's overlap priced.
+                    o.put("staged_chunk_share", r.fit().path("staged_chunk_share").asDouble());
+                }
             }
             if (!Double.isNaN(r.torch())) {
                 o.put("pytorch_samples_per_s", r.torch()).put("ratio", r.ratio());

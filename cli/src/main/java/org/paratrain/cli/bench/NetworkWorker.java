@@ -142,6 +142,9 @@ public final class NetworkWorker {
                     computePerRank.add(1e3 * times.compute()[q] / steps);
                     exchangePerRank.add(1e3 * times.exchange()[q] / steps);
                 }
+                if (!Double.isNaN(times.stagedShare())) {
+                    out.put("staged_chunk_share", times.stagedShare());     // the last block's, mean over ranks and steps
+                }
                 if (!Double.isNaN(probeSeconds)) {
                     out.put("probe_seconds", probeSeconds);
                 }
@@ -226,8 +229,11 @@ public final class NetworkWorker {
         int own = Math.max(1, batch / spec.run().blockSize() / (2 * k));
         double compute = java.util.Arrays.stream(times.compute()).max().orElseThrow() / steps;
         double block = Math.max(0.0, compute - (double) own * (params + 1) * sum.conversion().depositSeconds()) / own;
+        // The CNN stages only its last block's last chunks, as many as hide the early buckets, found
+        // step by step: the early buckets are ready that much later (NaN: nothing staged, the MLP).
+        double staged = times.stagedShare();
         return new org.paratrain.train.cost.OverlapCost(formula, sum).exposedSeconds(2, params, plan,
-            model.backwardShares(), block, own, model.backwardRanges(), m);
+            model.backwardShares(), block, Double.isNaN(staged) ? 1.0 : staged, own, model.backwardRanges(), m);
     }
 
     /** {@return the first 12 hex digits of the SHA-256 of the values' bits} */

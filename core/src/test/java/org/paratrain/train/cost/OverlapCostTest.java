@@ -75,6 +75,36 @@ class OverlapCostTest {
         assertEquals(f1 + 4e-3 - t + 1001 * 1e-9, shortExposed, 1e-12);
     }
 
+    /**
+     * Half the last block's chunks staged: each layer's backward on the timeline takes half its
+     * share, which is the whole-block timeline of a block half as long (by hand: 0.5 ms, 1 ms and
+     * 1.5 ms for the layers of a 10 ms block, deposits as before; bucket 1, sent at
+     * 1.5 ms + 500 x 2 ns, ends at 3.5 ms + 500 x 2 ns, after the blocks' 3 ms + 1,000 x 2 ns).
+     * Fewer staged chunks never hide more; all staged is the plain timeline; none is refused.
+     */
+    @Test
+    void stagedChunksShortenTheTimeline() {
+        Buckets b = Buckets.plan(1000, RANGES, 1);
+        double[] shares = {0.1, 0.2, 0.3};
+        double half = RING.exposedSeconds(2, 1000, b, shares, 10e-3, 0.5, 1, RANGES, LATENCY);
+        assertEquals(RING.exposedSeconds(2, 1000, b, shares, 5e-3, 1, RANGES, LATENCY), half, 1e-15);
+        double bucket1Done = Math.max(0.5e-3 + 100 * 2e-9 + 2e-3, 1.5e-3 + 500 * 2e-9) + 2e-3;
+        double end = 3e-3 + 1000 * 2e-9;
+        assertEquals(bucket1Done - end + 4e-3 + 1001 * 1e-9, half, 1e-12);
+        assertEquals(RING.exposedSeconds(2, 1000, b, shares, 10e-3, 1, RANGES, LATENCY),
+            RING.exposedSeconds(2, 1000, b, shares, 10e-3, 1.0, 1, RANGES, LATENCY), 0.0);
+        double before = 0;
+        for (double staged = 1; staged > 0.05; staged -= 0.1) {
+            double e = RING.exposedSeconds(2, 1000, b, shares, 2e-3, staged, 1, RANGES, LINK);
+            assertTrue(e >= before - 1e-18, "fewer staged chunks never expose less: " + staged);
+            before = e;
+        }
+        assertThrows(IllegalArgumentException.class, () -> RING.exposedSeconds(2, 1000, b, shares, 10e-3, 0.0, 1,
+            RANGES, LATENCY));
+        assertThrows(IllegalArgumentException.class, () -> RING.exposedSeconds(2, 1000, b, shares, 10e-3, 1.5, 1,
+            RANGES, LATENCY));
+    }
+
     /** No computation: every bucket after the other, as one call each; endless: the last bucket alone. */
     @Test
     void limits() {
