@@ -87,6 +87,12 @@ final class NetworkReport {
                 // Each rank's computation and exchange a step (waits included): the buckets' cost to backward.
                 o.set("compute_ms_per_step_per_rank", r.fit().path("compute_ms_per_step_per_rank"));
                 o.set("exchange_ms_per_step_per_rank", r.fit().path("exchange_ms_per_step_per_rank"));
+                if (r.fit().has("beside_work_beta_seconds_per_byte")) {
+                    // The link as a bucket's call beside the computation meets it: what the early buckets are priced on.
+                    o.put("beside_work_alpha_seconds", r.fit().path("beside_work_alpha_seconds").asDouble())
+                        .put("beside_work_beta_seconds_per_byte", r.fit().path("beside_work_beta_seconds_per_byte")
+                            .asDouble());
+                }
                 if (r.fit().has("staged_chunk_share")) {
                     // The share of the last block's chunks the CNN ran stage by stage: what the model's overlap priced.
                     o.put("staged_chunk_share", r.fit().path("staged_chunk_share").asDouble());

@@ -117,6 +117,11 @@ public final class NetworkWorker {
             // link's token bucket refills in 1 ms, and a step finds it full; back to back, calls find it drained.
             List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.AllreduceTiming.time(c,
                 algorithm, sizes, 6, true, 5e-3)) : null;
+            // A run with buckets sums its early ones on a thread beside the computing one, which on these
+            // hosts holds their one core: timed so too, for the buckets' part of the timeline.
+            org.paratrain.train.cost.Buckets plan = comm.callsFromAnotherThread() ? plan(spec, network, k) : null;
+            List<double[]> beside = costed && plan != null ? Backend.onMpiRanks(c ->
+                org.paratrain.cli.experiment.AllreduceTiming.timeBesideWork(c, algorithm, sizes, 6, 5e-3)) : null;
             if (comm.rank() == 0) {
                 // The exchange itself, without waits for a slower rank or the optimizer's update: step by step
                 // the least over the ranks (the rank that arrives last waits for no one; where that rank
@@ -148,7 +153,6 @@ public final class NetworkWorker {
                 if (!Double.isNaN(probeSeconds)) {
                     out.put("probe_seconds", probeSeconds);
                 }
-                org.paratrain.train.cost.Buckets plan = comm.callsFromAnotherThread() ? plan(spec, network, k) : null;
                 out.put("buckets", plan == null ? 1 : plan.early() + 1);
                 if (costed) {
                     List<org.paratrain.collective.CostModel.Measurement> ms = new java.util.ArrayList<>();
@@ -159,12 +163,23 @@ public final class NetworkWorker {
                             : algorithm, 2, sizes[i], seconds.get(0)[i]));
                     }
                     org.paratrain.collective.Allreduce.Machine m = org.paratrain.collective.CostModel.fit(ms);
+                    org.paratrain.collective.Allreduce.Machine busy = m;
+                    if (beside != null) {
+                        List<org.paratrain.collective.CostModel.Measurement> bs = new java.util.ArrayList<>();
+                        for (int i = 0; i < sizes.length; i++) {
+                            bs.add(new org.paratrain.collective.CostModel.Measurement(algorithm.equals("native") ? "ring"
+                                : algorithm, 2, sizes[i], beside.get(0)[i]));
+                        }
+                        busy = org.paratrain.collective.CostModel.fit(bs);
+                        out.put("beside_work_alpha_seconds", busy.alpha()).put("beside_work_beta_seconds_per_byte",
+                            busy.beta());
+                    }
                     org.paratrain.train.cost.SumCost sum = org.paratrain.train.cost.SumCost.of(spec.exchange().sum(),
                         org.paratrain.experiment.ConversionTiming.rates());
                     org.paratrain.collective.Allreduce formula = org.paratrain.collective.Allreduces.create(
                         algorithm.equals("native") ? "ring" : algorithm);
                     double overlapped = plan == null ? Double.NaN
-                        : overlapPrediction(spec, network, plan, formula, sum, k, batch, steps, times, m);
+                        : overlapPrediction(spec, network, plan, formula, sum, k, batch, steps, times, m, busy);
                     // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2.
                     org.paratrain.train.cost.AllreduceCost whole = new org.paratrain.train.cost.AllreduceCost(formula, sum);
                     int stepBlocks = batch / spec.run().blockSize();
@@ -219,12 +234,15 @@ public final class NetworkWorker {
      * buckets during backward ({@link org.paratrain.train.cost.OverlapCost})} The block's seconds
      * are the slowest rank's computation a step (the one whose exchange is measured: it waits for
      * no one) over its blocks, its deposits taken out: with buckets they run inside the blocks.
+     * The early buckets are priced on {@code busy}, the link as a call beside a computing thread
+     * meets it; the rest, after the blocks, on {@code m}.
      */
     private static double overlapPrediction(TrainSpec spec, org.paratrain.model.Model model,
                                             org.paratrain.train.cost.Buckets plan,
                                             org.paratrain.collective.Allreduce formula,
                                             org.paratrain.train.cost.SumCost sum, int k, int batch, int steps,
-                                            TrainingResult.RankTimes times, org.paratrain.collective.Allreduce.Machine m) {
+                                            TrainingResult.RankTimes times, org.paratrain.collective.Allreduce.Machine m,
+                                            org.paratrain.collective.Allreduce.Machine busy) {
         int params = model.parameterCount();
         int own = Math.max(1, batch / spec.run().blockSize() / (2 * k));
         double compute = java.util.Arrays.stream(times.compute()).max().orElseThrow() / steps;
@@ -233,7 +251,7 @@ public final class NetworkWorker {
         // step by step: the early buckets are ready that much later (NaN: nothing staged, the MLP).
         double staged = times.stagedShare();
         return new org.paratrain.train.cost.OverlapCost(formula, sum).exposedSeconds(2, params, plan,
-            model.backwardShares(), block, Double.isNaN(staged) ? 1.0 : staged, own, model.backwardRanges(), m);
+            model.backwardShares(), block, Double.isNaN(staged) ? 1.0 : staged, own, model.backwardRanges(), m, busy);
     }
 
     /** {@return the first 12 hex digits of the SHA-256 of the values' bits} */

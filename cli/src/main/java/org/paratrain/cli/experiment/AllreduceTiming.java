@@ -86,6 +86,68 @@ public final class AllreduceTiming {
         return out;
     }
 
+    /**
+     * As {@link #time(Communicator, String, long[], int, boolean, double)} with the median, the
+     * calls made on a background thread ({@link org.paratrain.comm.BackgroundThreads}) while the
+     * rank's own thread computes: how a bucket sent during the backward pass is summed. Where a
+     * host's core is held by the computation, the calls, their waits and the kernel's copies get
+     * it only in turns, and a call takes longer than an idle rank's; beside a spare core, about
+     * as long. The computation is arithmetic in a loop, the core given up between short runs of
+     * it where the rank is a virtual thread (ranks that share a carrier must all reach the calls).
+     *
+     * @param comm        this rank's communicator, one whose calls may come from another thread
+     * @param name        the allreduce (one of {@link Allreduces#portableNames()})
+     * @param sizes       vector lengths, in doubles
+     * @param rounds      timed loops a size
+     * @param idleSeconds the pause before each timed loop, 0 for none
+     * @return seconds a call, a size
+     */
+    public static double[] timeBesideWork(Communicator comm, String name, long[] sizes, int rounds,
+                                          double idleSeconds) {
+        double[][] out = new double[1][];
+        RuntimeException[] failed = new RuntimeException[1];
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread t = org.paratrain.comm.BackgroundThreads.of(() -> {
+            try {
+                out[0] = time(comm, name, sizes, rounds, true, idleSeconds);
+            } catch (RuntimeException e) {
+                failed[0] = e;
+            } finally {
+                done.set(true);
+            }
+        }, "paratrain-calibration-" + comm.rank());
+        t.start();
+        double sink = work(done);
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.paratrain.comm.CommInterruptedException(comm.rank(), "allreduce timed beside work", -1);
+        }
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+        if (sink == 0) {            // never: keeps the loop's result alive
+            out[0][0] += Double.MIN_VALUE;
+        }
+        return out[0];
+    }
+
+    /** Computes until {@code done}: arithmetic the JIT cannot drop, in runs of some tens of microseconds. */
+    private static double work(java.util.concurrent.atomic.AtomicBoolean done) {
+        boolean virtual = Thread.currentThread().isVirtual();
+        double x = 1;
+        while (!done.get()) {
+            for (int i = 0; i < 20_000; i++) {
+                x = x * 1.000000001 + 1e-12;
+            }
+            if (virtual) {
+                Thread.yield();
+            }
+        }
+        return x;
+    }
+
     /** Pauses the calling rank; the barrier of the next loop brings the ranks together again. */
     private static void idle(double seconds) {
         if (seconds > 0) {

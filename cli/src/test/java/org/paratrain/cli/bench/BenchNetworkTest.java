@@ -92,6 +92,9 @@ class BenchNetworkTest {
             // Buckets of 1 parameter: the output layer, then the first layer with the loss; else the whole gradient.
             assertEquals(row.get("bucket_size").asText().equals("1") ? 2 : 1, row.get("buckets").asInt(), row.toString());
             assertTrue(row.get("predicted_conversion_ms_per_step").asDouble() > 0, "half words convert: " + row);
+            // Buckets are priced on the link as a call beside the computation meets it, timed so on the hosts.
+            assertEquals(row.get("bucket_size").asText().equals("1"), row.path("beside_work_beta_seconds_per_byte")
+                .asDouble(0) > 0, row.toString());
             // The MLP's blocks go whole: only the CNN runs its last block's chunks stage by stage.
             assertFalse(row.has("staged_chunk_share"), row.toString());
             // Each failed guess redoes the sum: priced only where the run had some, and then more than nothing.

@@ -12,7 +12,9 @@ import org.paratrain.collective.Allreduce;
  * <pre>
  *   main thread:   layer i's backward (share_i x the block's seconds), then the own rows'
  *                  deposits of its r x n_i values; bucket b is ready after its lowest layer
- *   exchange:      f_b = max(f_(b-1), ready_b) + A(p, words_b), in the plan's order
+ *   exchange:      s_b = max(f_(b-1), ready_b); f_b = s_b + A'(p, words_b), in the plan's order,
+ *                  A' the call beside the computation (A after T: a bucket in flight at T does
+ *                  the rest of its call at A's pace)
  *   after blocks:  at T (every layer done), the rest, the loss and the check words:
  *                  f = max(f_last, T) + A(p, words_rest) + A(p, 3); then the read-back
  *   exposed:       f - T + n readout
@@ -24,9 +26,11 @@ import org.paratrain.collective.Allreduce;
  *
  * <p>The shares come from the model's multiply-adds ({@code Model.backwardShares}), the block's
  * seconds from what a step of the same run computed, A from the algorithm's formula on the
- * link's fitted machine. It leaves out what the exchange thread and the transport take from the
- * computing core where a host has no core to spare (the step's computation measured with
- * buckets already holds that), and the local level of ranks that share a process.
+ * link's machine fitted to calls of an idle rank, A' on one fitted to calls made beside a
+ * computing thread (equal where none was timed): where a host has no core to spare, the
+ * computation takes the core from the calls' waits and the kernel's copies. What the exchange
+ * thread takes from the computation is left out (the step's computation measured with buckets
+ * already holds it), as is the local level of ranks that share a process.
  *
  * @param algorithm the allreduce each bucket is summed with
  * @param sum       a fixed-point sum (the only kind sent in buckets)
@@ -73,6 +77,31 @@ public record OverlapCost(Allreduce algorithm, SumCost sum) {
      */
     public double exposedSeconds(int p, int params, Buckets buckets, double[] shares, double blockSeconds,
                                  double staged, int ownRows, int[] ranges, Allreduce.Machine m) {
+        return exposedSeconds(p, params, buckets, shares, blockSeconds, staged, ownRows, ranges, m, m);
+    }
+
+    /**
+     * {@return predicted seconds a step waits for its exchange after its blocks, the early buckets
+     * priced on the link as a call made beside a computing thread meets it} On a host whose one
+     * core the computation holds, such a call gets the core only in turns and takes longer than an
+     * idle rank's; the step's rest, after the blocks, meets the link idle.
+     * @param p            processes the allreduce spans, at least 1
+     * @param params       the model's parameters
+     * @param buckets      the plan, from the same ranges and bucket size as the run's
+     * @param shares       each layer's share of a block's computation in its backward pass
+     * @param blockSeconds seconds of one block's forward and backward pass, deposits left out
+     * @param staged       the share of the last block's chunks run stage by stage, in (0, 1]
+     * @param ownRows      the blocks this rank holds, whose rows each layer deposits
+     * @param ranges       the model's backward ranges the plan was made from
+     * @param m            the link's fitted machine, calls made by an idle rank
+     * @param beside       the link's fitted machine, calls made beside a computing thread
+     */
+    public double exposedSeconds(int p, int params, Buckets buckets, double[] shares, double blockSeconds,
+                                 double staged, int ownRows, int[] ranges, Allreduce.Machine m,
+                                 Allreduce.Machine beside) {
+        if (m == null || beside == null) {
+            throw new IllegalArgumentException("the overlap's cost needs the link's machine, idle and beside work");
+        }
         if (!(staged > 0 && staged <= 1)) {
             throw new IllegalArgumentException("the staged share of a block's chunks must be in (0, 1], got " + staged);
         }
@@ -86,14 +115,27 @@ public record OverlapCost(Allreduce algorithm, SumCost sum) {
                 + "and at least one rank, got " + blockSeconds + ", " + ownRows + ", " + p);
         }
         double deposit = sum.conversion().depositSeconds();
+        // When each layer's gradient is final, and the blocks' end T.
+        double[] ready = new double[shares.length];
         double t = 0;
-        double f = 0;
-        int b = 0;
         for (int i = 0; i < shares.length; i++) {
             t += shares[i] * staged * blockSeconds + (double) ownRows * (ranges[2 * i + 1] - ranges[2 * i]) * deposit;
-            while (b < buckets.early() && buckets.layer()[b] == i) {
-                f = Math.max(f, t) + algorithm.cost(p, sum.valueWords(buckets.hi()[b] - buckets.lo()[b]), m);
-                b++;
+            ready[i] = t;
+        }
+        // The early buckets one after another: beside the computation until T, idle after it. A bucket in
+        // flight at T has done the share of its call that its time beside the computation allows.
+        double f = 0;
+        for (int b = 0; b < buckets.early(); b++) {
+            long words = sum.valueWords(buckets.hi()[b] - buckets.lo()[b]);
+            double start = Math.max(f, ready[buckets.layer()[b]]);
+            double busy = algorithm.cost(p, words, beside);
+            double idle = algorithm.cost(p, words, m);
+            if (start + busy <= t) {
+                f = start + busy;
+            } else if (start >= t) {
+                f = start + idle;
+            } else {
+                f = t + (1 - (t - start) / busy) * idle;
             }
         }
         double last = Math.max(f, t) + algorithm.cost(p, sum.lossAndValueWords(buckets.rest() + 1L), m)

@@ -105,6 +105,34 @@ class OverlapCostTest {
             RANGES, LATENCY));
     }
 
+    /**
+     * The early buckets beside the computation at half an idle call's pace (latency 2 ms a call
+     * there, 1 ms idle): by hand on the 10 ms block of {@link #timelineByHand}, bucket 0 from
+     * 1 ms + 100 x 2 ns takes 4 ms; bucket 1 starts after it, is still in flight at the blocks'
+     * end T = 6 ms + 1,000 x 2 ns, and does the rest of its call at the idle pace. Beside work as
+     * fast as idle is the one-machine price; a bucket that starts after T pays the idle price.
+     */
+    @Test
+    void bucketsBesideTheComputationUntilTheBlocksEnd() {
+        Buckets b = Buckets.plan(1000, RANGES, 1);
+        double[] shares = {0.1, 0.2, 0.3};
+        Allreduce.Machine slow = new Allreduce.Machine(2e-3, 0, 0);
+        double exposed = RING.exposedSeconds(2, 1000, b, shares, 10e-3, 1.0, 1, RANGES, LATENCY, slow);
+        double f0 = 1e-3 + 100 * 2e-9 + 4e-3;
+        double t = 6e-3 + 1000 * 2e-9;
+        double f1 = t + (1 - (t - f0) / 4e-3) * 2e-3;
+        assertEquals(f1 - t + 4e-3 + 1001 * 1e-9, exposed, 1e-12);
+        assertEquals(RING.exposedSeconds(2, 1000, b, shares, 10e-3, 1.0, 1, RANGES, LATENCY),
+            RING.exposedSeconds(2, 1000, b, shares, 10e-3, 1.0, 1, RANGES, LATENCY, LATENCY), 0.0);
+        // No computation: every bucket starts at T, idle, whatever the pace beside work.
+        assertEquals(RING.exposedSeconds(2, 1000, b, shares, 0, 1.0, 0, RANGES, LATENCY),
+            RING.exposedSeconds(2, 1000, b, shares, 0, 1.0, 0, RANGES, LATENCY, slow), 1e-15);
+        assertTrue(exposed > RING.exposedSeconds(2, 1000, b, shares, 10e-3, 1.0, 1, RANGES, LATENCY),
+            "a slower pace beside work hides less");
+        assertThrows(IllegalArgumentException.class, () -> RING.exposedSeconds(2, 1000, b, shares, 10e-3, 1.0, 1,
+            RANGES, LATENCY, null));
+    }
+
     /** No computation: every bucket after the other, as one call each; endless: the last bucket alone. */
     @Test
     void limits() {

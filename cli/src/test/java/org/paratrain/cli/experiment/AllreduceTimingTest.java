@@ -1,0 +1,115 @@
+package org.paratrain.cli.experiment;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.paratrain.comm.BackgroundThreads;
+import org.paratrain.comm.Communicator;
+import org.paratrain.comm.local.LocalCluster;
+
+/**
+ * The allreduce timed beside a computing thread, as a bucket sent during backward is summed:
+ * the calls come from a background thread on every rank, while the rank's own thread computes
+ * until they are done; ranks that are virtual threads sharing carriers all reach their calls.
+ */
+class AllreduceTimingTest {
+    private static final long[] SIZES = {1_000, 20_000};
+
+    @Test
+    void timedOnABackgroundThreadWhileTheRankComputes() {
+        List<double[]> seconds = LocalCluster.run(2, Duration.ofSeconds(60), comm -> {
+            Watched watched = new Watched(comm, new java.util.concurrent.ConcurrentLinkedQueue<>());
+            double[] t = AllreduceTiming.timeBesideWork(watched, "ring", SIZES, 2, 0.0);
+            assertTrue(!watched.background().isEmpty() && !watched.background().contains(false),
+                "every message went from a background thread: " + watched.background().size());
+            assertTrue(!BackgroundThreads.current(), "the rank's own thread is not one");
+            return t;
+        });
+        for (double[] t : seconds) {
+            assertEquals(SIZES.length, t.length);
+            for (double s : t) {
+                assertTrue(s > 0 && s < 1, "seconds a call: " + s);
+            }
+        }
+    }
+
+    @Test
+    void ranksThatAreVirtualThreadsOnOneCoreAllReachTheirCalls() {
+        // Four ranks on one core: virtual threads, whose computing loops give the carrier up between runs.
+        List<double[]> seconds = LocalCluster.run(4, Duration.ofSeconds(60), 1, comm ->
+            AllreduceTiming.timeBesideWork(comm, "recursive-doubling", SIZES, 2, 1e-3));
+        assertEquals(4, seconds.size());
+        for (double[] t : seconds) {
+            assertTrue(t[0] > 0 && t[1] > 0, java.util.Arrays.toString(t));
+        }
+    }
+
+    /** A rank's communicator that records, for each message sent, whether a background thread sent it. */
+    private record Watched(Communicator inner, java.util.Queue<Boolean> background) implements Communicator {
+        @Override
+        public int rank() {
+            return inner.rank();
+        }
+
+        @Override
+        public int size() {
+            return inner.size();
+        }
+
+        @Override
+        public void send(double[] buf, int offset, int length, int dest, int tag) {
+            background.add(BackgroundThreads.current());
+            inner.send(buf, offset, length, dest, tag);
+        }
+
+        @Override
+        public int recv(double[] buf, int offset, int length, int source, int tag) {
+            return inner.recv(buf, offset, length, source, tag);
+        }
+
+        @Override
+        public int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                            double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+            background.add(BackgroundThreads.current());
+            return inner.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
+                source, recvTag);
+        }
+
+        @Override
+        public void send(long[] buf, int offset, int length, int dest, int tag) {
+            background.add(BackgroundThreads.current());
+            inner.send(buf, offset, length, dest, tag);
+        }
+
+        @Override
+        public int recv(long[] buf, int offset, int length, int source, int tag) {
+            return inner.recv(buf, offset, length, source, tag);
+        }
+
+        @Override
+        public int sendRecv(long[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                            long[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+            background.add(BackgroundThreads.current());
+            return inner.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
+                source, recvTag);
+        }
+
+        @Override
+        public void barrier() {
+            inner.barrier();
+        }
+
+        @Override
+        public double wtime() {
+            return inner.wtime();
+        }
+
+        @Override
+        public String backend() {
+            return inner.backend();
+        }
+    }
+}
