@@ -106,7 +106,7 @@ public final class NetworkWorker {
             long w = spec.exchange().sum().fixed() ? new org.paratrain.train.cost.SumCost(spec.exchange().sum(),
                 org.paratrain.train.cost.ConversionRates.Conversion.FREE).words(n, 1) : n;
             // Long ones too (4 w: 6.5 MB for the MLP in one word), where the burst is a small part of a call.
-            long[] sizes = {1_000, w, 2 * w, 4 * w};
+            long[] sizes = {1_000, Math.max(1_001, w / 2), w, 2 * w};
             // The run's own algorithm alone: its bandwidth and reduction terms keep one ratio at every size, so
             // the fit folds the additions (about 0.1 ns a byte) into the link's beta (8 ns a byte at 1 Gbit/s)
             // and pins gamma at 0. Fitting a second algorithm as well was tried: on a shaped link it fitted
