@@ -33,6 +33,17 @@ public interface ProcessGroup {
      */
     void meet(Object buf, int offset, Step step);
 
+    /**
+     * {@return nanoseconds this rank's thread spent, over every {@link #meet} so far, between the
+     * end of the step it waited for and its own return: the wait for a core that another rank of
+     * the process keeps while it computes, where ranks are virtual threads sharing a carrier (0 for
+     * other threads)} Not the exchange's time: a trainer takes it out of the exchange it measures
+     * without waits. Read by this rank's own thread.
+     */
+    default long lateNanos() {
+        return 0L;
+    }
+
     /** The work done once all of a process's ranks have met. */
     @FunctionalInterface
     interface Step {

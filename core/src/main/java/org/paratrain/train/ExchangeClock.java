@@ -14,6 +14,11 @@ import org.paratrain.optim.Optimizer;
  * So each rank keeps its last {@value #WINDOW} steps' figures, and at the end one allreduce
  * (32 KB) takes, step by step, the least over the ranks. No clocks are compared across ranks.
  *
+ * <p>Where ranks share a core (virtual threads on one carrier), a rank woken at the end of a
+ * meeting may wait for the core while a sibling computes its next step: the trainer takes that
+ * out ({@link org.paratrain.comm.ProcessGroup#lateNanos}), else the rank that arrived last would
+ * show its sibling's computation whenever the sibling got the core first.
+ *
  * <p>The update is timed apart ({@link #timed}, two clock readings a step): it is computation
  * that happens to run inside the exchange's call, and a model of the exchange does not price it.
  * The hot path writes one double a step into an array made once.

@@ -23,6 +23,8 @@ import org.paratrain.train.spec.TrainSpec;
  */
 public final class RankTrainer {
     private final Communicator comm;
+    /** The rank's process group where ranks share a process, else null: its meetings' late returns. */
+    private final org.paratrain.comm.ProcessGroup group;
     private final Dataset data;
     private final Model model;
     /** Batchnorm's sums over every rank's blocks, or null for a model whose blocks are independent. */
@@ -88,6 +90,7 @@ public final class RankTrainer {
         this.origin = origin;
         this.totalSamples = total;
         this.comm = comm;
+        this.group = comm.processGroup().orElse(null);
         this.data = data;
         this.model = model;
         this.optimizer = optimizer;
@@ -264,16 +267,20 @@ public final class RankTrainer {
                 }
             }
             double t1 = comm.wtime();
+            long late0 = group == null ? 0L : group.lateNanos();
             h.loss()[e] += exchange.step(loop.weights, timedOptimizer, loop.scale);
             model.afterStep(loop.weights);
             t2 = comm.wtime();
+            // Ranks that share a core: a rank woken at a meeting's end may wait for the core while a sibling
+            // computes its next step. Not the exchange's time: out of the exchange without waits.
+            double late = group == null ? 0.0 : (group.lateNanos() - late0) * 1e-9;
             // A shared exchange computes blocks inside its step, and counts that time itself.
             double inStep = shared == null ? 0.0 : shared.computeSeconds();
             // Batchnorm's statistics cross ranks inside the blocks: communication, not compute.
             double sync = statistics == null ? 0.0 : statistics.takeSeconds();
             h.compute()[e] += t1 - t0 + inStep - sync;
             h.comm()[e] += t2 - t1 - inStep + sync;
-            clock.endStep(t2 - t1 - inStep + sync);
+            clock.endStep(t2 - t1 - inStep + sync - late);
             if (rebalancer != null && rebalancer.record(t1 - t0, t2 - t0)) {
                 if (rebalancer.rebalance()) {
                     exchange.rangesMoved();

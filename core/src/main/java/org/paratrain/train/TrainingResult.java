@@ -64,7 +64,8 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
      *
      * <p>Where the last to arrive changes from step to step, the least of the totals still holds
      * waits; {@code waitFree} is the least over the ranks taken step by step, over the last
-     * {@code waitFreeSteps} steps (at most 4,096), without the optimizer's update.
+     * {@code waitFreeSteps} steps (at most 4,096), without the optimizer's update or a rank's wait
+     * for its core after a meeting of ranks that share one.
      *
      * @param compute       seconds each rank spent computing its blocks
      * @param exchange      seconds each rank spent in the exchange (and the update), waits included

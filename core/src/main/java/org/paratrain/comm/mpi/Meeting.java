@@ -34,6 +34,10 @@ final class Meeting {
     /** When the first rank arrived at the meeting under way, 0 when none is waiting. */
     private volatile long openedAt;
     private volatile RuntimeException expired;
+    /** When the last step ended ({@link System#nanoTime}), written before the generation advances. */
+    private volatile long endedAt;
+    /** Each local rank's nanoseconds between a step's end and its return, where it is a virtual thread. */
+    private final long[] late;
 
     Meeting(int size, ReentrantLock mpiLock) {
         this.size = size;
@@ -42,6 +46,7 @@ final class Meeting {
         this.waiting = new Thread[size];
         this.mpiLock = mpiLock;
         this.spin = size <= Runtime.getRuntime().availableProcessors();
+        this.late = new long[size];
     }
 
     /**
@@ -62,6 +67,7 @@ final class Meeting {
             try {
                 run(step, leaders);
             } finally {   // also when the step failed: the others then see its failure, instead of waiting
+                endedAt = System.nanoTime();
                 generation = gen + 1;
                 for (int t = 0; t < size; t++) {
                     if (t != me) {
@@ -71,11 +77,24 @@ final class Meeting {
             }
         } else {
             await(gen);
+            if (Thread.currentThread().isVirtual()) {
+                // Woken, it may wait for a carrier that a sibling rank keeps while it computes.
+                late[me] += Math.max(0L, System.nanoTime() - endedAt);
+            }
         }
         Throwable f = stepFailure;
         if (f != null) {
             throw new PeerFailedException("a rank of this process failed in a collective: " + f.getMessage());
         }
+    }
+
+    /**
+     * {@return nanoseconds local rank {@code me}, a virtual thread, spent between the end of a
+     * step it waited for and its return from the meeting, over every meeting so far} Where ranks
+     * share a carrier, that is mostly a sibling rank computing on it; read by the rank's own thread.
+     */
+    long lateNanos(int me) {
+        return late[me];
     }
 
     private void run(ProcessGroup.Step step, Communicator leaders) {

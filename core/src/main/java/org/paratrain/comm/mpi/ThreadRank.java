@@ -201,6 +201,11 @@ final class ThreadRank implements Communicator, ProcessGroup {
     }
 
     @Override
+    public long lateNanos() {
+        return process.meeting.lateNanos(local.rank());
+    }
+
+    @Override
     public void meet(Object buf, int offset, ProcessGroup.Step step) {
         process.meeting.meet(local.rank(), buf, offset, step, process.world);
     }

@@ -77,6 +77,62 @@ class MeetingTest {
         assertEquals(rounds, steps.get());
     }
 
+    /**
+     * A rank woken at a meeting's end while every carrier is kept by computing ranks (here: the
+     * rank that ran the step and spinning threads, 300 ms) returns late, and the meeting counts
+     * that wait for it alone ({@link Meeting#lateNanos}); the rank that ran the step counts none,
+     * and platform threads never count.
+     */
+    @Test
+    void aRankWokenWhileTheCarriersComputeCountsItsWaitForOne() throws InterruptedException {
+        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
+            Runtime.getRuntime().availableProcessors());
+        Meeting m = new Meeting(2, new ReentrantLock());
+        long[] late = new long[2];
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            m.meet(0, null, 0, (buffers, offsets, leaders) -> { }, null);
+            late[0] = m.lateNanos(0);
+        });
+        while (waiter.getState() != Thread.State.WAITING) {
+            Thread.sleep(1);
+        }
+        java.util.concurrent.atomic.AtomicBoolean release = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch spinning = new java.util.concurrent.CountDownLatch(carriers - 1);
+        List<Thread> spinners = new ArrayList<>();
+        for (int c = 0; c < carriers - 1; c++) {
+            spinners.add(Thread.ofVirtual().start(() -> {
+                spinning.countDown();
+                while (!release.get()) {
+                    Thread.onSpinWait();
+                }
+            }));
+        }
+        assertTrue(spinning.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        Thread runner = Thread.ofVirtual().start(() -> {
+            m.meet(1, null, 0, (buffers, offsets, leaders) -> { }, null);
+            late[1] = m.lateNanos(1);
+            long until = System.nanoTime() + 300_000_000L;
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            release.set(true);
+        });
+        runner.join(10_000);
+        waiter.join(10_000);
+        release.set(true);
+        for (Thread t : spinners) {
+            t.join(10_000);
+        }
+        assertTrue(late[0] > 150_000_000L, "the woken rank waited for a carrier: " + late[0] / 1e6 + " ms");
+        assertEquals(0L, late[1], "the rank that ran the step went straight on");
+        // Platform threads: the OS runs a woken thread on any core, and no wait is counted.
+        Meeting p = new Meeting(2, new ReentrantLock());
+        Thread a = Thread.ofPlatform().start(() -> p.meet(0, null, 0, (buffers, offsets, leaders) -> { }, null));
+        p.meet(1, null, 0, (buffers, offsets, leaders) -> { }, null);
+        a.join(10_000);
+        assertEquals(0L, p.lateNanos(0) + p.lateNanos(1));
+    }
+
     /** A rank that never arrives: the others end with a timeout soon after the deadline, not never. */
     @Test
     void aRankThatNeverArrivesEndsTheOthersAtTheDeadline() throws InterruptedException {
