@@ -156,22 +156,10 @@ public final class NetworkWorker {
                 }
                 out.put("buckets", plan == null ? 1 : plan.early() + 1);
                 if (costed) {
-                    List<org.paratrain.collective.CostModel.Measurement> ms = new java.util.ArrayList<>();
-                    for (int i = 0; i < sizes.length; i++) {
-                        // Two processes are the link's ends: k ranks a process meet in memory first. MPI's own
-                        // allreduce is fitted as a ring (its formula is the cheaper of two, which is not linear).
-                        ms.add(new org.paratrain.collective.CostModel.Measurement(algorithm.equals("native") ? "ring"
-                            : algorithm, 2, sizes[i], seconds.get(0)[i]));
-                    }
-                    org.paratrain.collective.Allreduce.Machine m = org.paratrain.collective.CostModel.fit(ms);
+                    org.paratrain.collective.Allreduce.Machine m = fit(algorithm, sizes, seconds.get(0));
                     org.paratrain.collective.Allreduce.Machine busy = m;
                     if (beside != null) {
-                        List<org.paratrain.collective.CostModel.Measurement> bs = new java.util.ArrayList<>();
-                        for (int i = 0; i < sizes.length; i++) {
-                            bs.add(new org.paratrain.collective.CostModel.Measurement(algorithm.equals("native") ? "ring"
-                                : algorithm, 2, sizes[i], beside.get(0)[i]));
-                        }
-                        busy = org.paratrain.collective.CostModel.fit(bs);
+                        busy = fit(algorithm, sizes, beside.get(0));
                         out.put("beside_work_alpha_seconds", busy.alpha()).put("beside_work_beta_seconds_per_byte",
                             busy.beta());
                     }
@@ -211,6 +199,20 @@ public final class NetworkWorker {
         } finally {
             Backend.finalizeMpi();
         }
+    }
+
+    /**
+     * {@return the link's machine fitted to {@code seconds} a call at each of {@code sizes}} Two
+     * processes are the link's ends (k ranks a process meet in memory first); MPI's own allreduce
+     * is fitted as a ring (its formula is the cheaper of two, which is not linear).
+     */
+    private static org.paratrain.collective.Allreduce.Machine fit(String algorithm, long[] sizes, double[] seconds) {
+        List<org.paratrain.collective.CostModel.Measurement> ms = new java.util.ArrayList<>();
+        for (int i = 0; i < sizes.length; i++) {
+            ms.add(new org.paratrain.collective.CostModel.Measurement(algorithm.equals("native") ? "ring" : algorithm, 2,
+                sizes[i], seconds[i]));
+        }
+        return org.paratrain.collective.CostModel.fit(ms);
     }
 
     /**
