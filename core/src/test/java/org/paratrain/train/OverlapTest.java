@@ -224,68 +224,17 @@ class OverlapTest {
     }
 
     /** A rank's communicator that records the thread of every message it sends. */
-    private record SenderRecording(Communicator inner, java.util.Queue<Thread> senders) implements Communicator {
-        @Override
-        public int rank() {
-            return inner.rank();
+    private static final class SenderRecording extends org.paratrain.comm.ForwardingCommunicator {
+        private final java.util.Queue<Thread> senders;
+
+        SenderRecording(Communicator inner, java.util.Queue<Thread> senders) {
+            super(inner);
+            this.senders = senders;
         }
 
         @Override
-        public int size() {
-            return inner.size();
-        }
-
-        @Override
-        public void send(double[] buf, int offset, int length, int dest, int tag) {
+        protected void sending() {
             senders.add(Thread.currentThread());
-            inner.send(buf, offset, length, dest, tag);
-        }
-
-        @Override
-        public int recv(double[] buf, int offset, int length, int source, int tag) {
-            return inner.recv(buf, offset, length, source, tag);
-        }
-
-        @Override
-        public void send(long[] buf, int offset, int length, int dest, int tag) {
-            senders.add(Thread.currentThread());
-            inner.send(buf, offset, length, dest, tag);
-        }
-
-        @Override
-        public int recv(long[] buf, int offset, int length, int source, int tag) {
-            return inner.recv(buf, offset, length, source, tag);
-        }
-
-        @Override
-        public int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
-                            double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
-            senders.add(Thread.currentThread());
-            return inner.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
-                source, recvTag);
-        }
-
-        @Override
-        public int sendRecv(long[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
-                            long[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
-            senders.add(Thread.currentThread());
-            return inner.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
-                source, recvTag);
-        }
-
-        @Override
-        public void barrier() {
-            inner.barrier();
-        }
-
-        @Override
-        public double wtime() {
-            return inner.wtime();
-        }
-
-        @Override
-        public String backend() {
-            return inner.backend();
         }
 
         @Override

@@ -48,68 +48,21 @@ class AllreduceTimingTest {
     }
 
     /** A rank's communicator that records, for each message sent, whether a background thread sent it. */
-    private record Watched(Communicator inner, java.util.Queue<Boolean> background) implements Communicator {
-        @Override
-        public int rank() {
-            return inner.rank();
+    private static final class Watched extends org.paratrain.comm.ForwardingCommunicator {
+        private final java.util.Queue<Boolean> background;
+
+        Watched(Communicator inner, java.util.Queue<Boolean> background) {
+            super(inner);
+            this.background = background;
+        }
+
+        java.util.Queue<Boolean> background() {
+            return background;
         }
 
         @Override
-        public int size() {
-            return inner.size();
-        }
-
-        @Override
-        public void send(double[] buf, int offset, int length, int dest, int tag) {
+        protected void sending() {
             background.add(BackgroundThreads.current());
-            inner.send(buf, offset, length, dest, tag);
-        }
-
-        @Override
-        public int recv(double[] buf, int offset, int length, int source, int tag) {
-            return inner.recv(buf, offset, length, source, tag);
-        }
-
-        @Override
-        public int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
-                            double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
-            background.add(BackgroundThreads.current());
-            return inner.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
-                source, recvTag);
-        }
-
-        @Override
-        public void send(long[] buf, int offset, int length, int dest, int tag) {
-            background.add(BackgroundThreads.current());
-            inner.send(buf, offset, length, dest, tag);
-        }
-
-        @Override
-        public int recv(long[] buf, int offset, int length, int source, int tag) {
-            return inner.recv(buf, offset, length, source, tag);
-        }
-
-        @Override
-        public int sendRecv(long[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
-                            long[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
-            background.add(BackgroundThreads.current());
-            return inner.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
-                source, recvTag);
-        }
-
-        @Override
-        public void barrier() {
-            inner.barrier();
-        }
-
-        @Override
-        public double wtime() {
-            return inner.wtime();
-        }
-
-        @Override
-        public String backend() {
-            return inner.backend();
         }
     }
 }
