@@ -96,62 +96,6 @@ final class BenchNetworkCommand implements Runnable {
         + "the current directory).")
     Path script;
 
-    /**
-     * One measurement.
-     *
-     * @param link      the link's rate, or unshaped
-     * @param model     mlp or cnn
-     * @param layout    hosts x ranks a host
-     * @param sum       paratrain's sum
-     * @param allreduce paratrain's allreduce as asked ({@code auto} too)
-     * @param chosen    the allreduce that ran (auto's pick)
-     * @param bucket    paratrain's bucket size ({@code 0}: the whole gradient after backward)
-     * @param paratrain paratrain's best samples per second
-     * @param exchange  the share of that run's time spent exchanging (an overlap's bound)
-     * @param torch     PyTorch DDP's best samples per second, NaN where it did not run
-     * @param params    a hash of the trained parameters' bits
-     * @param stepMs    the measured exchange a step, in milliseconds: the least over the ranks (the rank that
-     *                  reaches the exchange last waits for no one)
-     * @param waitMs    rank 0's exchange a step beyond that: its wait for slower ranks
-     * @param modelMs   the cost model's prediction of it, fitted to this link's bare allreduce (NaN: none)
-     * @param fit       the worker's result, whose link fit goes to machine-LINK-LAYOUT.json for {@code plan}
-     */
-    record Row(String link, String model, String layout, String sum, String allreduce, String chosen, String bucket,
-               double paratrain, double exchange, double torch, String params, double stepMs, double waitMs,
-               double modelMs, JsonNode fit) {
-        double ratio() {
-            return paratrain / torch;
-        }
-
-        /** {@return the cost model's relative error, predicted / measured - 1} */
-        double error() {
-            return modelMs / stepMs - 1;
-        }
-
-        /** {@return the target for paratrain / DDP in float32} */
-        double target() {
-            return model.equals("mlp") ? 1.0 : 1.5;
-        }
-
-        String key() {
-            return model + "_" + link + "_" + layout + "_" + sum.replace("fixed:", "fixed") + "_bucket" + bucket
-                + (allreduce.equals("ring") ? "" : "_" + allreduce.replace("-", ""));
-        }
-
-        /** {@return whether {@code o} is the same measurement but for the allreduce} */
-        boolean sameButAllreduce(Row o) {
-            return o.link.equals(link) && o.model.equals(model) && o.layout.equals(layout) && o.sum.equals(sum)
-                && o.bucket.equals(bucket);
-        }
-
-        /** {@return the row's overlap as the table names it: off, or the bucket size} */
-        String overlap() {
-            int n = fit == null ? 0 : fit.path("buckets").asInt(0);
-            // A size that cuts no layer boundary sends the gradient whole: say so beside it.
-            return bucket.equals("0") ? "off" : n == 0 ? bucket : bucket + " (" + n + (n == 1 ? " bucket)" : " buckets)");
-        }
-    }
-
     @Override
     public void run() {
         check();
@@ -179,7 +123,7 @@ final class BenchNetworkCommand implements Runnable {
         out.println();
         out.println(NetworkReport.HEADER);
         out.flush();
-        List<Row> rows = new ArrayList<>();
+        List<NetworkRow> rows = new ArrayList<>();
         Path work = org.paratrain.io.AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"),
             "paratrain-bench-network"));
         try {
@@ -190,49 +134,21 @@ final class BenchNetworkCommand implements Runnable {
             }
             for (String link : links) {
                 Map<String, String> env = NetworkHosts.environment(link);
-                // An interrupted bench (Ctrl-C, a kill) removes its hosts and files too: no finally runs then.
-                Thread removal = new Thread(() -> {
-                    try {
-                        NetworkHosts.shell(netns, env, List.of("down"), "remove the hosts");
-                    } catch (RuntimeException e) {
-                        System.err.println("paratrain bench network: " + e.getMessage());
-                    }
-                    org.paratrain.io.AtomicFiles.deleteQuietly(work);
-                });
-                Runtime.getRuntime().addShutdownHook(removal);
-                RuntimeException failure = null;
-                try {
-                    NetworkHosts.shell(netns, env, List.of("up"), "make the hosts");
+                NetworkLifecycle.whileUp(netns, env, work, () -> {
                     for (String model : models) {
                         for (String layout : layouts) {
                             int k = Integer.parseInt(layout.substring(2));
                             err.printf(Locale.ROOT, "  %s: %s on 2 hosts x %d...%n", link, model, k);
                             err.flush();
-                            for (Row r : group(netns, env, work, ddpRuns, ddp, torch != null, link, model, layout)) {
+                            for (NetworkRow r : group(netns, env, work, ddpRuns, ddp, torch != null, link, model,
+                                layout)) {
                                 rows.add(r);
                                 out.println(NetworkReport.line(r));
                             }
                             out.flush();
                         }
                     }
-                } catch (RuntimeException e) {
-                    failure = e;
-                    throw e;
-                } finally {
-                    try {
-                        Runtime.getRuntime().removeShutdownHook(removal);
-                    } catch (IllegalStateException shuttingDown) {
-                        // The JVM is ending: the hook removes the hosts.
-                    }
-                    try {
-                        NetworkHosts.shell(netns, env, List.of("down"), "remove the hosts");
-                    } catch (RuntimeException e) {
-                        if (failure == null) {
-                            throw e;
-                        }
-                        failure.addSuppressed(e);     // the error that ended the run is the one to tell
-                    }
-                }
+                });
             }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -257,8 +173,8 @@ final class BenchNetworkCommand implements Runnable {
      * allreduce, and DDP's runs between them, the first before the first, so that a slow or fast
      * spell of the VM (20-30% here, for seconds) falls on both sides.
      */
-    private List<Row> group(Path netns, Map<String, String> env, Path work, DdpRuns ddpRuns, Path ddp, boolean torch,
-                            String link, String model, String layout) throws IOException {
+    private List<NetworkRow> group(Path netns, Map<String, String> env, Path work, DdpRuns ddpRuns, Path ddp,
+                                   boolean torch, String link, String model, String layout) throws IOException {
         int k = Integer.parseInt(layout.substring(2));
         List<Job> jobs = new ArrayList<>();
         for (String sum : sums) {
@@ -280,12 +196,13 @@ final class BenchNetworkCommand implements Runnable {
                 results.add(paratrain(netns, env, work, link, model, k, job.sum(), job.bucket(), job.allreduce()));
             }
         }
-        List<Row> rows = new ArrayList<>();
+        List<NetworkRow> rows = new ArrayList<>();
         for (int j = 0; j < jobs.size(); j++) {
             Job job = jobs.get(j);
             JsonNode p = results.get(j);
-            rows.add(new Row(link, model, layout, job.sum(), job.allreduce(), p.path("allreduce").asText(job.allreduce()),
-                job.bucket(), p.path("samples_per_s").asDouble(), p.path("exchange_share").asDouble(), t,
+            rows.add(new NetworkRow(link, model, layout, job.sum(), job.allreduce(),
+                p.path("allreduce").asText(job.allreduce()), job.bucket(), p.path("samples_per_s").asDouble(),
+                p.path("exchange_share").asDouble(), t,
                 p.path("params_hash").asText(), p.path("exchange_ms_per_step").asDouble(),
                 p.path("wait_ms_per_step").asDouble(Double.NaN),
                 p.path("predicted_exchange_ms_per_step").asDouble(Double.NaN), p));

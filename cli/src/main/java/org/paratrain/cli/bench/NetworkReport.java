@@ -22,7 +22,7 @@ final class NetworkReport {
         + "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
 
     /** One row of the table, as printed and as written to the Markdown file. */
-    static String line(BenchNetworkCommand.Row r) {
+    static String line(NetworkRow r) {
         return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %s "
             + "| %s | %.1f |", r.link(), r.model(), r.layout(), r.sum(), allreduce(r), r.overlap(), r.paratrain(),
             100 * r.exchange(), r.stepMs(), dash(r.waitMs(), "%.2f"),
@@ -32,19 +32,19 @@ final class NetworkReport {
     }
 
     /** {@return the share of the run's steps whose guessed grid failed (a second exchange each)} */
-    static double misses(BenchNetworkCommand.Row r) {
+    static double misses(NetworkRow r) {
         return r.fit().path("guess_misses_per_step").asDouble(0);
     }
 
     /** {@return the allreduce as the table names it: auto with its pick} */
-    static String allreduce(BenchNetworkCommand.Row r) {
+    static String allreduce(NetworkRow r) {
         return r.allreduce().equals("auto") ? "auto: " + r.chosen() : r.allreduce();
     }
 
     /** Whether every layout and link of a model and sum trained the same bits, as the fixed-point sums promise. */
-    static String sameBits(List<BenchNetworkCommand.Row> rows) {
+    static String sameBits(List<NetworkRow> rows) {
         Map<String, java.util.Set<String>> byModel = new LinkedHashMap<>();
-        for (BenchNetworkCommand.Row r : rows) {
+        for (NetworkRow r : rows) {
             byModel.computeIfAbsent(r.model() + " " + r.sum(), m -> new java.util.TreeSet<>()).add(r.params());
         }
         StringBuilder s = new StringBuilder("same bits:");
@@ -54,7 +54,7 @@ final class NetworkReport {
     }
 
     /** The rows as CSV, JSON and Markdown, and the ratios (or, without PyTorch, samples/s) as a plot. */
-    static void write(List<BenchNetworkCommand.Row> rows, String torch, Path outDir, int batch, int steps, int rounds,
+    static void write(List<NetworkRow> rows, String torch, Path outDir, int batch, int steps, int rounds,
                       String precision) {
         StringBuilder csv = new StringBuilder("link,model,layout,sum,allreduce,ran,bucket_size,paratrain_samples_per_s,"
             + "exchange_share,exchange_ms_per_step,update_ms_per_step,wait_ms_per_step,guess_misses_per_step,"
@@ -65,7 +65,7 @@ final class NetworkReport {
         json.put("batch_size", batch).put("steps", steps).put("rounds", rounds).put("precision", precision)
             .put("pytorch", torch);
         var array = json.putArray("rows");
-        for (BenchNetworkCommand.Row r : rows) {
+        for (NetworkRow r : rows) {
             double update = r.fit() == null ? Double.NaN : r.fit().path("update_ms_per_step").asDouble(Double.NaN);
             csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%s,%s,%.1f,%.4f,%.3f,%s,%s,%.3f,%s,%s,%s,%s,%.1f,%s%n",
                 r.link(), r.model(), r.layout(), r.sum(), r.allreduce(), r.chosen(), r.bucket(), r.paratrain(),
@@ -122,22 +122,22 @@ final class NetworkReport {
                 + r.sum() + (r.allreduce().equals("ring") ? "" : " " + allreduce(r))
                 + (r.bucket().equals("0") ? "" : " overlap")).toList();
             org.knowm.xchart.CategoryChart chart = torch == null
-                ? org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(BenchNetworkCommand.Row::paratrain).toList(),
+                ? org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(NetworkRow::paratrain).toList(),
                     rows.stream().map(r -> Double.NaN).toList(), "paratrain, two emulated hosts, " + precision,
                     "samples/s")
-                : org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(BenchNetworkCommand.Row::ratio).toList(),
-                    rows.stream().map(BenchNetworkCommand.Row::target).toList(), "paratrain / PyTorch " + torch.replaceAll("a0$", "")
+                : org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(NetworkRow::ratio).toList(),
+                    rows.stream().map(NetworkRow::target).toList(), "paratrain / PyTorch " + torch.replaceAll("a0$", "")
                     + " DDP, two emulated hosts, " + precision, "paratrain / DDP samples/s");
             chart.setXAxisTitle("model, link, hosts x ranks, sum, overlap");
             org.paratrain.cli.experiment.Plots.save(chart, stage, "bench-network");
             List<String> files = new ArrayList<>(List.of("bench-network.csv", "bench-network.md", "bench-network.json",
                 "bench-network.png", "bench-network.svg"));
             // The cost model beside each measured exchange, for the rows it priced.
-            List<BenchNetworkCommand.Row> priced = rows.stream().filter(r -> !Double.isNaN(r.modelMs())).toList();
+            List<NetworkRow> priced = rows.stream().filter(r -> !Double.isNaN(r.modelMs())).toList();
             if (!priced.isEmpty()) {
                 java.util.Map<String, List<Double>> series = new java.util.LinkedHashMap<>();
-                series.put("measured", priced.stream().map(BenchNetworkCommand.Row::stepMs).toList());
-                series.put("cost model", priced.stream().map(BenchNetworkCommand.Row::modelMs).toList());
+                series.put("measured", priced.stream().map(NetworkRow::stepMs).toList());
+                series.put("cost model", priced.stream().map(NetworkRow::modelMs).toList());
                 org.knowm.xchart.CategoryChart model = org.paratrain.cli.experiment.Plots.bars(
                     priced.stream().map(r -> labels.get(rows.indexOf(r))).toList(), series,
                     "paratrain's exchange a step: measured and the link's cost model, " + precision,
@@ -148,7 +148,7 @@ final class NetworkReport {
                 files.addAll(List.of("bench-network-model.png", "bench-network-model.svg"));
             }
             // Each link and layout's fit (the first model's) as a machine.json that plan --machine reads.
-            for (BenchNetworkCommand.Row r : rows) {
+            for (NetworkRow r : rows) {
                 String name = "machine-" + r.link() + "-" + r.layout() + ".json";
                 if (!Double.isNaN(r.modelMs()) && !files.contains(name)) {
                     org.paratrain.cli.experiment.MachineFile.write(stage.resolve(name),
@@ -169,9 +169,9 @@ final class NetworkReport {
      * row's overlap against the same row without buckets, each auto row's pick against the
      * fastest of the other allreduces beside it}
      */
-    static String summary(List<BenchNetworkCommand.Row> rows) {
+    static String summary(List<NetworkRow> rows) {
         StringBuilder summary = new StringBuilder("summary:");
-        for (BenchNetworkCommand.Row r : rows) {
+        for (NetworkRow r : rows) {
             summary.append(String.format(Locale.ROOT, " %s_samples_per_s=%.0f %s_exchange_share=%.3f", r.key(),
                 r.paratrain(), r.key(), r.exchange()));
             if (!Double.isNaN(r.modelMs())) {
@@ -190,8 +190,8 @@ final class NetworkReport {
                     r.key(), r.paratrain() / o.paratrain(), r.key(), 1 / (1 - o.exchange()))));
             // auto's pick against the fastest of the allreduces run beside it on the same link and model.
             if (r.allreduce().equals("auto")) {
-                java.util.Optional<BenchNetworkCommand.Row> fastest = rows.stream().filter(o -> o != r && !o.allreduce().equals("auto")
-                    && o.sameButAllreduce(r)).max(java.util.Comparator.comparingDouble(BenchNetworkCommand.Row::paratrain));
+                java.util.Optional<NetworkRow> fastest = rows.stream().filter(o -> o != r && !o.allreduce().equals("auto")
+                    && o.sameButAllreduce(r)).max(java.util.Comparator.comparingDouble(NetworkRow::paratrain));
                 summary.append(" ").append(r.key()).append("_pick=").append(r.chosen()).append(String.format(Locale.ROOT,
                     " %s_probe_seconds=%.3f", r.key(), r.fit().path("probe_seconds").asDouble(Double.NaN)));
                 fastest.ifPresent(f -> summary.append(String.format(Locale.ROOT, " %s_fastest=%s %s_vs_fastest=%.3f",
