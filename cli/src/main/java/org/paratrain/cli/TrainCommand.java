@@ -3,7 +3,6 @@ package org.paratrain.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.paratrain.experiment.SpecCodec;
-import org.paratrain.train.TrainingControl;
 import org.paratrain.train.TrainingState;
 import java.nio.file.Path;
 import java.util.List;
@@ -12,10 +11,8 @@ import org.paratrain.data.Dataset;
 import org.paratrain.experiment.Provenance;
 import org.paratrain.experiment.RunWriter;
 import org.paratrain.train.Backend;
-import org.paratrain.train.FailureInjection;
 import org.paratrain.experiment.ModelFile;
 import org.paratrain.cli.experiment.TrainingData;
-import org.paratrain.model.Metrics;
 import org.paratrain.train.LossReduction;
 import org.paratrain.train.TrainingResult;
 import org.paratrain.train.spec.DataSpec;
@@ -100,7 +97,7 @@ final class TrainCommand implements Runnable {
     Path out;
 
     /** Where {@code --init-from} started the run, for result.json and model.json; null without it. */
-    private ObjectNode initRecord;
+    ObjectNode initRecord;
 
     @Override
     public void run() {
@@ -176,13 +173,13 @@ final class TrainCommand implements Runnable {
             launchMpi(attempts, spec.nodes(), args);
             return;
         }
-        TrainingResult r = train(attempts, meta, prepared, classes, spec, resumed);
+        TrainingResult r = WholeDataTraining.train(this, attempts, meta, prepared, classes, spec, resumed);
         if (r == null) {
             return;   // an MPI rank other than 0: rank 0 reports
         }
-        report(r, spec, dataSpec, new ModelFile(spec.model(), data.features(), classes, r.params(),
-            prepared.standardizer(), prepared.classNames(), prepared.columns(), dataSpec.format()), prepared, attempts,
-            provenance);
+        WholeDataTraining.report(this, r, spec, dataSpec, new ModelFile(spec.model(), data.features(), classes,
+            r.params(), prepared.standardizer(), prepared.classNames(), prepared.columns(), dataSpec.format()),
+            prepared, attempts, provenance);
     }
 
     /** The batch size and epochs not given, from the training data's size ({@link org.paratrain.train.spec.Defaults}). */
@@ -252,72 +249,6 @@ final class TrainCommand implements Runnable {
     /** The data's spec: files, format, held-out samples and scaling. */
     DataSpec dataSpec() {
         return input.spec(dataFormat, seed, learning.model());
-    }
-
-    /** Prints the result and the test metrics, and writes result.json, history.csv and model.json into --out. */
-    private void report(TrainingResult r, TrainSpec spec, DataSpec dataSpec, ModelFile file, TrainingData prepared,
-                        Attempts attempts, Provenance provenance) {
-        org.paratrain.train.Divergence.checkFinal(r, spec.optimizer().learningRate());
-        TrainReport.print(out(), learning.model, prepared.train().samples(), prepared.train().features(), r, epochs);
-        java.util.Map<String, Object> test = prepared.test() == null ? null : Metrics.evaluate(file.newModel(),
-            r.params(), prepared.test(), file.classNames() == null ? null : file.classNames().names());
-        if (test != null) {
-            out().println("  test       " + Evaluate.format(test) + " (measured once, at the end)");
-        }
-        if (out == null) {
-            return;
-        }
-        ObjectNode d = TrainingData.record(dataSpec, prepared.train().samples(), prepared.train().features());
-        ObjectNode extra = RunWriter.json().createObjectNode();
-        if (test != null) {
-            extra.set("test_metrics", RunWriter.json().valueToTree(test));
-        }
-        TrainReport.Best best = TrainReport.best(r.history());
-        if (best != null) {
-            ObjectNode v = extra.putObject("validation");
-            v.put("samples", prepared.validation().samples());
-            v.put("best_epoch", best.epoch());
-            v.put("best_loss", best.loss());
-            if (!Double.isNaN(best.accuracy())) {
-                v.put("best_accuracy", best.accuracy());
-            }
-            v.put("kept_best", monitor.patience > 0);
-        }
-        if (!attempts.log().isEmpty()) {
-            extra.set("restarts", attempts.log());
-        }
-        if (initRecord != null) {
-            extra.set("init_from", initRecord);
-        }
-        TrainReport.write(out(), out, r, spec, file, d, extra, provenance);
-    }
-
-    /**
-     * Trains here (local backend, or this rank of an MPI job), with restarts on the local
-     * backend; if the run fails for good, the history of the epochs it completed is written.
-     */
-    private TrainingResult train(Attempts attempts, JsonNode meta, TrainingData prepared, int classes, TrainSpec spec,
-                                 TrainingState resumed) {
-        Dataset data = prepared.train();
-        TrainingControl.Validation validation = prepared.validation() == null ? null
-            : monitor.validation(prepared.validation(), spec.model().newModel(data.features(), classes),
-                spec.run().lossReduction());
-        FailureInjection failure = injectFailure == null ? null : FailureInjection.parse(injectFailure);
-        boolean rankZero = Backend.mpiRankFromEnvironment() == 0;
-        try (MonitorOptions.Display display = monitor.display(spec.epochs(), spec.totalSteps(data) / spec.epochs(),
-            out(), rankZero ? err() : null, attempts.listener())) {
-            TrainingControl.EpochListener listener = rankZero ? display : attempts.listener();
-            if (backendOptions.isMpi()) {
-                return checkpoints.onMpiRank(meta, resumed, listener, control -> FailureInjection.mpi(data, spec,
-                    control.withValidation(validation), failure));
-            }
-            return attempts.runLocal(spec.nodes(), resumed, listener, (nodes, control, first) ->
-                FailureInjection.local(data, spec.withNodes(nodes), control.withValidation(validation),
-                    first ? failure : null));
-        } catch (RuntimeException e) {
-            attempts.writePartialHistory(out);
-            throw e;
-        }
     }
 
     /**
