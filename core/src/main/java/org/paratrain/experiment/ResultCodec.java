@@ -83,8 +83,12 @@ public final class ResultCodec {
             return compute.length == exchange.length && compute.length > 0
                 ? new TrainingResult.RankTimes(compute, exchange) : null;
         }
+        JsonNode median = o.get("exchange_without_waits_median_seconds");
+        double[] staged = new double[compute.length];      // not written: not measured, for a result read back
+        java.util.Arrays.fill(staged, Double.NaN);
         return new TrainingResult.RankTimes(compute, exchange, update, free.asDouble(),
-            o.path("exchange_without_waits_steps").asInt());
+            o.path("exchange_without_waits_steps").asInt(), staged,
+            median != null && median.isNumber() ? median.asDouble() : Double.NaN);
     }
 
     /**
@@ -92,7 +96,8 @@ public final class ResultCodec {
      * {@code compute_seconds_per_rank}, {@code comm_seconds_per_rank} (the update included) and
      * {@code update_seconds_per_rank}, in rank order, and the exchange without waits or update
      * over the last steps as {@code exchange_without_waits_seconds} and
-     * {@code exchange_without_waits_steps} (when measured).
+     * {@code exchange_without_waits_steps}, and its median step as
+     * {@code exchange_without_waits_median_seconds} (when measured).
      *
      * @param o     the result's JSON object
      * @param times the ranks' times, or null to write nothing
@@ -105,6 +110,9 @@ public final class ResultCodec {
             if (times.waitFreeSteps() > 0 && Double.isFinite(times.waitFree())) {
                 o.put("exchange_without_waits_seconds", times.waitFree());
                 o.put("exchange_without_waits_steps", times.waitFreeSteps());
+                if (Double.isFinite(times.waitFreeMedian())) {
+                    o.put("exchange_without_waits_median_seconds", times.waitFreeMedian());
+                }
             }
         }
     }

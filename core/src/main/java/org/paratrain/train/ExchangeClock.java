@@ -70,7 +70,8 @@ final class ExchangeClock {
     /**
      * The exchange without waits over the last steps: every rank calls it, at the same point.
      *
-     * @return {seconds summed over the steps, the steps}: step by step the least over the ranks
+     * @return {seconds summed over the steps, the steps, the median step's seconds}: step by step
+     *         the least over the ranks
      */
     double[] leastOverRanks(Communicator comm) {
         int n = (int) Math.min(count, WINDOW);
@@ -85,12 +86,16 @@ final class ExchangeClock {
         org.paratrain.collective.Allreduces.create("recursive-doubling", comm).allreduce(comm, bits, 0, WINDOW + 2,
             Reduction.WORD_MAX);
         if (bits[WINDOW] != -bits[WINDOW + 1]) {
-            return new double[] {Double.NaN, 0};
+            return new double[] {Double.NaN, 0, Double.NaN};
         }
         double total = 0.0;
+        double[] least = new double[n];         // once a run: the median's sort
         for (int i = 0; i < n; i++) {
-            total += Double.longBitsToDouble(-bits[i]);
+            least[i] = Double.longBitsToDouble(-bits[i]);
+            total += least[i];
         }
-        return new double[] {total, n};
+        java.util.Arrays.sort(least);
+        double median = n == 0 ? Double.NaN : (least[(n - 1) / 2] + least[n / 2]) / 2;
+        return new double[] {total, n, median};
     }
 }

@@ -411,7 +411,7 @@ public final class RankTrainer {
             shares[q] = shares[q] < 0 ? Double.NaN : shares[q];
         }
         return new TrainingResult.RankTimes(java.util.Arrays.copyOf(v, p), java.util.Arrays.copyOfRange(v, p, 2 * p),
-            java.util.Arrays.copyOfRange(v, 2 * p, 3 * p), waitFree[0], (int) waitFree[1], shares);
+            java.util.Arrays.copyOfRange(v, 2 * p, 3 * p), waitFree[0], (int) waitFree[1], shares, waitFree[2]);
     }
 
     /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */

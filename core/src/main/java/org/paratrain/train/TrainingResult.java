@@ -76,9 +76,15 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
      * @param staged        each rank's share of its last block's chunks run stage by stage for
      *                      buckets sent during backward, the mean over the timed steps; NaN where
      *                      nothing was staged or not measured
+     * @param waitFreeMedian the median over the same steps of the step's exchange without waits
+     *                      (the least over the ranks): a typical step, which a cost model fitted
+     *                      to typical calls prices; the mean ({@link #waitFreePerStep}) also holds
+     *                      the steps the OS took a core from (a host's one core is shared with
+     *                      the JIT, the collector and the kernel's network work). NaN when not
+     *                      measured
      */
     public record RankTimes(double[] compute, double[] exchange, double[] update, double waitFree,
-                            int waitFreeSteps, double[] staged) {
+                            int waitFreeSteps, double[] staged, double waitFreeMedian) {
 
         /** Checks that there is one figure of each per rank. */
         public RankTimes {
@@ -88,6 +94,21 @@ public record TrainingResult(double[] params, double finalLoss, int epochs, int 
                 throw new IllegalArgumentException("rank times need one compute, exchange, update and staged figure a "
                     + "rank");
             }
+        }
+
+        /**
+         * Without the median step (a result written before it was measured).
+         *
+         * @param compute       seconds each rank spent computing its blocks
+         * @param exchange      seconds each rank spent in the exchange (and the update), waits included
+         * @param update        seconds each rank spent in the optimizer's update, part of {@code exchange}
+         * @param waitFree      the exchange without waits or update, summed over {@code waitFreeSteps} steps
+         * @param waitFreeSteps the steps {@code waitFree} covers
+         * @param staged        each rank's staged share, NaN where none
+         */
+        public RankTimes(double[] compute, double[] exchange, double[] update, double waitFree, int waitFreeSteps,
+                         double[] staged) {
+            this(compute, exchange, update, waitFree, waitFreeSteps, staged, Double.NaN);
         }
 
         /**

@@ -52,6 +52,14 @@ class RankTimesTest {
         for (int q = 0; q < 2; q++) {
             assertTrue(t.update()[q] >= 0 && t.update()[q] < t.exchange()[q], "update inside the exchange");
         }
+        // The median step: positive, and no more than the steps together.
+        assertTrue(t.waitFreeMedian() > 0 && t.waitFreeMedian() <= t.waitFree(), "median " + t.waitFreeMedian());
+        // Written with the result and read back: the same figures.
+        TrainingResult.RankTimes back = org.paratrain.experiment.ResultCodec.fromJson(
+            org.paratrain.experiment.ResultCodec.toJson(r)).rankTimes();
+        assertEquals(t.waitFreeMedian(), back.waitFreeMedian(), 0.0);
+        assertEquals(t.waitFree(), back.waitFree(), 0.0);
+        assertArrayEquals(t.exchange(), back.exchange(), 0.0);
         // The figures change no result: the bits of one rank.
         assertArrayEquals(one.params(), r.params(), 0.0);
     }

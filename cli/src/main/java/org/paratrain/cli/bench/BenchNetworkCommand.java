@@ -1,8 +1,5 @@
 package org.paratrain.cli.bench;
 
-import static org.paratrain.cli.bench.BenchDlCommand.dash;
-import static org.paratrain.cli.bench.BenchDlCommand.num;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -114,12 +111,13 @@ final class BenchNetworkCommand implements Runnable {
             : "  PyTorch " + torch + " DDP over gloo (its own bucketing), one process a rank, one thread each");
         out.println("  exchange share: the part of paratrain's run spent exchanging gradients, what an exchange "
             + "overlapped with backward could hide at most; cost model: the step's exchange predicted from the bare "
-            + "allreduce timed on the same ranks and link (with buckets, the part the last block's backward does not "
+            + "allreduce timed on the same ranks and link, call by call (with buckets, the part the last block's backward does not "
             + "hide, priced bucket by bucket), and the timed steps' failed guesses, each priced as a redo of the sum; "
             + "timed: each run's steps after " + NetworkWorker.UNTIMED + " untimed ones, as DDP's after its 3 warm-up "
             + "steps (the first step agrees the sum's grid); exchange: step by step the least over the ranks (the rank "
-            + "that reaches it last waits for no one), the optimizer's update apart (update_ms_per_step in the CSV); wait: "
-            + "rank 0's exchange beyond both, waiting for a slower rank");
+            + "that reaches it last waits for no one), the optimizer's update apart (update_ms_per_step in the CSV), "
+            + "the mean and the median over the steps; error: the cost model against the mean (against the median "
+            + "in the JSON); wait: rank 0's exchange beyond both, waiting for a slower rank");
         out.println();
         out.println(NetworkReport.HEADER);
         out.flush();
@@ -295,6 +293,4 @@ final class BenchNetworkCommand implements Runnable {
             throw new IllegalArgumentException("--out " + outDir + " is not a directory");
         }
     }
-
-
 }

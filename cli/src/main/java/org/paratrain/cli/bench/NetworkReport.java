@@ -17,15 +17,15 @@ final class NetworkReport {
     private NetworkReport() { }
 
     static final String HEADER = "| link | model | hosts x ranks | sum | allreduce | overlap | paratrain (samples/s) | "
-        + "exchange share | exchange (ms/step) | wait (ms/step) | failed guesses (a step) | cost model (ms/step) | error | "
+        + "exchange share | exchange mean / median (ms/step) | wait (ms/step) | failed guesses (a step) | cost model (ms/step) | error | "
         + "PyTorch DDP (samples/s) | paratrain / DDP | target |\n"
         + "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
 
     /** One row of the table, as printed and as written to the Markdown file. */
     static String line(NetworkRow r) {
-        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %s "
-            + "| %s | %.1f |", r.link(), r.model(), r.layout(), r.sum(), allreduce(r), r.overlap(), r.paratrain(),
-            100 * r.exchange(), r.stepMs(), dash(r.waitMs(), "%.2f"),
+        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.0f | %.0f%% | %.2f / %.2f | %s | %s | %s | %s "
+            + "| %s | %s | %.1f |", r.link(), r.model(), r.layout(), r.sum(), allreduce(r), r.overlap(), r.paratrain(),
+            100 * r.exchange(), r.stepMs(), r.medianMs(), dash(r.waitMs(), "%.2f"),
             r.sum().startsWith("fixed") ? String.format(Locale.ROOT, "%.2f", misses(r)) : "-", dash(r.modelMs(), "%.2f"),
             Double.isNaN(r.modelMs()) ? "-" : String.format(Locale.ROOT, "%+.0f%%", 100 * r.error()),
             dash(r.torch(), "%.0f"), dash(r.ratio(), "%.2f"), r.target());
@@ -57,9 +57,9 @@ final class NetworkReport {
     static void write(List<NetworkRow> rows, String torch, Path outDir, int batch, int steps, int rounds,
                       String precision) {
         StringBuilder csv = new StringBuilder("link,model,layout,sum,allreduce,ran,bucket_size,paratrain_samples_per_s,"
-            + "exchange_share,exchange_ms_per_step,update_ms_per_step,wait_ms_per_step,guess_misses_per_step,"
-            + "predicted_exchange_ms_per_step,"
-            + "model_error,pytorch_samples_per_s,ratio,target,params_hash\n");
+            + "exchange_share,exchange_ms_per_step,exchange_median_ms_per_step,update_ms_per_step,wait_ms_per_step,"
+            + "guess_misses_per_step,predicted_exchange_ms_per_step,"
+            + "model_error,model_error_median,pytorch_samples_per_s,ratio,target,params_hash\n");
         StringBuilder md = new StringBuilder(HEADER).append('\n');
         ObjectNode json = RunWriter.json().createObjectNode();
         json.put("batch_size", batch).put("steps", steps).put("rounds", rounds).put("precision", precision)
@@ -67,17 +67,18 @@ final class NetworkReport {
         var array = json.putArray("rows");
         for (NetworkRow r : rows) {
             double update = r.fit() == null ? Double.NaN : r.fit().path("update_ms_per_step").asDouble(Double.NaN);
-            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%s,%s,%.1f,%.4f,%.3f,%s,%s,%.3f,%s,%s,%s,%s,%.1f,%s%n",
-                r.link(), r.model(), r.layout(), r.sum(), r.allreduce(), r.chosen(), r.bucket(), r.paratrain(),
-                r.exchange(), r.stepMs(), num(update, "%.3f"), num(r.waitMs(), "%.3f"), misses(r), num(r.modelMs(), "%.3f"),
-                num(r.error(), "%.3f"),
+            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%s,%s,%.1f,%.4f,%.3f,%.3f,%s,%s,%.3f,%s,%s,%s,%s,%s,%.1f,"
+                + "%s%n", r.link(), r.model(), r.layout(), r.sum(), r.allreduce(), r.chosen(), r.bucket(), r.paratrain(),
+                r.exchange(), r.stepMs(), r.medianMs(), num(update, "%.3f"), num(r.waitMs(), "%.3f"), misses(r),
+                num(r.modelMs(), "%.3f"), num(r.error(), "%.3f"), num(r.medianError(), "%.3f"),
                 num(r.torch(), "%.1f"), num(r.ratio(), "%.3f"), r.target(), r.params()));
             md.append(line(r)).append('\n');
             var o = array.addObject().put("link", r.link()).put("model", r.model()).put("layout", r.layout())
                 .put("sum", r.sum()).put("allreduce", r.allreduce()).put("ran", r.chosen()).put("bucket_size", r.bucket())
                 .put("buckets", r.fit() == null ? 0 : r.fit().path("buckets").asInt(0))
                 .put("paratrain_samples_per_s", r.paratrain()).put("exchange_share", r.exchange())
-                .put("exchange_ms_per_step", r.stepMs()).put("update_ms_per_step", update)
+                .put("exchange_ms_per_step", r.stepMs()).put("exchange_median_ms_per_step", r.medianMs())
+                .put("update_ms_per_step", update)
                 .put("wait_ms_per_step", r.waitMs())
                 .put("guess_misses_per_step", misses(r))
                 // The steps each timed run counted, after its untimed first ones.
@@ -102,7 +103,9 @@ final class NetworkReport {
                 o.put("pytorch_samples_per_s", r.torch()).put("ratio", r.ratio());
             }
             if (!Double.isNaN(r.modelMs())) {
+                // The error against the mean step, and against the median (without the OS's rare long stalls).
                 o.put("predicted_exchange_ms_per_step", r.modelMs()).put("model_error", r.error())
+                    .put("model_error_median", r.medianError())
                     // Priced with the overlap (the buckets' timeline behind the last block's backward) or without.
                     .put("model_overlap", r.fit().path("predicted_overlap").asBoolean(false))
                     .put("predicted_conversion_ms_per_step", r.fit().path("predicted_conversion_ms_per_step")
@@ -136,7 +139,8 @@ final class NetworkReport {
             List<NetworkRow> priced = rows.stream().filter(r -> !Double.isNaN(r.modelMs())).toList();
             if (!priced.isEmpty()) {
                 java.util.Map<String, List<Double>> series = new java.util.LinkedHashMap<>();
-                series.put("measured", priced.stream().map(NetworkRow::stepMs).toList());
+                series.put("measured, median step", priced.stream().map(NetworkRow::medianMs).toList());
+                series.put("measured, mean step", priced.stream().map(NetworkRow::stepMs).toList());
                 series.put("cost model", priced.stream().map(NetworkRow::modelMs).toList());
                 org.knowm.xchart.CategoryChart model = org.paratrain.cli.experiment.Plots.bars(
                     priced.stream().map(r -> labels.get(rows.indexOf(r))).toList(), series,
@@ -175,7 +179,8 @@ final class NetworkReport {
             summary.append(String.format(Locale.ROOT, " %s_samples_per_s=%.0f %s_exchange_share=%.3f", r.key(),
                 r.paratrain(), r.key(), r.exchange()));
             if (!Double.isNaN(r.modelMs())) {
-                summary.append(String.format(Locale.ROOT, " %s_model_error=%.3f", r.key(), r.error()));
+                summary.append(String.format(Locale.ROOT, " %s_model_error=%.3f %s_model_error_median=%.3f", r.key(),
+                    r.error(), r.key(), r.medianError()));
             }
             if (!Double.isNaN(r.torch())) {
                 summary.append(String.format(Locale.ROOT, " %s_ddp_samples_per_s=%.0f %s_ratio=%.3f", r.key(), r.torch(),
