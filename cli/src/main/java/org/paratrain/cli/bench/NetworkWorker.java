@@ -30,6 +30,8 @@ import org.paratrain.train.spec.TrainSpec;
 public final class NetworkWorker {
     /** The run's first steps, trained and not timed: as many as DDP's warm-up steps ({@code ddp_bench.py}). */
     static final int UNTIMED = 3;
+    /** The link's calls timed a size, each alone ({@code AllreduceTiming.timeCalls}): the median of 15. */
+    static final int CALLS = 15;
 
     private NetworkWorker() { }
 
@@ -113,11 +115,12 @@ public final class NetworkWorker {
             // and pins gamma at 0. Fitting a second algorithm as well was tried: on a shaped link it fitted
             // a beta faster than the link, as the token bucket lets short messages through in bursts.
             // Timed as training calls it: in two levels where a process holds several ranks.
-            // The median of 7 loops: a step's exchange is a typical call, not the best one (see AllreduceTiming.time).
-            // Each after 5 ms idle, as a step's exchange follows its computation (3-40 ms here): the emulated
-            // link's token bucket refills in 1 ms, and a step finds it full; back to back, calls find it drained.
-            List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.AllreduceTiming.time(c,
-                algorithm, sizes, 6, true, 5e-3)) : null;
+            // Each call alone, the least over the ranks, the median of the calls: as a step's exchange is measured
+            // (a typical step, the rank that came last), see AllreduceTiming.timeCalls. Each after 5 ms idle, as
+            // a step's exchange follows its computation (3-40 ms here): the emulated link's token bucket refills
+            // in 1 ms, and a step finds it full; back to back, calls find it drained.
+            List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.AllreduceTiming.timeCalls(
+                c, algorithm, sizes, CALLS, 5e-3)) : null;
             // A run with buckets sums its early ones on a thread beside the computing one, which on these
             // hosts holds their one core: timed so too, for the buckets' part of the timeline.
             org.paratrain.train.cost.Buckets plan = comm.callsFromAnotherThread() ? plan(spec, network, k) : null;
@@ -136,6 +139,7 @@ public final class NetworkWorker {
                     .put("samples_per_s", (double) batch * steps / best.trainSeconds())
                     .put("exchange_share", best.commSeconds() / best.trainSeconds())
                     .put("exchange_ms_per_step", 1e3 * exchange)
+                    .put("exchange_median_ms_per_step", 1e3 * times.waitFreeMedian())
                     .put("update_ms_per_step", 1e3 * update)
                     .put("wait_ms_per_step", 1e3 * Math.max(0.0, best.commSeconds() / steps - exchange - update))
                     .put("guess_misses_per_step", (double) best.guessMisses() / steps)

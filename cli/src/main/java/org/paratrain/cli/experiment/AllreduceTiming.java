@@ -87,6 +87,51 @@ public final class AllreduceTiming {
     }
 
     /**
+     * Times single calls as a training step's exchange is measured: every call alone, after
+     * {@code idleSeconds} without traffic (a step's computation); per call the least time over the
+     * ranks (the rank that left the barrier last waits for no one, as the step's last rank does
+     * not), and of those the median (a typical step, not the best). Loops of calls back to back
+     * time less than this where a call is short: the next call's first messages leave while the
+     * last one's end is still on its way, which a step's one exchange never has (on the unshaped
+     * emulated link, 0.43-0.75 ms a call in loops against 0.57-0.86 alone at the MLP's 101,769
+     * words), and the cost model of {@code bench network} was fitted 15-30% fast there.
+     *
+     * @param comm        this rank's communicator, of any backend; every rank calls this
+     * @param name        the allreduce (one of {@link Allreduces#portableNames()})
+     * @param sizes       vector lengths, in doubles
+     * @param calls       timed calls a size
+     * @param idleSeconds the pause before each call, 0 for none
+     * @return seconds a call, a size, the same on every rank
+     */
+    public static double[] timeCalls(Communicator comm, String name, long[] sizes, int calls, double idleSeconds) {
+        Allreduce a = Allreduces.create(name, comm);     // in two levels where a process holds several ranks
+        Allreduce least = Allreduces.create("recursive-doubling", comm);
+        double[] out = new double[sizes.length];
+        long[] bits = new long[calls];
+        double[] each = new double[calls];
+        for (int i = 0; i < sizes.length; i++) {
+            double[] buf = new double[(int) sizes[i]];
+            double perCall = loop(comm, a, buf, 1);
+            loop(comm, a, buf, iterations(comm, perCall, 20e-3));     // warm-up: the JIT, the link's buffers
+            for (int c = 0; c < calls; c++) {
+                comm.barrier();
+                idle(idleSeconds);
+                long t0 = System.nanoTime();
+                a.allreduce(comm, buf, 0, buf.length);
+                // Non-negative doubles order as their bits: the least over the ranks is the greatest negated.
+                bits[c] = -Double.doubleToRawLongBits((System.nanoTime() - t0) * 1e-9);
+            }
+            least.allreduce(comm, bits, 0, calls, org.paratrain.collective.Reduction.WORD_MAX);
+            for (int c = 0; c < calls; c++) {
+                each[c] = Double.longBitsToDouble(-bits[c]);
+            }
+            java.util.Arrays.sort(each);
+            out[i] = (each[(calls - 1) / 2] + each[calls / 2]) / 2;
+        }
+        return out;
+    }
+
+    /**
      * As {@link #time(Communicator, String, long[], int, boolean, double)} with the median, the
      * calls made on a background thread ({@link org.paratrain.comm.BackgroundThreads}) while the
      * rank's own thread computes: how a bucket sent during the backward pass is summed. Where a
@@ -94,6 +139,12 @@ public final class AllreduceTiming {
      * it only in turns, and a call takes longer than an idle rank's; beside a spare core, about
      * as long. The computation is arithmetic in a loop, the core given up between short runs of
      * it where the rank is a virtual thread (ranks that share a carrier must all reach the calls).
+     *
+     * <p>In loops, not call by call ({@link #timeCalls}): beside the computation every wait polls
+     * at a fixed interval on both ends, and a bucket's messages meet the other end's poll late;
+     * calls back to back keep the two ends' polls as apart as a bucket's are, while a call begun
+     * from a barrier lines them up. Timed alone after a barrier, the CNN's early buckets at
+     * 1 Gbit/s were priced at the link's idle pace and the steps' exposed exchange 63% under.
      *
      * @param comm        this rank's communicator, one whose calls may come from another thread
      * @param name        the allreduce (one of {@link Allreduces#portableNames()})

@@ -72,6 +72,13 @@ class BenchNetworkTest {
             assertTrue(share > 0 && share < 1, "the exchange's share of the step: " + row);
             assertTrue(row.get("paratrain_samples_per_s").asDouble() > 0, row.toString());
             assertTrue(row.get("exchange_ms_per_step").asDouble() > 0, row.toString());
+            // The median step too (of 3: the middle one), and the model's error against each (predicted / measured - 1).
+            double median = row.get("exchange_median_ms_per_step").asDouble();
+            assertTrue(median > 0 && median <= 3 * row.get("exchange_ms_per_step").asDouble(), row.toString());
+            double predicted = row.get("predicted_exchange_ms_per_step").asDouble();
+            assertEquals(predicted / row.get("exchange_ms_per_step").asDouble() - 1, row.get("model_error").asDouble(),
+                1e-9, row.toString());
+            assertEquals(predicted / median - 1, row.get("model_error_median").asDouble(), 1e-9, row.toString());
             // The wait is rank 0's exchange beyond the least over the ranks: never below zero.
             assertTrue(row.get("wait_ms_per_step").asDouble() >= 0, row.toString());
             // Each run's 3 untimed steps (the grid agreed, the guesses settling) are trained but not timed.

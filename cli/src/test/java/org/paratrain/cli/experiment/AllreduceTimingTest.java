@@ -14,6 +14,7 @@ import org.paratrain.comm.local.LocalCluster;
  * The allreduce timed beside a computing thread, as a bucket sent during backward is summed:
  * the calls come from a background thread on every rank, while the rank's own thread computes
  * until they are done; ranks that are virtual threads sharing carriers all reach their calls.
+ * And calls timed one at a time, as a step's exchange is measured.
  */
 class AllreduceTimingTest {
     private static final long[] SIZES = {1_000, 20_000};
@@ -44,6 +45,28 @@ class AllreduceTimingTest {
         assertEquals(4, seconds.size());
         for (double[] t : seconds) {
             assertTrue(t[0] > 0 && t[1] > 0, java.util.Arrays.toString(t));
+        }
+    }
+
+    /**
+     * Calls timed one at a time: every rank returns the same figures (per call the least over the
+     * ranks, then the median), and a rank whose every message leaves 2 ms late makes every call at
+     * least that long for all.
+     */
+    @Test
+    void callsTimedAloneAgreeOnEveryRankAndHoldTheSlowestMessage() {
+        List<double[]> seconds = LocalCluster.run(2, Duration.ofSeconds(60), comm -> {
+            Communicator c = comm.rank() == 0 ? comm : new org.paratrain.comm.ForwardingCommunicator(comm) {
+                @Override
+                protected void sending() {
+                    java.util.concurrent.locks.LockSupport.parkNanos(2_000_000L);
+                }
+            };
+            return AllreduceTiming.timeCalls(c, "ring", SIZES, 5, 1e-3);
+        });
+        org.junit.jupiter.api.Assertions.assertArrayEquals(seconds.get(0), seconds.get(1), 0.0, "the same on every rank");
+        for (double s : seconds.get(0)) {
+            assertTrue(s >= 2e-3 && s < 1, "seconds a call: " + s);
         }
     }
 
