@@ -70,13 +70,19 @@ public final class ThreadRanks {
 
     /** The job's processes on this machine, as the launcher tells them (Open MPI, MPICH), else all of them. */
     private static int processesOnThisHost(MpiCommunicator world) {
+        int told = processesOnThisHost();
+        return told > 0 ? told : world.size();
+    }
+
+    /** {@return the job's processes on this machine as the launcher tells them (Open MPI, MPICH), or 0 if it does not} */
+    static int processesOnThisHost() {
         for (String name : new String[] {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
             String v = System.getenv(name);
             if (v != null && v.matches("[1-9][0-9]*")) {
                 return Integer.parseInt(v);
             }
         }
-        return world.size();
+        return 0;
     }
 
     /** {@return the number of ranks of this job: processes times ranks per process} */
