@@ -94,6 +94,12 @@ final class NetworkReport {
                         .put("beside_work_beta_seconds_per_byte", r.fit().path("beside_work_beta_seconds_per_byte")
                             .asDouble());
                 }
+                if (r.fit().has("alpha_seconds")) {
+                    // The link's fit for this row, and the calls it was fitted to ([words, ms] at each size).
+                    o.put("alpha_seconds", r.fit().path("alpha_seconds").asDouble())
+                        .put("beta_seconds_per_byte", r.fit().path("beta_seconds_per_byte").asDouble())
+                        .set("link_call_ms", r.fit().path("link_call_ms"));
+                }
                 if (r.fit().has("staged_chunk_share")) {
                     // The share of the last block's chunks the CNN ran stage by stage: what the model's overlap priced.
                     o.put("staged_chunk_share", r.fit().path("staged_chunk_share").asDouble());

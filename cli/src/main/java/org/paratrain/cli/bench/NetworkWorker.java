@@ -195,6 +195,8 @@ public final class NetworkWorker {
                         .put("beta_seconds_per_byte", m.beta()).put("gamma_seconds_per_byte", m.gamma())
                         .put("seconds_per_sample_parameter", best.computeSeconds() / ((double) batch * steps
                             * best.params().length / (2 * k)));
+                    // What the fit was made from: the link's call at each size (the median call, as timed).
+                    out.set("link_call_ms", calls(sizes, seconds.get(0)));
                 }
                 AtomicFiles.writeBytes(Path.of(job.path("result").asText()), o -> RunWriter.json().writeValue(o, out));
             }
@@ -259,6 +261,15 @@ public final class NetworkWorker {
         double staged = times.stagedShare();
         return new org.paratrain.train.cost.OverlapCost(formula, sum).exposedSeconds(2, params, plan,
             model.backwardShares(), block, Double.isNaN(staged) ? 1.0 : staged, own, model.backwardRanges(), m, busy);
+    }
+
+    /** {@return {@code [[size, ms], ...]}: the link's timed calls a fit was made from} */
+    private static com.fasterxml.jackson.databind.node.ArrayNode calls(long[] sizes, double[] seconds) {
+        var a = RunWriter.json().createArrayNode();
+        for (int i = 0; i < sizes.length; i++) {
+            a.addArray().add(sizes[i]).add(1e3 * seconds[i]);
+        }
+        return a;
     }
 
     /** {@return the first 12 hex digits of the SHA-256 of the values' bits} */

@@ -94,6 +94,15 @@ class BenchNetworkTest {
                 assertEquals("ring", ran);
             }
             assertTrue(row.get("predicted_exchange_ms_per_step").asDouble() > 0, "the link's cost model: " + row);
+            // The fit's own figures: the calls at 1,000 words and around the step's, each [words, ms], and the line.
+            JsonNode calls = row.get("link_call_ms");
+            assertEquals(4, calls.size(), row.toString());
+            assertEquals(1000, calls.get(0).get(0).asLong(), row.toString());
+            for (int i = 0; i < calls.size(); i++) {
+                assertTrue(calls.get(i).get(1).asDouble() > 0, row.toString());
+                assertTrue(i == 0 || calls.get(i).get(0).asLong() > calls.get(i - 1).get(0).asLong(), row.toString());
+            }
+            assertTrue(row.get("beta_seconds_per_byte").asDouble() > 0, row.toString());
             // Buckets of 1 parameter cut the MLP after its output layer: priced bucket by bucket behind backward.
             assertEquals(row.get("bucket_size").asText().equals("1"), row.get("model_overlap").asBoolean(), row.toString());
             // Buckets of 1 parameter: the output layer, then the first layer with the loss; else the whole gradient.
