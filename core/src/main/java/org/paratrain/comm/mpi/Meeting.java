@@ -38,6 +38,8 @@ final class Meeting {
     private volatile long endedAt;
     /** Each local rank's nanoseconds between a step's end and its return, where it is a virtual thread. */
     private final long[] late;
+    /** Whether each rank's arrival this meeting came from a background thread (a bucket's exchange). */
+    private final boolean[] background;
 
     Meeting(int size, ReentrantLock mpiLock) {
         this.size = size;
@@ -47,6 +49,7 @@ final class Meeting {
         this.mpiLock = mpiLock;
         this.spin = size <= Runtime.getRuntime().availableProcessors();
         this.late = new long[size];
+        this.background = new boolean[size];
     }
 
     /**
@@ -57,6 +60,7 @@ final class Meeting {
         buffers[me] = buf;
         offsets[me] = offset;
         waiting[me] = Thread.currentThread();
+        background[me] = org.paratrain.comm.BackgroundThreads.current();
         int order = arrived.incrementAndGet();
         if (order == 1 && size > 1) {
             openedAt = System.nanoTime();
@@ -100,7 +104,17 @@ final class Meeting {
     private void run(ProcessGroup.Step step, Communicator leaders) {
         mpiLock.lock();
         try {
-            step.run(buffers, offsets, leaders);
+            // Every rank's own thread here: none of the process computes while the step's calls wait.
+            boolean ranksWait = true;
+            for (boolean b : background) {
+                ranksWait &= !b;
+            }
+            Poller.ranksWait(ranksWait);
+            try {
+                step.run(buffers, offsets, leaders);
+            } finally {
+                Poller.ranksWait(false);
+            }
         } catch (RuntimeException | Error e) {
             stepFailure = e;
             throw e;

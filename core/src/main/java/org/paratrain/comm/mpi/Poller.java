@@ -30,9 +30,11 @@ import org.paratrain.comm.BackendException;
  * whole arrival spread of a step, and across two emulated hosts of one core each at 1 Gbit/s
  * the MLP's step exchange by it took 9.1-9.3 ms (median) against 6.4-6.6 for paratrain's ring,
  * whose waits start afresh at each message; polling for 20 ms, 6.5-6.6, and the run's samples/s
- * went from 19,500-20,100 to 25,800-26,500 (the ring's: 26,400-26,700). Sharing a core
- * with other processes of the job, or with ranks that are threads of this one, a rank keeps the
- * 1 ms: there a sleeping rank gives the core to one that computes.
+ * went from 19,500-20,100 to 25,800-26,500 (the ring's: 26,400-26,700). A process of several
+ * ranks (threads) polls so only in a meeting's step that every rank's own thread waits for
+ * ({@link #ranksWait}), not for a bucket's exchange thread, whose siblings may compute. Sharing a
+ * core with other processes of the job, a rank keeps the 1 ms: there a sleeping rank gives the
+ * core to one that computes.
  *
  * <p>While polling it spins. It does not yield the core between polls, even with more ranks
  * than cores: Open MPI's progress already yields when nothing happened, once it knows the
@@ -47,6 +49,11 @@ final class Poller {
     private static final long POLL_NANOS = 1_000_000L;
     /** The polling phase where the process has a core of its own and holds one rank (see above). */
     private static final long OWN_CORE_POLL_NANOS = 20_000_000L;
+    /**
+     * Set on the thread that runs a meeting's step of a process of several ranks while every rank's
+     * own thread waits in the meeting ({@link Meeting}): then, too, none of the process computes.
+     */
+    private static final ThreadLocal<Boolean> RANKS_WAIT = ThreadLocal.withInitial(() -> Boolean.FALSE);
     /** Whether the launcher told of no more of the job's processes on this machine than this one may use cores. */
     private static final boolean OWN_CORE = ThreadRanks.processesOnThisHost() > 0
         && ThreadRanks.processesOnThisHost() <= Runtime.getRuntime().availableProcessors();
@@ -73,6 +80,20 @@ final class Poller {
         this.request = arena.allocate(8, 8);   // MPI_Request: a pointer (Open MPI) or an int (MPICH)
         this.sendRequest = arena.allocate(8, 8);
         this.flag = arena.allocate(JAVA_INT);
+    }
+
+    /**
+     * Tells the calling thread's waits whether every rank of the process waits for them (a
+     * meeting's step run while each rank's own thread is in the meeting): with a core of its own,
+     * the process then polls as a process of one rank does.
+     */
+    static void ranksWait(boolean all) {
+        RANKS_WAIT.set(all);
+    }
+
+    /** {@return what {@link #ranksWait} last told the calling thread} */
+    static boolean ranksWait() {
+        return RANKS_WAIT.get();
     }
 
     /** Returns once a message from {@code source} with {@code tag} has arrived; its envelope is in {@link #status}. */
@@ -151,7 +172,8 @@ final class Poller {
                 if (polls == 64) {
                     start = now;
                 }
-                polling = now - start < (OWN_CORE && ThreadRanks.perProcess() == 1 ? OWN_CORE_POLL_NANOS : POLL_NANOS);
+                polling = now - start < (OWN_CORE && (ThreadRanks.perProcess() == 1 || RANKS_WAIT.get())
+                    ? OWN_CORE_POLL_NANOS : POLL_NANOS);
             }
             Thread.onSpinWait();
             return;

@@ -42,6 +42,43 @@ class MeetingTest {
     }
 
     /**
+     * A step run while every rank's own thread waits in the meeting tells its thread's MPI waits
+     * so (they may poll as a process of one rank does); a meeting one of whose arrivals is a
+     * bucket's exchange thread does not (a sibling may compute), and after a step nothing is left told.
+     */
+    @Test
+    void aStepTellsItsWaitsWhetherEveryRankWaitsForIt() throws InterruptedException {
+        Meeting m = new Meeting(2, new ReentrantLock());
+        assertEquals(List.of(true, false), List.of(stepSeesEveryRankWait(m, false), stepSeesEveryRankWait(m, true)));
+    }
+
+    /** One meeting of 2 ranks, rank 1 from a background thread if asked: what the step's thread was told. */
+    private static boolean stepSeesEveryRankWait(Meeting m, boolean bucket) throws InterruptedException {
+        boolean[] seen = new boolean[1];
+        boolean[] after = {true, true};
+        List<Throwable> thrown = onThreads(2, me -> {
+            Runnable meet = () -> {
+                m.meet(me, new long[1], 0, (buffers, offsets, leaders) -> seen[0] = Poller.ranksWait(), null);
+                after[me] = Poller.ranksWait();
+            };
+            if (me == 0 || !bucket) {
+                meet.run();
+                return;
+            }
+            Thread t = org.paratrain.comm.BackgroundThreads.of(meet, "bucket");
+            t.start();
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertEquals(java.util.Arrays.asList(null, null), thrown);
+        assertTrue(!after[0] && !after[1], "nothing left told after the step");
+        return seen[0];
+    }
+
+    /**
      * Many meetings in a row: the step runs once each time, sees every rank's buffer of that
      * meeting, and what it wrote is what each rank reads after: a sum against the closed form.
      */
