@@ -150,9 +150,10 @@ final class NetworkReport {
                 series.put("cost model", priced.stream().map(NetworkRow::modelMs).toList());
                 org.knowm.xchart.CategoryChart model = org.paratrain.cli.experiment.Plots.bars(
                     priced.stream().map(r -> labels.get(rows.indexOf(r))).toList(), series,
-                    "paratrain's exchange a step: measured and the link's cost model, " + precision,
+                    "paratrain's exchange a step, measured and modelled, " + precision,
                     "model, link, hosts x ranks, sum, overlap", "ms a step");
                 model.getStyler().setDecimalPattern("0.0");
+                model.getStyler().setLabelsVisible(false);     // three bars a row: their figures are in the table
                 model.getStyler().setXAxisLabelRotation(90);
                 org.paratrain.cli.experiment.Plots.save(model, stage, "bench-network-model");
                 files.addAll(List.of("bench-network-model.png", "bench-network-model.svg"));
