@@ -154,6 +154,8 @@ final class NetworkReport {
                     "model, link, hosts x ranks, sum, overlap", "ms a step");
                 model.getStyler().setDecimalPattern("0.0");
                 model.getStyler().setLabelsVisible(false);     // three bars a row: their figures are in the table
+                // The rows' long names take the chart's height below it: the legend goes beside.
+                model.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
                 model.getStyler().setXAxisLabelRotation(90);
                 org.paratrain.cli.experiment.Plots.save(model, stage, "bench-network-model");
                 files.addAll(List.of("bench-network-model.png", "bench-network-model.svg"));
