@@ -3,22 +3,22 @@ package org.paratrain.collective;
 import com.sun.management.ThreadMXBean;
 import java.lang.management.ManagementFactory;
 import org.paratrain.comm.Communicator;
+import org.paratrain.comm.ForwardingCommunicator;
 
 /**
  * A communicator of words and doubles that meters what one rank's algorithm does through it:
  * the messages and elements it receives, and the bytes the backend allocated on this thread
  * inside its calls, so that a test can tell the algorithm's own allocation from the backend's.
  */
-final class MeteredCommunicator implements Communicator {
+final class MeteredCommunicator extends ForwardingCommunicator {
     private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-    private final Communicator inner;
     private long messages;
     private long words;
     private long backendBytes;
     private long start;
 
     MeteredCommunicator(Communicator inner) {
-        this.inner = inner;
+        super(inner);
     }
 
     long messages() {
@@ -52,16 +52,6 @@ final class MeteredCommunicator implements Communicator {
 
     private void sent() {
         backendBytes += allocated() - start;
-    }
-
-    @Override
-    public int rank() {
-        return inner.rank();
-    }
-
-    @Override
-    public int size() {
-        return inner.size();
     }
 
     @Override
@@ -104,16 +94,6 @@ final class MeteredCommunicator implements Communicator {
         enter();
         return received(inner.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset,
             recvLength, source, recvTag));
-    }
-
-    @Override
-    public void barrier() {
-        inner.barrier();
-    }
-
-    @Override
-    public double wtime() {
-        return inner.wtime();
     }
 
     @Override
