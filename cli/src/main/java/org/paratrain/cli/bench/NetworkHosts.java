@@ -44,28 +44,36 @@ final class NetworkHosts {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
         try {
-            Path log = Files.createTempFile("bench-network", ".log");
-            try {
-                pb.redirectOutput(log.toFile());
-                Process p = pb.start();
-                if (!p.waitFor(30, TimeUnit.MINUTES)) {
-                    p.descendants().forEach(ProcessHandle::destroyForcibly);
-                    p.destroyForcibly();
-                    throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": no end after "
-                        + "30 minutes");
+            // The script's output is read in memory, not through a log file: a JVM stopped while
+            // the hosts are removed (a killed bench's own removal races its shutdown hook's) would
+            // leave that file behind, as no finally runs then.
+            Process p = pb.start();
+            java.io.ByteArrayOutputStream output = new java.io.ByteArrayOutputStream();
+            Thread reader = new Thread(() -> {
+                try (var in = p.getInputStream()) {
+                    in.transferTo(output);
+                } catch (IOException ignored) {
+                    // The process ended or was destroyed: what was read is what there is.
                 }
-                if (p.exitValue() != 0) {
-                    // The line that says why: the first that is not a stack frame, or the last.
-                    List<String> lines = Files.readString(log).lines().map(String::strip)
-                        .filter(l -> !l.isBlank() && !l.startsWith("at ")).toList();
-                    String why = lines.stream().filter(l -> l.contains("Exception: ") || l.startsWith("paratrain")
-                        || l.startsWith("multihost-netns")).findFirst()
-                        .orElse(lines.isEmpty() ? "exit status " + p.exitValue() : lines.get(lines.size() - 1))
-                        .replaceFirst("^Exception in thread \"[^\"]*\" ([a-zA-Z0-9_.$]+: )?", "");
-                    throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": " + why);
-                }
-            } finally {
-                Files.deleteIfExists(log);
+            }, "netns-output");
+            reader.setDaemon(true);
+            reader.start();
+            if (!p.waitFor(30, TimeUnit.MINUTES)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": no end after "
+                    + "30 minutes");
+            }
+            reader.join(10_000);
+            if (p.exitValue() != 0) {
+                // The line that says why: the first that is not a stack frame, or the last.
+                List<String> lines = output.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
+                    .map(String::strip).filter(l -> !l.isBlank() && !l.startsWith("at ")).toList();
+                String why = lines.stream().filter(l -> l.contains("Exception: ") || l.startsWith("paratrain")
+                    || l.startsWith("multihost-netns")).findFirst()
+                    .orElse(lines.isEmpty() ? "exit status " + p.exitValue() : lines.get(lines.size() - 1))
+                    .replaceFirst("^Exception in thread \"[^\"]*\" ([a-zA-Z0-9_.$]+: )?", "");
+                throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": " + why);
             }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);

@@ -192,6 +192,10 @@ class BenchNetworkTest {
                     .startsWith(".paratrain-bench-network.partial-") && isNewerThan(f, started)),
                     "the work directory is removed");
             }
+            try (var left = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+                assertFalse(left.anyMatch(f -> f.getFileName().toString().startsWith("bench-network")
+                    && isNewerThan(f, started)), "no file of the hosts' script is left");
+            }
         } finally {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
