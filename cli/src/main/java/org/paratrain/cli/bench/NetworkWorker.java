@@ -50,8 +50,8 @@ public final class NetworkWorker {
         int k = job.path("ranks_per_process").asInt(1);
         if (!Backend.insideMpiJob()) {
             JobLaunch launch = new JobLaunch(2, Path.of(job.path("hostfile").asText()), List.of("--mca",
-                "plm_rsh_agent", job.path("agent").asText(), "--mca", "btl", "tcp,self"), List.of(),
-                JobLaunch.DEFAULT_TIMEOUT_SECONDS, k);
+                "plm_rsh_agent", job.path("agent").asText(), "--mca", "btl", "tcp,self"),
+                org.paratrain.cli.BackendOptions.javaOptions(), JobLaunch.DEFAULT_TIMEOUT_SECONDS, k);
             Backend.runMpiJobOrFail(launch, NetworkWorker.class.getName(), List.of(a[0]));
             return;
         }
