@@ -21,9 +21,9 @@ import picocli.CommandLine.Option;
     subcommands = {BenchCommand.Paper.class, BenchBalanceCommand.class, BalanceRun.class,
         BusyProcess.Spin.class, BenchCheckpointCommand.class, BenchCollectivesCommand.class,
         BenchDlCommand.class, BenchKernelsCommand.class, BenchKernelsCommand.VectorRun.class,
-        BenchMlpCommand.class, BenchMpiCommand.class, BenchNetworkCommand.class, BenchMpiCommand.Worker.class, BenchMpiCommand.TcpWorker.class,
+        BenchMlpCommand.class, BenchMpiCommand.class, BenchNetworkCommand.class, BenchMpiRanks.Worker.class, BenchMpiRanks.TcpWorker.class,
         BenchSparkCommand.class,
-        BenchMpiCommand.SelfTest.class, BenchMpiCommand.InitProbe.class, BenchMpiFixedCommand.class})
+        BenchMpiRanks.SelfTest.class, BenchMpiRanks.InitProbe.class, BenchMpiFixedCommand.class})
 public final class BenchCommand implements Runnable {
     /** The command as picocli makes it, for {@code Main}'s list of subcommands. */
     public BenchCommand() { }
