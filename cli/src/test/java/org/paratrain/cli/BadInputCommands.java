@@ -1,13 +1,13 @@
 package org.paratrain.cli;
 
-import static org.paratrain.cli.BadInputTest.MODEL;
-import static org.paratrain.cli.BadInputTest.bad;
+import static org.paratrain.cli.BadInput.MODEL;
+import static org.paratrain.cli.BadInput.bad;
 
 import java.util.List;
-import org.paratrain.cli.BadInputTest.Case;
+import org.paratrain.cli.BadInput.Case;
 
 /**
- * {@link BadInputTest}'s cases for the commands around training: generate, plan, scale, paper,
+ * {@link BadOptionInputTest}'s cases for the commands around training: generate, plan, scale, paper,
  * the benchmarks and export. Each is one line naming the option (exit 2) or the file (exit 1),
  * and nothing written.
  */
@@ -71,7 +71,7 @@ final class BadInputCommands {
     }
 
     static String[] export(String... extra) {
-        return BadInputTest.with(new String[] {"export", "--model-file", "@model.json", "--format", "onnx", "--out",
+        return BadInput.with(new String[] {"export", "--model-file", "@model.json", "--format", "onnx", "--out",
             "@model.onnx"}, extra);
     }
 

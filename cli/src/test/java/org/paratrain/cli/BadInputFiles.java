@@ -7,19 +7,19 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
-import org.paratrain.cli.BadInputTest.Case;
-import static org.paratrain.cli.BadInputTest.BIG;
-import static org.paratrain.cli.BadInputTest.CSV;
-import static org.paratrain.cli.BadInputTest.MODEL;
-import static org.paratrain.cli.BadInputTest.X;
-import static org.paratrain.cli.BadInputTest.Y;
-import static org.paratrain.cli.BadInputTest.bad;
-import static org.paratrain.cli.BadInputTest.evaluate;
-import static org.paratrain.cli.BadInputTest.train;
-import static org.paratrain.cli.BadInputTest.rows;
-import static org.paratrain.cli.BadInputTest.tail;
+import org.paratrain.cli.BadInput.Case;
+import static org.paratrain.cli.BadInput.BIG;
+import static org.paratrain.cli.BadInput.CSV;
+import static org.paratrain.cli.BadInput.MODEL;
+import static org.paratrain.cli.BadInput.X;
+import static org.paratrain.cli.BadInput.Y;
+import static org.paratrain.cli.BadInput.bad;
+import static org.paratrain.cli.BadInput.evaluate;
+import static org.paratrain.cli.BadInput.train;
+import static org.paratrain.cli.BadInput.rows;
+import static org.paratrain.cli.BadInput.tail;
 
-/** The bad files of {@link BadInputTest}: the paper's format, CSV and LibSVM, IDX, model files. */
+/** The bad files of {@link BadFileInputTest}: the paper's format, CSV and LibSVM, IDX, model files. */
 final class BadInputFiles {
     private BadInputFiles() { }
 
@@ -72,42 +72,42 @@ final class BadInputFiles {
         c.add(bad("csv header only", 1, "d.csv", csv).file("d.csv", "a,b,y\n"));
         c.add(bad("csv header missing", 1, "d.csv:1|header", csv).file("d.csv", "1,2,0\n3,4,1\n"));
         c.add(bad("csv empty", 1, "d.csv", csv).file("d.csv", ""));
-        c.add(bad("csv unknown label column", 1, "d.csv|zzz", BadInputTest.concat(csv, "--label", "zzz")));
+        c.add(bad("csv unknown label column", 1, "d.csv|zzz", BadInput.concat(csv, "--label", "zzz")));
         c.add(bad("csv NaN", 1, "d.csv:2", csv).file("d.csv", "a,b,y\nnan,2,0\n"));
         c.add(bad("csv empty cell", 1, "d.csv:2", csv).file("d.csv", "a,b,y\n,2,0\n"));
         c.add(bad("csv invalid UTF-8", 1, "d.csv:2", csv).file("d.csv", concat("a,b,y\n".getBytes(
             StandardCharsets.UTF_8), new byte[] {'1', ',', (byte) 0xe9, ',', '0', '\n'})));
-        c.add(bad("csv --no-header with a label name", 1, "d.csv|--no-header|index", BadInputTest.concat(csv,
+        c.add(bad("csv --no-header with a label name", 1, "d.csv|--no-header|index", BadInput.concat(csv,
             "--no-header", "--label", "y")).file("d.csv", "1,2,0\n3,4,1\n"));
         c.add(bad("csv NUL inside a number", 1, "d.csv:2", csv).file("d.csv", "a,b,y\n1\u00002,3,0\n3,4,1\n"));
-        c.add(bad("csv labels of one class", 1, "d.csv|two classes", BadInputTest.concat(csv, "--model", "logistic"))
+        c.add(bad("csv labels of one class", 1, "d.csv|two classes", BadInput.concat(csv, "--model", "logistic"))
             .file("d.csv", "a,b,y\n1,2,1\n3,4,1\n5,6,1\n"));
-        String[] weighted = BadInputTest.concat(csv, "--sample-weight", "w");
+        String[] weighted = BadInput.concat(csv, "--sample-weight", "w");
         c.add(bad("csv sample weight column unknown", 1, "d.csv|sample weight column 'w'", weighted));
         c.add(bad("csv sample weight negative", 1, "d.csv:3|'-1'|at least 0", weighted).file("d.csv",
             "a,w,y\n1,2,0\n3,-1,1\n"));
         c.add(bad("csv sample weight not a number", 1, "d.csv:2|'x'", weighted).file("d.csv", "a,w,y\n1,x,0\n"));
         c.add(bad("csv sample weights all zero", 1, "d.csv|is 0", weighted).file("d.csv", "a,w,y\n1,0,0\n2,0,1\n"));
-        c.add(bad("csv sample weight is the label", 1, "d.csv|label column", BadInputTest.concat(csv,
+        c.add(bad("csv sample weight is the label", 1, "d.csv|label column", BadInput.concat(csv,
             "--sample-weight", "y")));
-        c.add(bad("csv sample weight also a feature", 1, "d.csv|sample weights", BadInputTest.concat(csv,
+        c.add(bad("csv sample weight also a feature", 1, "d.csv|sample weights", BadInput.concat(csv,
             "--sample-weight", "b", "--features", "a,b")));
-        c.add(bad("sample weight with libsvm", 2, "--sample-weight|libsvm", BadInputTest.concat(svm,
+        c.add(bad("sample weight with libsvm", 2, "--sample-weight|libsvm", BadInput.concat(svm,
             "--sample-weight", "1")));
-        c.add(bad("sample weight with the paper's format", 2, "--sample-weight|paper", BadInputTest.train(
+        c.add(bad("sample weight with the paper's format", 2, "--sample-weight|paper", BadInput.train(
             "--sample-weight", "1")));
         c.add(bad("libsvm repeated index", 1, "d.svm:2|index 3", svm).file("d.svm", "1 1:2\n0 3:1 2:4 3:5\n"));
-        c.add(bad("libsvm index 0 when one-based", 1, "d.svm:1|one-based", BadInputTest.concat(svm, "--zero-based",
+        c.add(bad("libsvm index 0 when one-based", 1, "d.svm:1|one-based", BadInput.concat(svm, "--zero-based",
             "false")).file("d.svm", "1 0:2\n"));
         c.add(bad("libsvm negative index", 1, "d.svm:2|index", svm).file("d.svm", "1 1:2\n0 -1:1\n"));
-        c.add(bad("libsvm index beyond --n-features", 1, "d.svm:1|--n-features 1", BadInputTest.concat(svm,
+        c.add(bad("libsvm index beyond --n-features", 1, "d.svm:1|--n-features 1", BadInput.concat(svm,
             "--n-features", "1")));
         c.add(bad("libsvm qid not a number", 1, "d.svm:2|qid", svm).file("d.svm", "1 qid:1 1:2\n0 qid:b 1:1\n"));
         c.add(bad("libsvm qid after a feature", 1, "d.svm:1|qid", svm).file("d.svm", "1 1:2 qid:1\n"));
         c.add(bad("libsvm only comments", 1, "d.svm|no samples", svm).file("d.svm", "# one\n\n# two\n"));
         c.add(bad("libsvm evaluate beyond the model", 1, "d.svm:2|model.json", "evaluate", "--model-file",
             "@model.json", "--x", "@d.svm").file("d.svm", "1 1:2\n0 3:1\n"));
-        c.add(bad("libsvm test file beyond --n-features", 1, "t.svm:1|--n-features 2", BadInputTest.concat(svm,
+        c.add(bad("libsvm test file beyond --n-features", 1, "t.svm:1|--n-features 2", BadInput.concat(svm,
             "--n-features", "2", "--test-data", "@t.svm")).file("t.svm", "1 5:1\n"));
         c.add(bad("libsvm index past int", 1, "d.svm:2|too large", svm).file("d.svm", "1 1:2\n0 99999999999:1\n"));
         c.add(bad("libsvm n x d overflows", 1, "d.svm", svm).file("d.svm", "1 2147483647:2\n0 1:1\n"));

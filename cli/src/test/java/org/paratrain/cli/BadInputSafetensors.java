@@ -1,21 +1,21 @@
 package org.paratrain.cli;
 
-import static org.paratrain.cli.BadInputTest.MODEL;
-import static org.paratrain.cli.BadInputTest.bad;
-import static org.paratrain.cli.BadInputTest.train;
+import static org.paratrain.cli.BadInput.MODEL;
+import static org.paratrain.cli.BadInput.bad;
+import static org.paratrain.cli.BadInput.train;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.paratrain.cli.BadInputTest.Case;
+import org.paratrain.cli.BadInput.Case;
 
 /**
- * {@link BadInputTest}'s cases for safetensors: files that {@code train --init-from} must refuse
- * (made here byte by byte, not by paratrain's writer), each in one line naming the file and the
- * tensor, and {@code export --format safetensors}'s outputs it must not write. The run they
- * start is the good one's linear regression of 2 features without intercept, whose one tensor
- * is {@code 0.weight [1, 2]}.
+ * The cases for safetensors: {@link BadFileInputTest}'s files that {@code train --init-from} must
+ * refuse (made here byte by byte, not by paratrain's writer), each in one line naming the file and
+ * the tensor, and {@link BadOptionInputTest}'s {@code export --format safetensors} outputs it must
+ * not write. The run they start is the good one's linear regression of 2 features without
+ * intercept, whose one tensor is {@code 0.weight [1, 2]}.
  */
 final class BadInputSafetensors {
     private BadInputSafetensors() { }
@@ -79,7 +79,7 @@ final class BadInputSafetensors {
     }
 
     static String[] export(String... extra) {
-        return BadInputTest.with(new String[] {"export", "--model-file", "@model.json", "--format", "safetensors",
+        return BadInput.with(new String[] {"export", "--model-file", "@model.json", "--format", "safetensors",
             "--out", "@model.safetensors"}, extra);
     }
 

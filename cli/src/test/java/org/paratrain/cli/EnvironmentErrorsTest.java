@@ -146,7 +146,7 @@ class EnvironmentErrorsTest {
                 "logistic"});
         for (String[] args : runs) {
             StringWriter err = new StringWriter();
-            String[] all = BadInputTest.concat(args, "--epochs", "3", "--lr", "0.001");
+            String[] all = BadInput.concat(args, "--epochs", "3", "--lr", "0.001");
             int status = Main.execute(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), all);
             assertEquals(0, status, String.join(" ", all) + ": " + err);
         }

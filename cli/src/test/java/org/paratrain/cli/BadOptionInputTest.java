@@ -3,102 +3,40 @@ package org.paratrain.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.paratrain.cli.BadInput.BIG;
+import static org.paratrain.cli.BadInput.bad;
+import static org.paratrain.cli.BadInput.evaluate;
+import static org.paratrain.cli.BadInput.resolve;
+import static org.paratrain.cli.BadInput.snapshot;
+import static org.paratrain.cli.BadInput.train;
+import static org.paratrain.cli.BadInput.write;
 
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.paratrain.cli.BadInput.Case;
 
 /**
- * Bad input, as a new user gives it: each case runs a command in process on a fresh directory
- * of good files plus the case's bad one, and checks the error contract: the exit status (2 for
- * a bad option, 1 for bad data or a failed run), exactly one line on standard error that names
- * the file (and line) or the option, no stack trace, and nothing written or left behind.
+ * Bad options, of {@code train} and of the commands around it, and runs that cannot work, each
+ * held to {@link BadInput}'s error contract; apart from {@link BadFileInputTest}'s bad files so
+ * that each test is one topic.
  */
-class BadInputTest {
-    /** 20 samples of 2 features, y = x0 + 2 x1: the good data every case starts from. */
-    static final String X = rows(i -> (i % 5) + " " + (i % 3));
-    static final String Y = rows(i -> String.valueOf((i % 5) + 2 * (i % 3)));
-    static final String LABELS = rows(i -> String.valueOf(i % 2));
-    static final String CSV = "a,b,y\n" + rows(i -> (i % 5) + "," + (i % 3) + "," + (i % 2));
-    static final String SVM = rows(i -> (i % 2) + " 1:" + (i % 5) + " 2:" + (i % 3));
-    static final String MODEL = """
-        {"format": "paratrain-model", "version": 1, "model": "linear", "features": 2, "classes": 0,
-         "intercept": false, "params": [1.0, 2.0]}
-        """;
-    static final String BIG = "1".repeat(5 << 20);
-
-    record Case(String name, int status, List<String> mentions, Map<String, byte[]> files, List<String> args) {
-        @Override
-        public String toString() {
-            return name;
-        }
-
-        /** The same case with {@code name} holding {@code content}. */
-        Case file(String file, String content) {
-            return file(file, content.getBytes(StandardCharsets.UTF_8));
-        }
-
-        Case file(String file, byte[] content) {
-            Map<String, byte[]> f = new LinkedHashMap<>(files);
-            f.put(file, content);
-            return new Case(name, status, mentions, f, args);
-        }
-    }
-
-    /** A case: {@code mentions} is what stderr must name, "|"-separated; "@NAME" in args is a file of the directory. */
-    static Case bad(String name, int status, String mentions, String... args) {
-        return new Case(name, status, List.of(mentions.split("\\|")), Map.of(), List.of(args));
-    }
-
-    static String[] train(String... extra) {
-        return with(new String[] {"train", "--x", "@X.in", "--y", "@y.in", "--epochs", "3", "--lr", "0.01"}, extra);
-    }
-
-    static String[] evaluate(String... extra) {
-        return with(new String[] {"evaluate", "--model-file", "@model.json", "--x", "@X.in", "--y", "@y.in"}, extra);
-    }
-
-    /** {@code base} (a command and options with values) with {@code extra} added, replacing options of the same name. */
-    static String[] with(String[] base, String... extra) {
-        List<String> given = Arrays.asList(extra);
-        List<String> kept = new ArrayList<>(List.of(base[0]));
-        for (int i = 1; i < base.length; i += 2) {
-            if (!given.contains(base[i])) {
-                kept.add(base[i]);
-                kept.add(base[i + 1]);
-            }
-        }
-        kept.addAll(given);
-        return kept.toArray(String[]::new);
-    }
-
+class BadOptionInputTest {
     static Stream<Case> cases() {
         List<Case> c = new ArrayList<>();
         options(c);
         BadInputCommands.sweepsAndBenchmarks(c);
         BadInputCommands.exports(c);
         BadInputSafetensors.exports(c);
-        BadInputSafetensors.initFiles(c);
-        BadInputFiles.paperFiles(c);
-        BadInputFiles.tableFiles(c);
-        BadInputFiles.idxFiles(c);
-        BadInputArrays.npyFiles(c);
-        BadInputArrays.npzFiles(c);
         BadInputArrays.formatOptions(c);
-        BadInputFiles.modelFiles(c);
         runs(c);
         return c.stream();
     }
@@ -301,70 +239,5 @@ class BadInputTest {
             assertFalse(e.contains(noise), noise + ": " + e);
         }
         assertEquals(before, snapshot(dir), "nothing written");
-    }
-
-    static void write(Path dir, Case c) throws IOException {
-        Map<String, byte[]> files = new LinkedHashMap<>();
-        files.put("X.in", X.getBytes(StandardCharsets.UTF_8));
-        files.put("y.in", Y.getBytes(StandardCharsets.UTF_8));
-        files.put("labels.in", LABELS.getBytes(StandardCharsets.UTF_8));
-        files.put("big.in", "1.5\n".repeat(20_000).getBytes(StandardCharsets.UTF_8));
-        files.put("bigy.in", "3\n".repeat(20_000).getBytes(StandardCharsets.UTF_8));
-        files.put("d.csv", CSV.getBytes(StandardCharsets.UTF_8));
-        files.put("d.svm", SVM.getBytes(StandardCharsets.UTF_8));
-        files.put("img", BadInputFiles.idx(new int[] {4, 2, 2}, new byte[16]));
-        files.put("lab", BadInputFiles.idx(new int[] {4}, new byte[] {0, 1, 2, 3}));
-        files.put("model.json", MODEL.getBytes(StandardCharsets.UTF_8));
-        files.put("X.npy", BadInputArrays.X_NPY);
-        files.put("y.npy", BadInputArrays.Y_NPY);
-        files.put("d.npz", BadInputArrays.NPZ);
-        files.putAll(c.files());
-        for (Map.Entry<String, byte[]> f : files.entrySet()) {
-            Files.write(dir.resolve(f.getKey()), f.getValue());
-        }
-        Files.createDirectories(dir.resolve("sub"));
-        Path ro = Files.createDirectories(dir.resolve("READONLY"));
-        ro.toFile().setWritable(false, false);
-    }
-
-    /** {@code @READONLY} is a directory nobody may write in; as root (who may), a sysfs directory. */
-    static String resolve(Path dir, String name) {
-        if (name.startsWith("READONLY") && "root".equals(System.getProperty("user.name"))) {
-            return Path.of("/sys", name.substring("READONLY".length())).toString();
-        }
-        return dir.resolve(name).toString();
-    }
-
-    /** Every path under {@code dir} with its size and modification time. */
-    static Map<String, String> snapshot(Path dir) throws IOException {
-        Map<String, String> m = new TreeMap<>();
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) walk::iterator) {
-                // A directory's time changes when a file is made and removed in it (the check that --out
-                // may be written does that); what counts is the files.
-                m.put(dir.relativize(p).toString(), Files.isDirectory(p) ? "directory"
-                    : Files.size(p) + "@" + Files.getLastModifiedTime(p));
-            }
-        }
-        return m;
-    }
-
-    static String rows(java.util.function.IntFunction<String> row) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < 20; i++) {
-            sb.append(row.apply(i)).append('\n');
-        }
-        return sb.toString();
-    }
-
-    /** The good X.in from row {@code from} on, so a broken file keeps 20 rows. */
-    static String tail(int from) {
-        return X.lines().skip(from).map(l -> l + "\n").reduce("", String::concat);
-    }
-
-    static String[] concat(String[] a, String... b) {
-        String[] r = Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, r, a.length, b.length);
-        return r;
     }
 }
