@@ -12,7 +12,7 @@ import org.paratrain.cli.Main;
 /**
  * A stand-in for {@code ./paratrain} in tests that run the README's command lines: this JVM's
  * class path (no jar, no build step) with the launcher's JVM options, which
- * {@code LauncherTest} checks against the script's.
+ * {@code LauncherStartTest} checks against the script's.
  */
 public final class LauncherImitation {
     /** The launcher's JVM options, as its {@code jvm=(...)} line expands them without huge pages. */
