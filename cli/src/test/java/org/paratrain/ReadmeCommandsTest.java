@@ -72,9 +72,10 @@ class ReadmeCommandsTest {
         "./paratrain train --backend spark ", "needs the Spark module, which builds after the command line's tests; "
             + "SparkTrainCommandTest runs the command line on Spark as these lines do",
         "spark-submit ", "needs a Spark distribution and cluster; the estimators' tests run an embedded Spark",
-        "scripts/multihost-netns.sh", "makes network namespaces, which needs root; MultiHostNetnsTest runs "
+        "scripts/multihost-netns.sh", "makes network namespaces, which needs root; MultiHostNetnsTrainingTest runs "
             + "docs/mpi.md's \"Several hosts\" lines as written, where it can",
-        "PARATRAIN_NETNS_RATE=", "makes network namespaces with shaped links, as above: MultiHostNetnsTest runs it");
+        "PARATRAIN_NETNS_RATE=", "makes network namespaces with shaped links, as above: MultiHostNetnsLinksTest "
+            + "runs it");
 
     /** Smaller sizes through documented options: in the command with this prefix, replace from by to. */
     private record Smaller(String command, String from, String to) { }
