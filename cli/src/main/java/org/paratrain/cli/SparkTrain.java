@@ -22,7 +22,7 @@ import picocli.CommandLine.ParseResult;
  * one barrier stage, and this side prints and writes the run's usual files from what the
  * driver returns. Options that need the whole data on this machine (held-out splits, resuming
  * from a file) are refused by name. This class checks the options and makes the job;
- * {@link SparkTraining} starts the driver and reports.
+ * {@link SparkDriver} starts the driver and reports.
  */
 final class SparkTrain {
     private SparkTrain() { }
@@ -121,8 +121,8 @@ final class SparkTrain {
         String master = c.backendOptions.master != null ? c.backendOptions.master
             : nodes > 0 ? "local[" + nodes + "]" : "local[*]";
         ObjectNode job = job(c, given, spec, format, data, master, nodes);
-        JsonNode result = SparkTraining.launch(c, job, submit);
-        SparkTraining.report(c, result, format, data, master);
+        JsonNode result = SparkDriver.launch(c, job, submit);
+        SparkDriver.report(c, result, format, data, master);
     }
 
     /** The Spark source: --format as given, else from the name of --data. */

@@ -22,7 +22,7 @@ import org.paratrain.train.spec.TrainSpec;
  * backend, and its end, where rank 0 prints the summary and the test metrics and writes the
  * run's files with what only this path knows (test metrics, validation, restarts, init_from).
  * Apart from {@link TrainCommand}, which turns the options into a run and picks where it trains;
- * {@link ShardTraining} and {@link SparkTraining} train and report the other ways, and all three
+ * {@link ShardTraining} and {@link SparkDriver} train and report the other ways, and all three
  * write through {@link TrainReport}.
  */
 final class WholeDataTraining {

@@ -1,6 +1,12 @@
 package org.paratrain.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,6 +42,33 @@ final class BadInput {
          "intercept": false, "params": [1.0, 2.0]}
         """;
     static final String BIG = "1".repeat(5 << 20);
+
+    /**
+     * Runs {@code c} in process on {@code dir} (its good files and the case's bad one) and checks
+     * the contract above: the exit status, one line naming what the case says, no stack trace or
+     * internal error, and the directory as it was.
+     */
+    static void check(Case c, Path dir) throws IOException {
+        write(dir, c);
+        Map<String, String> before = snapshot(dir);
+        String[] args = c.args().stream().map(a -> a.startsWith("@") ? resolve(dir, a.substring(1)) : a)
+            .toArray(String[]::new);
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int status = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        String e = err.toString();
+        assertEquals(c.status(), status, e);
+        assertEquals(1, e.lines().count(), "one line: " + e);
+        assertTrue(e.endsWith("\n") && e.startsWith("paratrain"), e);
+        assertTrue(e.length() < 1500, "no value echoed whole: " + e.length() + " characters");
+        for (String m : c.mentions()) {
+            assertTrue(e.contains(m), "names " + m + ": " + e);
+        }
+        for (String noise : List.of("Exception", "at org.", "at java.", "REDACTED", "internal error")) {
+            assertFalse(e.contains(noise), noise + ": " + e);
+        }
+        assertEquals(before, snapshot(dir), "nothing written");
+    }
 
     record Case(String name, int status, List<String> mentions, Map<String, byte[]> files, List<String> args) {
         @Override

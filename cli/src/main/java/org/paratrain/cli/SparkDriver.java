@@ -28,8 +28,8 @@ import org.paratrain.train.spec.TrainSpec;
  * driver's process each stay a class of their own size, as {@link WholeDataTraining} is apart from
  * {@link TrainCommand}.
  */
-final class SparkTraining {
-    private SparkTraining() { }
+final class SparkDriver {
+    private SparkDriver() { }
 
     /**
      * {@return the driver's command: spark-submit in client mode with paratrain's jars, or a JVM
