@@ -136,8 +136,10 @@ final class NetworkReport {
                     "samples/s")
                 : org.paratrain.cli.experiment.Plots.ratios(labels, rows.stream().map(NetworkRow::ratio).toList(),
                     rows.stream().map(NetworkRow::target).toList(), "paratrain / PyTorch " + torch.replaceAll("a0$", "")
-                    + " DDP, two emulated hosts, " + precision, "paratrain / DDP samples/s");
+                    + " DDP, two emulated hosts, " + precision, "paratrain / DDP");
             chart.setXAxisTitle("model, link, hosts x ranks, sum, overlap");
+            // As the model's plot: below the rows' long names the legend left the bars a strip.
+            chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
             org.paratrain.cli.experiment.Plots.save(chart, stage, "bench-network");
             List<String> files = new ArrayList<>(List.of("bench-network.csv", "bench-network.md", "bench-network.json",
                 "bench-network.png", "bench-network.svg"));
