@@ -80,4 +80,33 @@ final class AutoChoice {
         }
         return out;
     }
+
+    /** The run's settings after what auto decided, and the command line as it would be written out. */
+    record Chosen(TrainSpec spec, List<String> args) { }
+
+    /**
+     * Resolves {@code auto}: on an MPI rank, the exchange measured on the job's links; in the
+     * launcher or a local run, the node count (and a local run's exchange) from the cost model,
+     * the command line rewritten with the choice; a launcher checks an auto exchange can run
+     * before any rank starts.
+     */
+    static Chosen choose(TrainCommand c, TrainSpec spec, List<String> args, Dataset data, int classes, boolean mpi,
+                         boolean child, boolean autoNodes) {
+        if (child && spec.exchange().isAuto()) {
+            // The ranks time the exchanges on the job's own links, and all take the fastest.
+            spec = LinkAuto.resolve(spec, data.features(), classes, data.samples(), c.out());
+        } else if (autoNodes || spec.exchange().isAuto() && !mpi) {
+            ExchangeSpec asked = spec.exchange();
+            spec = AutoChoice.resolve(spec, autoNodes, data, mpi, mpi && spec.exchange().isAuto(), c.out());
+            if (mpi && asked.isAuto()) {
+                // Only the node count is decided here: the exchange is measured by the ranks, on their links.
+                spec = spec.withExchange(asked);
+            }
+            args = AutoChoice.replace(args, spec);
+        }
+        if (mpi && !child && spec.exchange().isAuto()) {
+            LinkAuto.check(spec, data.features(), classes, data.samples());     // before any rank starts
+        }
+        return new Chosen(spec, args);
+    }
 }

@@ -239,4 +239,13 @@ public final class OptionChecks {
                 min, max, value));
         }
     }
+
+    /** {@code train}'s layout limits where a launcher starts the ranks itself ({@code launches}). */
+    static void layout(TrainCommand c, TrainSpec spec, boolean launches) {
+        if (launches && c.backendOptions.ranksPerProcess(spec.nodes()) > 1    // checks the layout
+            && spec.exchange().scheme() == org.paratrain.train.spec.ExchangeSpec.Scheme.SHARDED && spec.exchange().algorithm().equals("native")) {
+            throw new IllegalArgumentException("--shard-optimizer with --allreduce native cannot run with "
+                + "--ranks-per-process above 1: MPI's own reduce-scatter is between processes; use ring or rabenseifner");
+        }
+    }
 }

@@ -124,11 +124,7 @@ final class TrainCommand implements Runnable {
         DataSpec dataSpec = dataSpec();
         boolean autoNodes = spec.run().nodes() instanceof RunSpec.Nodes.Auto;
         noAutoInsideJob(child, autoNodes);
-        if (mpi && !child && !autoNodes && backendOptions.ranksPerProcess(spec.nodes()) > 1    // checks the layout
-            && spec.exchange().scheme() == ExchangeSpec.Scheme.SHARDED && spec.exchange().algorithm().equals("native")) {
-            throw new IllegalArgumentException("--shard-optimizer with --allreduce native cannot run with "
-                + "--ranks-per-process above 1: MPI's own reduce-scatter is between processes; use ring or rabenseifner");
-        }
+        OptionChecks.layout(this, spec, mpi && !child && !autoNodes);
         List<String> args = List.of(command.commandLine().getParseResult().originalArgs().toArray(String[]::new));
         Provenance provenance = Provenance.capture(args);
         checkpoints.commTimeoutSeconds = backendOptions.commTimeout;
@@ -146,21 +142,9 @@ final class TrainCommand implements Runnable {
         int classes = spec.check(data);
         OptionChecks.trainData(this, data, classes, spec);
         checkpoints.readInit(spec.model(), data.features(), classes, prepared.columns());
-        if (child && spec.exchange().isAuto()) {
-            // The ranks time the exchanges on the job's own links, and all take the fastest.
-            spec = LinkAuto.resolve(spec, data.features(), classes, data.samples(), out());
-        } else if (autoNodes || spec.exchange().isAuto() && !mpi) {
-            ExchangeSpec asked = spec.exchange();
-            spec = AutoChoice.resolve(spec, autoNodes, data, mpi, mpi && spec.exchange().isAuto(), out());
-            if (mpi && asked.isAuto()) {
-                // Only the node count is decided here: the exchange is measured by the ranks, on their links.
-                spec = spec.withExchange(asked);
-            }
-            args = AutoChoice.replace(args, spec);
-        }
-        if (mpi && !child && spec.exchange().isAuto()) {
-            LinkAuto.check(spec, data.features(), classes, data.samples());     // before any rank starts
-        }
+        AutoChoice.Chosen chosen = AutoChoice.choose(this, spec, args, data, classes, mpi, child, autoNodes);
+        spec = chosen.spec();
+        args = chosen.args();
         JsonNode meta = checkpoints.active() && Backend.mpiRankFromEnvironment() == 0
             ? meta(spec, TrainingData.fingerprint(dataSpec), provenance) : null;
         java.io.PrintWriter says = Backend.mpiRankFromEnvironment() == 0 && (child || !mpi) ? out()

@@ -117,7 +117,7 @@ final class ConvKernels {
      * <p>Branch-free on purpose: which pixel of a window is largest is data, and as an {@code if}
      * the JIT compiled it to a branch mispredicted about as often as not, a fifth of the float32
      * CNN's step. The running choice is an index (an integer select, a conditional move) and the
-     * value is read back from it: 3 times faster on this machine, the same outputs and choices.
+     * value is read back from it: the same outputs and choices (the figures: docs/benchmarks.md).
      */
     static void pool(Stage st, int p, int n, double[] in, int inBase, double[] out, int[] choice) {
         Shape is = st.in();

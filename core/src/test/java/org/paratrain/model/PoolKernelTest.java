@@ -57,6 +57,38 @@ class PoolKernelTest {
         }
     }
 
+    /** Windows written out: which of equals, signed zeros and NaNs each kernel must pick. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "ties keep the first;     1, 2, 2, 0;       1",
+        "-0 before +0 stays -0;   -0.0, 0.0, -1, -2; 0",
+        "+0 before -0 stays +0;   0.0, -0.0, -1, -2; 0",
+        "NaN first stays;         NaN, 5, 7, 1;     0",
+        "NaN later is passed by;  1, NaN, 3, 2;     2",
+        "infinity wins;           1, Infinity, 3, 2; 1",
+        "all -infinity;           -Infinity, -Infinity, -Infinity, -Infinity; 0"})
+    void picksInAWindowWrittenOut(String name, String window, int want) {
+        String[] v = window.split(",");
+        double[] x = new double[v.length];
+        for (int i = 0; i < v.length; i++) {
+            x[i] = Double.parseDouble(v[i].strip());
+        }
+        Stage st = new Stage(new Pool(2), new Shape(2, 2, 1), new Shape(1, 1, 1), 0, 0);
+        double[] y = new double[1];
+        int[] at = new int[1];
+        ConvKernels.pool(st, 2, 1, x, 0, y, at);
+        assertEquals(want, at[0], name + ", doubles");
+        assertEquals(Double.doubleToRawLongBits(x[want]), Double.doubleToRawLongBits(y[0]), name + ", doubles");
+        float[] xf = new float[x.length];
+        for (int i = 0; i < x.length; i++) {
+            xf[i] = (float) x[i];
+        }
+        float[] yf = new float[1];
+        ConvKernels.pool(st, 2, 1, xf, yf, at);
+        assertEquals(want, at[0], name + ", floats");
+        assertEquals(Float.floatToRawIntBits(xf[want]), Float.floatToRawIntBits(yf[0]), name + ", floats");
+    }
+
     /** Output j: each window pixel in turn, y then x, taken where strictly larger than the best so far. */
     private static void reference(Shape in, Shape out, int p, int n, double[] x, int base, double[] y, int[] at) {
         int j = 0;

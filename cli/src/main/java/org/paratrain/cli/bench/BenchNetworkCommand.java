@@ -101,9 +101,21 @@ final class BenchNetworkCommand implements Runnable {
                 + "openmpi-bin libopenmpi-dev");
         }
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         Path netns = NetworkHosts.script(script);
         String torch = BenchDlCommand.torchVersion(python);
+        preamble(out, torch);
+        List<NetworkRow> rows = measure(netns, torch, out, spec.commandLine().getErr());
+        out.println();
+        out.println(NetworkReport.sameBits(rows));
+        NetworkReport.write(rows, torch, outDir, batch, steps, rounds, precision);
+        out.println("wrote " + outDir.resolve("bench-network") + ".csv, .json, .md, .png and .svg, and "
+            + outDir.resolve("bench-network-model") + ".png and .svg");
+        out.println(NetworkReport.summary(rows));
+        out.flush();
+    }
+
+    /** What is measured and how the columns read, before the table's header. */
+    private void preamble(PrintWriter out, String torch) {
         out.printf(Locale.ROOT, "bench network: 2 emulated hosts (network namespaces, one core each where there are "
             + "cores for it), batch %d, Adam (lr 1e-3), %s, %d timed steps a run, best of %d; %s%n", batch, precision,
             steps, rounds, Files.isDirectory(FASHION) ? "Fashion-MNIST" : "random images");
@@ -121,6 +133,13 @@ final class BenchNetworkCommand implements Runnable {
         out.println();
         out.println(NetworkReport.HEADER);
         out.flush();
+    }
+
+    /**
+     * Every link's rows, each link's hosts made and removed around its measurements; each row
+     * printed as it comes. The work directory (DDP's script, the jobs' files) is removed after.
+     */
+    private List<NetworkRow> measure(Path netns, String torch, PrintWriter out, PrintWriter err) {
         List<NetworkRow> rows = new ArrayList<>();
         Path work = org.paratrain.io.AtomicFiles.stagingDirectory(Path.of(System.getProperty("java.io.tmpdir"),
             "paratrain-bench-network"));
@@ -135,8 +154,8 @@ final class BenchNetworkCommand implements Runnable {
                 NetworkLifecycle.whileUp(netns, env, work, () -> {
                     for (String model : models) {
                         for (String layout : layouts) {
-                            int k = Integer.parseInt(layout.substring(2));
-                            err.printf(Locale.ROOT, "  %s: %s on 2 hosts x %d...%n", link, model, k);
+                            err.printf(Locale.ROOT, "  %s: %s on 2 hosts x %d...%n", link, model,
+                                Integer.parseInt(layout.substring(2)));
                             err.flush();
                             for (NetworkRow r : group(netns, env, work, ddpRuns, ddp, torch != null, link, model,
                                 layout)) {
@@ -153,15 +172,8 @@ final class BenchNetworkCommand implements Runnable {
         } finally {
             org.paratrain.io.AtomicFiles.deleteQuietly(work);
         }
-        out.println();
-        out.println(NetworkReport.sameBits(rows));
-        NetworkReport.write(rows, torch, outDir, batch, steps, rounds, precision);
-        out.println("wrote " + outDir.resolve("bench-network") + ".csv, .json, .md, .png and .svg, and "
-            + outDir.resolve("bench-network-model") + ".png and .svg");
-        out.println(NetworkReport.summary(rows));
-        out.flush();
+        return rows;
     }
-
 
     /** One paratrain job: its sum, bucket size and allreduce. */
     private record Job(String sum, String bucket, String allreduce) { }

@@ -1,6 +1,8 @@
 package org.paratrain.cli.bench;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,7 +50,7 @@ final class NetworkHosts {
             // the hosts are removed (a killed bench's own removal races its shutdown hook's) would
             // leave that file behind, as no finally runs then.
             Process p = pb.start();
-            java.io.ByteArrayOutputStream output = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream output = new ByteArrayOutputStream();
             Thread reader = new Thread(() -> {
                 try (var in = p.getInputStream()) {
                     in.transferTo(output);
@@ -58,22 +60,21 @@ final class NetworkHosts {
             }, "netns-output");
             reader.setDaemon(true);
             reader.start();
-            if (!p.waitFor(30, TimeUnit.MINUTES)) {
+            try {
+                if (!p.waitFor(30, TimeUnit.MINUTES)) {
+                    throw new org.paratrain.comm.BackendException("bench network: could not " + what
+                        + ": no end after 30 minutes");
+                }
+            } catch (InterruptedException | RuntimeException e) {
+                // Neither the script nor what it started (hosts half made, a training job) outlives the wait.
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
-                throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": no end after "
-                    + "30 minutes");
+                throw e;
             }
-            reader.join(10_000);
             if (p.exitValue() != 0) {
-                // The line that says why: the first that is not a stack frame, or the last.
-                List<String> lines = output.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
-                    .map(String::strip).filter(l -> !l.isBlank() && !l.startsWith("at ")).toList();
-                String why = lines.stream().filter(l -> l.contains("Exception: ") || l.startsWith("paratrain")
-                    || l.startsWith("multihost-netns")).findFirst()
-                    .orElse(lines.isEmpty() ? "exit status " + p.exitValue() : lines.get(lines.size() - 1))
-                    .replaceFirst("^Exception in thread \"[^\"]*\" ([a-zA-Z0-9_.$]+: )?", "");
-                throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": " + why);
+                reader.join(10_000);   // the output to the end, unless a process the script left holds the pipe
+                throw new org.paratrain.comm.BackendException("bench network: could not " + what + ": "
+                    + why(output.toString(StandardCharsets.UTF_8), p.exitValue()));
             }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -81,6 +82,16 @@ final class NetworkHosts {
             Thread.currentThread().interrupt();
             throw new org.paratrain.comm.BackendException("bench network: interrupted");
         }
+    }
+
+    /** {@return the line of a failed script's output that says why: the first not a stack frame, or the last} */
+    private static String why(String output, int status) {
+        List<String> lines = output.lines().map(String::strip).filter(l -> !l.isBlank() && !l.startsWith("at "))
+            .toList();
+        return lines.stream().filter(l -> l.contains("Exception: ") || l.startsWith("paratrain")
+            || l.startsWith("multihost-netns")).findFirst()
+            .orElse(lines.isEmpty() ? "exit status " + status : lines.get(lines.size() - 1))
+            .replaceFirst("^Exception in thread \"[^\"]*\" ([a-zA-Z0-9_.$]+: )?", "");
     }
 
     /** {@return whether {@code name} is an executable on the PATH} */

@@ -86,13 +86,17 @@ abstract class MultiHostNetnsFixture {
         if (hosts == null) {
             return;   // skipped before anything was made
         }
-        Run down = script("down");
-        assertEquals(0, down.status(), down.output());
-        Run left = run(List.of("ip", "netns", "list"), Map.of(), dir);
-        for (String line : left.output().lines().toList()) {
-            assertTrue(!line.startsWith(NAME), "namespace left behind: " + line);
+        try {
+            Run down = script("down");
+            assertEquals(0, down.status(), down.output());
+            Run left = run(List.of("ip", "netns", "list"), Map.of(), dir);
+            for (String line : left.output().lines().toList()) {
+                assertTrue(!line.startsWith(NAME), "namespace left behind: " + line);
+            }
+            assertTrue(!Files.exists(hosts), hosts + " left behind");
+        } finally {
+            hosts = null;     // shared by the test classes: the next one starts from nothing made
         }
-        assertTrue(!Files.exists(hosts), hosts + " left behind");
     }
 
     /** Runs the script with this test's names and directory. */
