@@ -1,7 +1,6 @@
 package org.paratrain.train;
 
 import org.paratrain.collective.Allreduces;
-import org.paratrain.collective.sum.FixedFormat;
 import org.paratrain.comm.Communicator;
 import org.paratrain.comm.PeerFailedException;
 import org.paratrain.data.BlockSharding;
@@ -9,8 +8,6 @@ import org.paratrain.data.Dataset;
 import org.paratrain.model.Model;
 import org.paratrain.optim.Optimizer;
 import org.paratrain.train.spec.ExchangeSpec;
-import org.paratrain.train.spec.RunSpec;
-import org.paratrain.train.spec.SpecException;
 import org.paratrain.train.spec.TrainSpec;
 
 /**
@@ -54,6 +51,10 @@ public final class RankTrainer {
     private final BlockRanges ranges;
     /** What moves {@link #ranges} ({@code --rebalance}), or null. */
     private final Rebalancer rebalancer;
+    /** This rank's blocks, computed into an exchange's tables. */
+    private final RankBlocks blocks;
+    /** The run's end: the final loss and rank 0's result. */
+    private final RankFinish ending;
 
     /**
      * Prepares one rank's part of a full-batch run.
@@ -106,32 +107,14 @@ public final class RankTrainer {
             ? BlockSharding.byDefault(total)
             : new BlockSharding(total, spec.run().blockSize());
         this.ranges = new BlockRanges(batches.sharding(), comm.size());
-        int stepBlocks = batches.sharding().blocks();
-        if (spec.exchange().sum() == ExchangeSpec.Sum.FIXED_HALF && stepBlocks > FixedFormat.HALF_WORD_MAX_BLOCKS) {
-            throw new SpecException("sum", "fixed:half takes at most " + FixedFormat.HALF_WORD_MAX_BLOCKS
-                + " blocks a step (16 bits a lane), this run has " + stepBlocks + ": use larger blocks (--block-size) "
-                + "or fixed:1");
-        }
+        RankChecks.halfWordBlocks(spec, batches);
         // At 1 rank there is no boundary to move: no windows, no allreduce.
         this.rebalancer = spec.run().rebalancing() && comm.size() > 1
             ? new Rebalancer(comm, ranges, spec.run().rebalance()) : null;
-        if (spec.run().rebalancing() && (any || total != data.samples())) {
-            // In domain terms: the command line and the Trainer API refuse these first, in their own words.
-            throw new IllegalArgumentException(any
-                ? "rebalancing does not apply to the shared exchange, which hands out blocks as ranks are ready"
-                : "rebalancing needs every sample on every rank; a rank holding only its shard cannot take others' blocks");
-        }
-        if (spec.run().rebalancing() && comm.size() > 1 && spec.exchange().sum() == ExchangeSpec.Sum.FLOAT) {
-            // A float sum adds each rank's rows first: its bits would follow the measured timings.
-            throw new IllegalArgumentException("rebalancing needs a sum whose bits do not depend on which rank adds "
-                + "which blocks (blocks or fixed), got float");
-        }
-        int first = sharding.blockStart(sharding.firstBlock(comm.rank(), comm.size()));
-        int end = sharding.blockStart(sharding.endBlock(comm.rank(), comm.size()));
-        if (first < origin || end > origin + data.samples()) {
-            throw new IllegalArgumentException("rank " + comm.rank() + " holds samples [" + origin + ", "
-                + (origin + data.samples()) + ") but its blocks need [" + first + ", " + end + ")");
-        }
+        RankChecks.rebalancing(spec, comm, any, total, data);
+        RankChecks.ownBlocks(comm, sharding, origin, data);
+        this.blocks = new RankBlocks(comm, model, data, origin, sharding);
+        this.ending = new RankFinish(comm, spec, batches, sharding, ranges, clock, blocks, data, total);
     }
 
     /** This trainer, failing on purpose as {@code f} says (or not, for null): for fault tests. */
@@ -162,7 +145,8 @@ public final class RankTrainer {
      */
     public TrainingResult train(TrainingControl control) {
         if (!spec.loss().plain() && model instanceof org.paratrain.model.Classifier c) {
-            model.objective(spec.loss().objective(c.classes(), spec.loss().balanced() ? classCounts(c.classes()) : null));
+            model.objective(spec.loss().objective(c.classes(),
+                spec.loss().balanced() ? blocks.classCounts(c.classes()) : null));
         }
         if (model.sumsStatistics()) {
             if (spec.exchange().scheme() == ExchangeSpec.Scheme.SHARED) {
@@ -176,36 +160,12 @@ public final class RankTrainer {
         GradientExchange exchange = Exchanges.of(spec.exchange(), comm, ranges, model.parameterCount(),
             () -> sharedExchange(model.parameterCount(), ranges.sharding(), spec.exchange().sum()));
         shared = exchange instanceof SharedExchange s ? s : null;
-        int bucket = spec.run().bucketSize();
-        // A step whose blocks are computed more than once (a slowed rank, for tests) tells the last time only.
-        if (exchange instanceof SumExchange s && bucket != 0 && !model.sumsStatistics()) {
-            // Every rank must make the same calls: each says whether it can (and, for auto, whether it
-            // pays here), and buckets go only if all can.
-            boolean can = comm.callsFromAnotherThread() && (bucket != RunSpec.BUCKET_AUTO || overlapPays());
-            double[] cannot = {can ? 0 : 1};
-            Training.sumOverRanks(comm, cannot);
-            if (cannot[0] == 0) {
-                s.overlapBuckets(model.backwardRanges(), bucket == RunSpec.BUCKET_AUTO ? RunSpec.DEFAULT_BUCKET : bucket);
-            }
-        }
+        OverlapBuckets.choose(exchange, comm, model, spec.run().bucketSize());
         try {
             return train(control, exchange);
         } finally {
             exchange.close();
         }
-    }
-
-    /**
-     * {@code --bucket-size auto}: whether this process has a core beside its ranks' for the
-     * exchange thread and the transport. Where every core computes (one rank a core, the local
-     * backend's threads on this machine's cores, the emulated hosts of one core), the exchange
-     * during backward took that time from the computation and measured slower than the exchange
-     * after it: see docs/design.md.
-     */
-    private boolean overlapPays() {
-        int here = comm.backend().equals("local") ? comm.size()
-            : comm.processGroup().map(org.paratrain.comm.ProcessGroup::localSize).orElse(1);
-        return comm.size() > 1 && Runtime.getRuntime().availableProcessors() > here;
     }
 
     private TrainingResult train(TrainingControl control, GradientExchange exchange) {
@@ -230,7 +190,7 @@ public final class RankTrainer {
         if (loop.stopping != null) {
             loop.stopping.finish(loop.weights);
         }
-        return finish(loop, exchange, e);
+        return ending.finish(loop, exchange, shared, e);
     }
 
     /**
@@ -263,7 +223,7 @@ public final class RankTrainer {
                 // blocks sum their statistics with the other ranks').
                 int times = model.sumsStatistics() ? 1 : repeats;
                 for (int k = 0; k < times; k++) {
-                    computeBlocks(exchange, ranges, d, loop.weights, k == times - 1 ? exchange.overlap() : null);
+                    blocks.computeBlocks(exchange, ranges, d, loop.weights, k == times - 1 ? exchange.overlap() : null);
                 }
             }
             double t1 = comm.wtime();
@@ -329,151 +289,6 @@ public final class RankTrainer {
         model.trainingStep(seed, (long) e * batches.steps() + s, d == data ? origin : 0);
     }
 
-    /**
-     * Samples of each class over every rank's rows: each counts the rows of its own blocks of the
-     * whole data, and the counts (whole numbers, exact in any order) are added across ranks.
-     */
-    private long[] classCounts(int classes) {
-        int first = sharding.blockStart(sharding.firstBlock(comm.rank(), comm.size())) - origin;
-        int end = sharding.blockStart(sharding.endBlock(comm.rank(), comm.size())) - origin;
-        double[] counts = new double[classes];
-        for (int i = first; i < end; i++) {
-            counts[(int) data.y()[i]] += 1;
-        }
-        Training.sumOverRanks(comm, counts);
-        long[] n = new long[classes];
-        for (int c = 0; c < classes; c++) {
-            n[c] = (long) counts[c];
-        }
-        return n;
-    }
-
-    /** The loss at the final weights, and rank 0's result over the {@code epochs} run. */
-    private TrainingResult finish(RankLoop loop, GradientExchange exchange, int epochs) {
-        if (shared != null) {
-            // Ranks of a shared step may end up to a ring of steps apart: the run ends with the last.
-            comm.barrier();
-        }
-        double trainSeconds = comm.wtime() - loop.start;
-        // Over the whole data only the block losses are needed: a table of one double a block
-        // (summed with the run's sum, the same bits at any node count and with every exchange),
-        // never a gradient a block.
-        boolean same = batches.steps() == 1 && batches.stepSamples() == totalSamples && shared == null;
-        BlockRanges wholeRanges = same ? ranges : new BlockRanges(sharding, comm.size());
-        GradientExchange whole = same
-            ? exchange : new AllreduceExchange(comm, wholeRanges, 0, Allreduces.create("recursive-doubling", comm),
-                wholeLossSum());
-        computeBlocks(whole, wholeRanges, data, loop.weights, false);
-        double finalLoss = whole.reduceLoss(loop.mean ? 1.0 / totalSamples : 1.0);
-        // Training's, before the final loss sums again, after the untimed steps.
-        long misses = exchange.guessMisses() - loop.missesBefore;
-        TrainingResult.History h = loop.history.first(epochs);
-        // From the epoch this run started in: a resumed run's history before it is rank 0's, from the checkpoint.
-        double[] staged = exchange.stagedShares();
-        double stagedSteps = staged[1] - loop.stagedBefore[1];
-        TrainingResult.RankTimes times = rankTimes(sumFrom(h.compute(), loop.firstEpoch),
-            sumFrom(h.comm(), loop.firstEpoch), clock.updateSeconds(), clock.leastOverRanks(comm),
-            stagedSteps > 0 ? (staged[0] - loop.stagedBefore[0]) / stagedSteps : -1.0);
-        if (comm.rank() != 0) {
-            return null;
-        }
-        return new TrainingResult(loop.weights, finalLoss, epochs, comm.size(), comm.backend(), exchange.name(),
-            batches.sharding().blockSize(), trainSeconds, sum(h.compute()), sum(h.comm()), h, Double.NaN,
-            shared == null ? new TrainingResult.Split(ranges.blocksPerRank(), ranges.moves()) : null, times, misses);
-    }
-
-    private static double sumFrom(double[] v, int first) {
-        double t = 0;
-        for (int i = Math.min(first, v.length); i < v.length; i++) {
-            t += v[i];
-        }
-        return t;
-    }
-
-    /**
-     * Every rank's compute, exchange and update seconds and staged share, gathered by one sum over
-     * the ranks: each fills its own four places of a zero vector, so the sum only places them
-     * (exact in any order); and the exchange without waits ({@link ExchangeClock#leastOverRanks}).
-     *
-     * @param staged this rank's staged share a step, -1 where nothing was staged
-     */
-    private TrainingResult.RankTimes rankTimes(double compute, double exchanged, double update, double[] waitFree,
-                                               double staged) {
-        int p = comm.size();
-        double[] v = new double[4 * p];
-        v[comm.rank()] = compute;
-        v[p + comm.rank()] = exchanged;
-        v[2 * p + comm.rank()] = update;
-        v[3 * p + comm.rank()] = staged;
-        Training.sumOverRanks(comm, v);
-        double[] shares = java.util.Arrays.copyOfRange(v, 3 * p, 4 * p);
-        for (int q = 0; q < p; q++) {
-            shares[q] = shares[q] < 0 ? Double.NaN : shares[q];
-        }
-        return new TrainingResult.RankTimes(java.util.Arrays.copyOf(v, p), java.util.Arrays.copyOfRange(v, p, 2 * p),
-            java.util.Arrays.copyOfRange(v, 2 * p, 3 * p), waitFree[0], (int) waitFree[1], shares, waitFree[2]);
-    }
-
-    /** Fills this rank's block losses (and gradients when asked) at {@code weights}. */
-    private void computeBlocks(GradientExchange exchange, BlockRanges ranges, Dataset data, double[] weights,
-                               boolean gradients) {
-        computeBlocks(exchange, ranges, data, weights, gradients, null);
-    }
-
-    /** As above, with the gradients, telling {@code ready} (when not null) as the model's layers are done. */
-    private void computeBlocks(GradientExchange exchange, BlockRanges ranges, Dataset data, double[] weights,
-                               org.paratrain.model.GradientReady ready) {
-        computeBlocks(exchange, ranges, data, weights, true, ready);
-    }
-
-    private void computeBlocks(GradientExchange exchange, BlockRanges ranges, Dataset data, double[] weights,
-                               boolean gradients, org.paratrain.model.GradientReady ready) {
-        BlockSharding sharding = ranges.sharding();
-        int first = ranges.first(comm.rank());
-        int end = ranges.end(comm.rank());
-        double[] losses = exchange.losses();
-        double[] grads = exchange.gradients();
-        // The whole data set's blocks, or (for a shard) the same blocks shifted by the shard's start.
-        int shift = data == this.data ? origin : 0;
-        if (gradients) {
-            // A model whose blocks sum statistics with the other ranks' is called by every rank.
-            if (end > first || model.sumsStatistics()) {
-                // One call for the rank's blocks: consecutive, of one size but for the data's last,
-                // at offsets that step evenly (GradientExchange's contract).
-                int lossStride = exchange.lossIndex(1) - exchange.lossIndex(0);
-                int gradStride = exchange.gradientOffset(1) - exchange.gradientOffset(0);
-                if (ready != null) {
-                    model.blocks(data, sharding.blockStart(first) - shift, sharding.blockStart(end) - shift,
-                        sharding.blockSize(), weights, losses, exchange.lossIndex(0), lossStride, grads,
-                        exchange.gradientOffset(0), gradStride, ready);
-                } else {
-                    model.blocks(data, sharding.blockStart(first) - shift, sharding.blockStart(end) - shift,
-                        sharding.blockSize(), weights, losses, exchange.lossIndex(0), lossStride, grads,
-                        exchange.gradientOffset(0), gradStride);
-                }
-            }
-            return;
-        }
-        for (int b = first; b < end; b++) {
-            int k = b - first;
-            losses[exchange.lossIndex(k)] = model.loss(data, sharding.blockStart(b) - shift, sharding.blockEnd(b) - shift,
-                weights);
-        }
-    }
-
-    /**
-     * The sum of the final loss's table: the run's, so that a full-batch run's loss (summed by
-     * its exchange) and every other's agree; a float run's by block, as a table cannot be summed
-     * by ranks.
-     */
-    private ExchangeSpec.Sum wholeLossSum() {
-        ExchangeSpec.Sum s = spec.exchange().sum();
-        if (s == ExchangeSpec.Sum.FIXED_HALF && sharding.blocks() > FixedFormat.HALF_WORD_MAX_BLOCKS) {
-            return ExchangeSpec.Sum.FIXED_1;     // more blocks than a lane holds (only mini-batch steps were checked)
-        }
-        return s == ExchangeSpec.Sum.FLOAT ? ExchangeSpec.Sum.BLOCKS : s;
-    }
-
     /** The shared exchange: this rank computes the chunks of blocks it claims, into its table of rows. */
     private SharedExchange sharedExchange(int params, BlockSharding sharding, ExchangeSpec.Sum sum) {
         if (board == null) {
@@ -488,14 +303,6 @@ public final class RankTrainer {
                     table, first * w, w, table, first * w + 1, w);
             }
         });
-    }
-
-    private static double sum(double[] a) {
-        double s = 0;
-        for (double v : a) {
-            s += v;
-        }
-        return s;
     }
 
     private static String message(Throwable t) {

@@ -225,7 +225,7 @@ public final class NetworkWorker {
      * {@return the buckets the run sent during backward, as the trainer plans them, or null for a
      * run that sent the gradient whole} Buckets go for a fixed sum by an allreduce (a
      * {@code SumExchange}) of a model that tells its layers, and {@code auto} sends them only
-     * beside a spare core ({@code RankTrainer.overlapPays}).
+     * beside a spare core ({@code OverlapBuckets.overlapPays}).
      */
     private static org.paratrain.train.cost.Buckets plan(TrainSpec spec, org.paratrain.model.Model model, int k) {
         int bucket = spec.run().bucketSize();
