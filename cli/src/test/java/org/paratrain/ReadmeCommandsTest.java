@@ -1,5 +1,6 @@
 package org.paratrain;
 
+import static org.paratrain.io.Executables.onPath;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -303,15 +304,6 @@ class ReadmeCommandsTest {
             out = out.replace("$" + v.getKey(), v.getValue());
         }
         return out;
-    }
-
-    private static boolean onPath(String program) {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, program))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static int bash(String script, Path work, Path log) throws IOException, InterruptedException {

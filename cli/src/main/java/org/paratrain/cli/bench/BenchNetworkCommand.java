@@ -1,5 +1,7 @@
 package org.paratrain.cli.bench;
 
+import static org.paratrain.io.Executables.onPath;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -96,7 +98,7 @@ final class BenchNetworkCommand implements Runnable {
     @Override
     public void run() {
         check();
-        if (!NetworkHosts.onPath("mpirun")) {
+        if (!onPath("mpirun")) {
             throw new org.paratrain.comm.BackendException("bench network needs Open MPI's mpirun: apt-get install "
                 + "openmpi-bin libopenmpi-dev");
         }

@@ -1,5 +1,6 @@
 package org.paratrain.cli.bench;
 
+import static org.paratrain.io.Executables.onPath;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,15 +23,6 @@ final class CReference {
     /** True when mpicc and mpirun are installed, so the references can be built and run. */
     static boolean available() {
         return onPath("mpicc") && (onPath("mpirun") || onPath("mpiexec"));
-    }
-
-    private static boolean onPath(String name) {
-        for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(java.io.File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, name))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** True when gcc is installed, so the references without MPI can be built. */

@@ -94,16 +94,6 @@ final class NetworkHosts {
             .replaceFirst("^Exception in thread \"[^\"]*\" ([a-zA-Z0-9_.$]+: )?", "");
     }
 
-    /** {@return whether {@code name} is an executable on the PATH} */
-    static boolean onPath(String name) {
-        for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(java.io.File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, name))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** {@return this JVM's class path, absolute: what a worker started in a host runs with} */
     static String classPath() {
         List<String> parts = new ArrayList<>();

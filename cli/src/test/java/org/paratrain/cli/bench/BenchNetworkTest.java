@@ -1,5 +1,6 @@
 package org.paratrain.cli.bench;
 
+import static org.paratrain.io.Executables.onPath;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -256,12 +257,4 @@ class BenchNetworkTest {
         return false;
     }
 
-    private static boolean onPath(String name) {
-        for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, name))) {
-                return true;
-            }
-        }
-        return false;
-    }
 }

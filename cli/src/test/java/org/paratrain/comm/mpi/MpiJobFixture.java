@@ -1,5 +1,6 @@
 package org.paratrain.comm.mpi;
 
+import static org.paratrain.io.Executables.onPath;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
@@ -35,15 +36,6 @@ abstract class MpiJobFixture {
         }
         org.junit.jupiter.api.Assumptions.assumeTrue(have, "mpirun is not installed");
         PaperFormat.write(PaperSetup.data(), dir);
-    }
-
-    private static boolean onPath(String name) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (Files.isExecutable(Path.of(d, name))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     record Job(int status, String output, double seconds) { }

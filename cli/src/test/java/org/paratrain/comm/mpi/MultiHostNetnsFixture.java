@@ -1,5 +1,6 @@
 package org.paratrain.comm.mpi;
 
+import static org.paratrain.io.Executables.onPath;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -143,12 +144,4 @@ abstract class MultiHostNetnsFixture {
         return false;
     }
 
-    private static boolean onPath(String name) {
-        for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, name))) {
-                return true;
-            }
-        }
-        return false;
-    }
 }

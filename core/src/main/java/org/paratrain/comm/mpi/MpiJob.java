@@ -295,11 +295,9 @@ public final class MpiJob {
                 }
                 continue;
             }
-            for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(java.io.File.pathSeparator)) {
-                Path p = Path.of(dir, name);
-                if (Files.isExecutable(p)) {
-                    return p.toString();
-                }
+            java.util.Optional<Path> found = org.paratrain.io.Executables.find(name);
+            if (found.isPresent()) {
+                return found.get().toString();
             }
         }
         if (given) {
