@@ -167,7 +167,9 @@ class BenchNetworkTest {
     void aBenchEndedBySigtermRemovesItsHosts() throws Exception {
         assumeHostsCanBeMade();
         List<String> cmd = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+            // The bench's temporary files go where this test looks for what it left.
+            "--enable-native-access=ALL-UNNAMED", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
+            "-cp", System.getProperty("java.class.path"), Main.class.getName(),
             "bench", "network", "--links", "unshaped", "--models", "cnn", "--layouts", "2x1", "--steps", "200",
             "--batch-size", "64", "--out", dir.resolve("killed").toString()));
         long started = System.currentTimeMillis();
