@@ -46,6 +46,61 @@ public record MakeRegression(int samples, int features, int informative, double 
     }
 
     /**
+     * {@return {@code make_regression(n_samples=samples, n_features=features)} with scikit-learn's
+     * defaults for the rest: 10 informative features (capped at {@code features}), no bias, no
+     * noise, shuffled} The other arguments read as scikit-learn's keywords do:
+     * {@code MakeRegression.of(500, 1).withNoise(10).generate(42)}.
+     * @param samples  number of samples ({@code n_samples}), at least 1
+     * @param features number of features ({@code n_features}), at least 1
+     */
+    public static MakeRegression of(int samples, int features) {
+        return new MakeRegression(samples, features, 10, 0.0, 0.0, true);
+    }
+
+    /**
+     * {@return these arguments with {@code n_informative=informative}}
+     * @param informative features with a non-zero coefficient, at least 0 (capped at the features)
+     */
+    public MakeRegression withInformative(int informative) {
+        return new MakeRegression(samples, features, informative, bias, noise, shuffle);
+    }
+
+    /**
+     * {@return these arguments with {@code bias=bias}}
+     * @param bias added to every target, finite
+     */
+    public MakeRegression withBias(double bias) {
+        return new MakeRegression(samples, features, informative, bias, noise, shuffle);
+    }
+
+    /**
+     * {@return these arguments with {@code noise=noise}}
+     * @param noise standard deviation of the Gaussian noise added to y, finite and at least 0
+     */
+    public MakeRegression withNoise(double noise) {
+        return new MakeRegression(samples, features, informative, bias, noise, shuffle);
+    }
+
+    /**
+     * {@return these arguments with {@code shuffle=shuffle}}
+     * @param shuffle whether samples and features are shuffled
+     */
+    public MakeRegression withShuffle(boolean shuffle) {
+        return new MakeRegression(samples, features, informative, bias, noise, shuffle);
+    }
+
+    /**
+     * Generates the data set as {@code make_regression(..., random_state=randomState)} does.
+     *
+     * @param randomState the seed scikit-learn's {@code random_state} takes (0 to 2^32 - 1)
+     * @return the samples and the true coefficients
+     * @throws NotEnoughMemoryException if the heap cannot hold them
+     */
+    public Result generate(long randomState) {
+        return generate(new NumpyRandomState(randomState));
+    }
+
+    /**
      * The generated samples and the true coefficients.
      *
      * @param data the samples and their targets

@@ -27,11 +27,40 @@ class MakeRegressionTest {
             a.path("noise").asDouble(0.0), a.path("shuffle").asBoolean(true));
     }
 
+    /** As a scikit-learn call reads: the sizes, then only the keywords given, the rest left to the defaults. */
+    static MakeRegression fromKeywords(JsonNode a) {
+        MakeRegression m = MakeRegression.of(a.get("n_samples").asInt(), a.get("n_features").asInt());
+        m = a.has("n_informative") ? m.withInformative(a.get("n_informative").asInt()) : m;
+        m = a.has("bias") ? m.withBias(a.get("bias").asDouble()) : m;
+        m = a.has("noise") ? m.withNoise(a.get("noise").asDouble()) : m;
+        return a.has("shuffle") ? m.withShuffle(a.get("shuffle").asBoolean()) : m;
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void equalsScikitLearn(JsonNode c) {
         JsonNode args = c.get("args");
-        MakeRegression.Result r = fromArgs(args).generate(new NumpyRandomState(args.get("random_state").asLong()));
+        assertLikeScikitLearn(c, fromArgs(args).generate(new NumpyRandomState(args.get("random_state").asLong())));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void keywordsTakeScikitLearnsDefaults(JsonNode c) {
+        JsonNode args = c.get("args");
+        assertLikeScikitLearn(c, fromKeywords(args).generate(args.get("random_state").asLong()));
+    }
+
+    @Test
+    void eachKeywordSetsItsArgumentAlone() {
+        MakeRegression m = MakeRegression.of(7, 3).withInformative(2).withBias(1.5).withNoise(0.25).withShuffle(false);
+        assertEquals(new MakeRegression(7, 3, 2, 1.5, 0.25, false), m);
+        assertEquals(new MakeRegression(7, 3, 10, 0.0, 0.0, true), MakeRegression.of(7, 3));
+        assertThrows(IllegalArgumentException.class, () -> MakeRegression.of(7, 3).withNoise(-1));
+        assertThrows(IllegalArgumentException.class, () -> MakeRegression.of(7, 3).generate(-1));
+    }
+
+    private static void assertLikeScikitLearn(JsonNode c, MakeRegression.Result r) {
+        JsonNode args = c.get("args");
         NumpyRandomStateTest.assertBits(Fixtures.doubles(c.get("X")), r.data().x());
         NumpyRandomStateTest.assertBits(Fixtures.doubles(c.get("coef")), r.coef());
         double[] y = Fixtures.doubles(c.get("y"));
