@@ -68,8 +68,6 @@ import org.paratrain.comm.Communicator;
  * clears them first.
  */
 public final class FixedSum {
-    /** A check word's count of ranks above the guessed bound, in its high half (at most 2^31 ranks). */
-    private static final long ABOVE = 1L << 32;
     final FixedFormat format;
     final Segments segments;
     /**
@@ -81,7 +79,7 @@ public final class FixedSum {
     /** Index in {@link #words} of the first check word. */
     int checks;
     /** Where half words put each value; null for the other formats. */
-    private HalfLayout halves;
+    HalfLayout halves;
     /** Whether this step's grids are the last step's, not agreed. */
     boolean guessed;
     /** On a guessed grid, the summary of the scaled magnitudes deposited per segment ({@link Deposit}). */
@@ -89,12 +87,18 @@ public final class FixedSum {
     /** Whether the value words hold this step's deposits (else they are stale and count as zero). */
     boolean cleared;
     /** Whether a guess's check words are in {@link #words} (written once, before they leave). */
-    private boolean sealed;
+    boolean sealed;
     /** The chunked ways of a step ({@link #reduceInto}, {@link #ringInto}), made by the first. */
     private ChunkedSum chunked;
+    /** The grids' agreement, guess, check words and retry ({@link GridProtocol}). */
+    private final GridProtocol protocol;
+    /** The words summed in buckets and their layout ({@link BucketWords}). */
+    private final BucketWords buckets;
+    /** The step's words summed in one call ({@link StepReduce}). */
+    private final StepReduce stepReduce;
     private final Exponents exponents;
     final Grid[] grids;
-    private int blocks;
+    int blocks;
     /** Scaled magnitudes must stay below {@code 2^(62-h)} ({@code 2^(30-h)} for half a word): {@code limit}, {@code 2^limitBits}. */
     double limit;
     int limitBits;
@@ -117,6 +121,9 @@ public final class FixedSum {
         this.grids = new Grid[segments.count()];
         this.seen = new long[segments.count()];
         Arrays.fill(grids, Grid.NONE);
+        this.protocol = new GridProtocol(this, exponents, segments, grids, seen);
+        this.buckets = new BucketWords(this, format, segments);
+        this.stepReduce = new StepReduce(this, format);
     }
 
     /**
@@ -133,18 +140,7 @@ public final class FixedSum {
      *         step's sum is held (the words are made anew: cut before a step's first deposit)
      */
     public void cutHalves(int... cuts) {
-        if (format != FixedFormat.HALF_WORD) {
-            return;
-        }
-        if (cleared || sealed || blocksDeposited() != 0) {
-            throw new IllegalStateException("cutHalves after a step's deposits: cut before begin, or right after it");
-        }
-        HalfLayout laid = new HalfLayout(segments, cuts);
-        long[] made = new long[laid.words() + segments.count() + 1];
-        halves = laid;
-        checks = laid.words();
-        words = made;
-        cleared = false;
+        buckets.cutHalves(cuts);
     }
 
     /** {@return the number of values} */
@@ -175,7 +171,7 @@ public final class FixedSum {
     }
 
     /** The words count as zero again, no grid, no guess. */
-    private void restart() {
+    void restart() {
         Arrays.fill(words, checks, words.length, 0L);
         cleared = false;
         Arrays.fill(grids, Grid.NONE);
@@ -193,7 +189,7 @@ public final class FixedSum {
     }
 
     /** Zeroes the value words if this step has not written them yet. */
-    private void clear() {
+    void clear() {
         if (!cleared) {
             Arrays.fill(words, 0, checks, 0L);
             cleared = true;
@@ -211,45 +207,12 @@ public final class FixedSum {
      *         agreement, or after {@link #carry} forgot it); then agree as usual
      */
     public boolean guessGrid() {
-        if (blocks == 0) {
-            throw new IllegalStateException("guessGrid before begin(blocks)");
-        }
-        for (int s = 0; s < grids.length; s++) {
-            if (exponents.last(s, blocks) == null) {
-                return false;
-            }
-        }
-        for (int s = 0; s < grids.length; s++) {
-            grids[s] = exponents.last(s, blocks);
-        }
-        guessed = true;
-        return true;
+        return protocol.guessGrid();
     }
 
-    /**
-     * Writes a guess's check words from the magnitudes deposited, once, before the words leave:
-     * above the bound ({@code 2^E}, scaled to {@code 2^(62-h)}: the deposits' own limit, NaN and
-     * infinities included) or at it ({@code 2^(E-4)} or more: in the band that keeps the grid; every value, zeros too, when
-     * {@code 2^(E-4)} is below the least bound {@code 2^-1074}). The scaling by powers of two is exact near the
-     * bound, and the summary of {@link Deposit} exact at powers of two, so the check says what
-     * the exponent codes would.
-     */
+    /** Writes a guess's check words once, before the words leave ({@link GridProtocol#seal()}). */
     void seal() {
-        clear();
-        if (!guessed || sealed) {
-            return;
-        }
-        for (int s = 0; s < grids.length; s++) {
-            long m = seen[s];
-            boolean above = Deposit.reaches(m, limitBits);
-            // At: some magnitude of 2^(E - QUANTUM) or more, so that the band keeps E. Where E - QUANTUM
-            // is below the least bound, every rank is at it, zeros too (and at E = -1074 itself any
-            // nonzero value is above): the band keeps such an E for any step without a value above it.
-            boolean at = grids[s].exponent() - FixedPoint.QUANTUM < FixedPoint.LEAST_BOUND
-                || Deposit.reaches(m, limitBits - FixedPoint.QUANTUM);
-            words[checks + s] = above ? ABOVE : at ? 1L : 0L;
-        }
-        sealed = true;
+        protocol.seal();
     }
 
     /**
@@ -258,16 +221,7 @@ public final class FixedSum {
      * True when the grids were agreed, not guessed.
      */
     public boolean guessHeld() {
-        if (!guessed) {
-            return true;
-        }
-        for (int s = 0; s < grids.length; s++) {
-            long w = words[checks + s];
-            if ((w >>> 32) != 0 || (w & 0xffffffffL) == 0) {
-                return false;
-            }
-        }
-        return true;
+        return protocol.guessHeld();
     }
 
     /**
@@ -277,17 +231,13 @@ public final class FixedSum {
      * deposits can follow again.
      */
     public void retry() {
-        retries++;
-        restart();
+        protocol.retry();
     }
 
     /** {@return how many times {@link #retry()} was called: guesses that did not hold} */
     public long retries() {
-        return retries;
+        return protocol.retries();
     }
-
-    /** Guesses that did not hold so far. */
-    private long retries;
 
     /**
      * Records {@code x}, which this rank will deposit at {@code index}, for the grid.
@@ -309,13 +259,7 @@ public final class FixedSum {
      * @param length how many
      */
     public void observe(int index, double[] values, int offset, int length) {
-        checkRange(index, values.length, offset, length);
-        for (int i = index; i < index + length; ) {
-            int s = segments.of(i);
-            int stop = Math.min(index + length, segments.end(s));
-            exponents.observe(s, values, offset + i - index, offset + stop - index);
-            i = stop;
-        }
+        protocol.observe(index, values, offset, length);
     }
 
     /**
@@ -335,10 +279,7 @@ public final class FixedSum {
      * @throws NonFiniteValueException if a NaN or an infinity was observed on any rank
      */
     public void fixGrid() {
-        if (blocks == 0) {
-            throw new IllegalStateException("fixGrid before begin(blocks)");
-        }
-        exponents.fix(grids, blocks, segments);
+        protocol.fixGrid();
     }
 
     /**
@@ -350,9 +291,7 @@ public final class FixedSum {
      * @throws NonFiniteValueException on every rank if a NaN or an infinity was observed on any
      */
     public void agree(Communicator comm, Allreduce algorithm) {
-        long[] e = exponentWords();
-        algorithm.allreduce(comm, e, 0, e.length, Reduction.WORD_MAX);
-        fixGrid();
+        protocol.agree(comm, algorithm);
     }
 
     /**
@@ -453,8 +392,7 @@ public final class FixedSum {
      * @param count  the blocks
      */
     public void observeColumn(int index, double[] values, int offset, int stride, int count) {
-        checkColumn(index, values.length, offset, stride, count);
-        exponents.observe(segments.of(index), values, offset, stride, count);
+        protocol.observeColumn(index, values, offset, stride, count);
     }
 
     /**
@@ -490,7 +428,7 @@ public final class FixedSum {
         words[words.length - 1] += count;
     }
 
-    private void checkColumn(int index, int arrayLength, int offset, int stride, int count) {
+    void checkColumn(int index, int arrayLength, int offset, int stride, int count) {
         Objects.checkIndex(index, segments.size());
         if (count > 0) {
             Objects.checkIndex(offset, arrayLength);
@@ -523,8 +461,7 @@ public final class FixedSum {
      * @param algorithm any allreduce, {@code native} included
      */
     public void reduce(Communicator comm, Allreduce algorithm) {
-        seal();
-        algorithm.allreduce(comm, words, 0, words.length, Reduction.WORD_SUM);
+        stepReduce.reduce(comm, algorithm);
     }
 
     /**
@@ -545,10 +482,7 @@ public final class FixedSum {
      *         Afterwards the words hold the sum of this rank's own chunk only: read {@code out}
      */
     public boolean reduceInto(Communicator comm, Allreduce tail, AllreduceHalves halves, double[] out, int offset) {
-        if (format == FixedFormat.HALF_WORD) {
-            return wholeInto(comm, tail, out, offset);
-        }
-        return chunked().reduceInto(comm, tail, halves, out, offset);
+        return stepReduce.reduceInto(comm, tail, halves, out, offset);
     }
 
     /**
@@ -580,31 +514,7 @@ public final class FixedSum {
      */
     public boolean ringInto(Communicator comm, Allreduce tail, double[] rows, int offset, int stride, int count,
                             int previousCount, double[] out, int outOffset) {
-        if (format == FixedFormat.HALF_WORD) {
-            // As reduceInto: deposit, the whole words by tail, convert; the same bits, no fused ring.
-            for (int k = 0; k < count; k++) {
-                deposit(0, rows, offset + k * stride, size());
-                endBlock();
-            }
-            return wholeInto(comm, tail, out, outOffset);
-        }
-        return chunked().ringInto(comm, tail, rows, offset, stride, count, previousCount, out, outOffset);
-    }
-
-    /**
-     * The way of {@link #reduceInto} for half words, whose words each hold two values of a range
-     * (a chunk of words is not a range of values): the check words and the count first, and if
-     * the guess held, the value words whole by {@code tail}, every rank converting all.
-     */
-    private boolean wholeInto(Communicator comm, Allreduce tail, double[] out, int offset) {
-        seal();
-        tail.allreduce(comm, words, checks, words.length - checks, Reduction.WORD_SUM);
-        if (!guessHeld()) {
-            return false;
-        }
-        tail.allreduce(comm, words, 0, checks, Reduction.WORD_SUM);
-        get(0, out, offset, size());
-        return true;
+        return stepReduce.ringInto(comm, tail, rows, offset, stride, count, previousCount, out, outOffset);
     }
 
     /**
@@ -616,11 +526,7 @@ public final class FixedSum {
      * @param value a value index, 0 to {@link #size()}
      */
     public int wordsFrom(int value) {
-        return switch (format) {
-            case ONE_WORD -> value;
-            case TWO_WORDS -> 2 * value;
-            case HALF_WORD -> halves.wordsFrom(value);
-        };
+        return buckets.wordsFrom(value);
     }
 
     /**
@@ -628,11 +534,7 @@ public final class FixedSum {
      * @param value a value index, 0 to {@link #size()}
      */
     public int wordsBefore(int value) {
-        return value == segments.size() ? checks : switch (format) {
-            case ONE_WORD -> value;
-            case TWO_WORDS -> 2 * value;
-            case HALF_WORD -> halves.wordsBefore(value);
-        };
+        return buckets.wordsBefore(value);
     }
 
     /** {@return the number of value words: the check words and the block count follow them} */
@@ -663,10 +565,7 @@ public final class FixedSum {
      * @param to        end of the words (exclusive), at most {@link #valueWords()}
      */
     public void reduceWords(Communicator comm, Allreduce algorithm, int from, int to) {
-        Objects.checkFromToIndex(from, to, checks);
-        if (to > from) {
-            algorithm.allreduce(comm, words, from, to - from, Reduction.WORD_SUM);
-        }
+        buckets.reduceWords(comm, algorithm, from, to);
     }
 
     /**
@@ -678,8 +577,7 @@ public final class FixedSum {
      * @param algorithm any allreduce
      */
     public void reduceChecks(Communicator comm, Allreduce algorithm) {
-        seal();
-        algorithm.allreduce(comm, words, checks, words.length - checks, Reduction.WORD_SUM);
+        buckets.reduceChecks(comm, algorithm);
     }
 
     /** {@return the chunked ways of this sum's steps (the benchmark times their parts)} */
@@ -798,7 +696,7 @@ public final class FixedSum {
         Readout.checkBlocks(blocksDeposited(), blocks);
     }
 
-    private void checkRange(int index, int arrayLength, int offset, int length) {
+    void checkRange(int index, int arrayLength, int offset, int length) {
         Objects.checkFromIndexSize(index, length, segments.size());
         Objects.checkFromIndexSize(offset, length, arrayLength);
     }
