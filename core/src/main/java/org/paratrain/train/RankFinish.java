@@ -47,7 +47,8 @@ final class RankFinish {
             // Ranks of a shared step may end up to a ring of steps apart: the run ends with the last.
             comm.barrier();
         }
-        double trainSeconds = comm.wtime() - loop.start;
+        // Not the wait for a core that a sibling rank took first, to start its own end (RankTrainer.runEpoch).
+        double trainSeconds = comm.wtime() - loop.lastLate - loop.start;
         // Over the whole data only the block losses are needed: a table of one double a block
         // (summed with the run's sum, the same bits at any node count and with every exchange),
         // never a gradient a block.

@@ -40,6 +40,12 @@ final class RankLoop {
     double[] stagedBefore = new double[2];
     /** The clock's last reading, or NaN when something ran since (the next step reads it again). */
     double now = Double.NaN;
+    /**
+     * Of the last step: the seconds this rank, woken at its exchange's end, waited for a core a
+     * sibling rank held (ranks as virtual threads of one process on one carrier), so that the
+     * step ended that much before this rank's clock read it. See {@code RankTrainer.runEpoch}.
+     */
+    double lastLate;
     /** When the last checkpoint was taken (or the loop started), by {@link System#nanoTime}. */
     private long lastSave = System.nanoTime();
     /** The weights as the listener sees them: read-only, made once. */
