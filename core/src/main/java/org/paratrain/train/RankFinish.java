@@ -62,6 +62,9 @@ final class RankFinish {
         // Training's, before the final loss sums again, after the untimed steps.
         long misses = exchange.guessMisses() - loop.missesBefore;
         TrainingResult.History h = loop.history.first(epochs);
+        if (epochs > 0) {
+            h.comm()[epochs - 1] -= loop.lastLate;      // the same wait, out of the last step's exchange
+        }
         // From the epoch this run started in: a resumed run's history before it is rank 0's, from the checkpoint.
         double[] staged = exchange.stagedShares();
         double stagedSteps = staged[1] - loop.stagedBefore[1];

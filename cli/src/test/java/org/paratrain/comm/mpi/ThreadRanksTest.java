@@ -105,9 +105,9 @@ class ThreadRanksTest {
      * Two ranks of a process on one carrier (two processes on this machine's two cores): at the
      * run's end the rank that runs on goes into its final-loss pass over its share of the whole
      * data, and its sibling, woken, waits for the core until that pass ends. That wait is not
-     * training. The reference is each rank's own compute and exchange seconds: the rank that ran
-     * on holds no wait, the other holds the sibling's pass; the run's time must be the first's
-     * (the clock stops when the last exchange ended), not the second's, as it was before.
+     * training. The reference is each rank's own compute and exchange seconds, which span its
+     * steps: the run's time must be every rank's (the clock stops when the last exchange ended),
+     * not the waiting rank's alone, as it was before.
      */
     @Test
     void theRunsTimeHoldsNoSiblingsFinalPass() throws Exception {
@@ -120,20 +120,16 @@ class ThreadRanksTest {
             "--optimizer", "adam", "--lr", "0.001", "--batch-size", "256", "--block-size", "64", "--loss-reduction",
             "mean", "--epochs", "1", "--out", out.toString()));
         JsonNode r = new ObjectMapper().readTree(out.resolve("result.json").toFile());
-        double least = Double.MAX_VALUE;
-        double most = 0;
+        double train = r.get("train_seconds").asDouble();
+        String figures = "train " + train + " s, ranks' compute " + r.get("compute_seconds_per_rank") + ", exchange "
+            + r.get("comm_seconds_per_rank");
+        // Every rank's steps span the same stretch of the clock, and so does the run: before, rank 0's time and its
+        // exchange held its sibling's final pass (about 0.2 s here, 10%), and the other ranks' steps did not.
         for (int q = 0; q < 4; q++) {
             double own = r.get("compute_seconds_per_rank").get(q).asDouble() + r.get("comm_seconds_per_rank").get(q)
                 .asDouble();
-            least = Math.min(least, own);
-            most = Math.max(most, own);
+            assertEquals(train, own, 0.04 * train, "rank " + q + "'s steps span the run: " + figures);
         }
-        String figures = "train " + r.get("train_seconds") + " s, ranks' compute " + r.get("compute_seconds_per_rank")
-            + ", exchange " + r.get("comm_seconds_per_rank");
-        // The premise: a rank waited for its sibling's final pass (15,000 images through the MLP, about 0.2 s here).
-        assertTrue(most - least > 0.05, "a rank waited for its sibling: " + figures);
-        double train = r.get("train_seconds").asDouble();
-        assertTrue(train < least + (most - least) / 2, "the run's time is the rank's that ran on: " + figures);
     }
 
     /**
