@@ -44,6 +44,8 @@ class SparkClusterTest {
             .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.executor.extraClassPath", System.getProperty("java.class.path"))
             .config("spark.worker.dir", home.resolve("work").toString())
+            // The executors' temporary files (lz4-java's library) where the build keeps the tests', not in /tmp.
+            .config("spark.executor.extraJavaOptions", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"))
             .config("spark.sql.shuffle.partitions", "3")
             .getOrCreate();
     }

@@ -87,11 +87,14 @@ class SparkStandaloneTest {
         env.put("SPARK_HOME", home.toString());
         env.put("SPARK_SCALA_VERSION", "2.13");
         env.put("SPARK_LOCAL_IP", "127.0.0.1");
+        // Spark's scratch files where the build keeps the tests' (pom.xml's java.io.tmpdir), not in /tmp.
+        env.put("SPARK_LOCAL_DIRS", System.getProperty("java.io.tmpdir"));
     }
 
     /** Starts a daemon and waits (at most 60 s) for the line that says it is up. */
     private static Matcher start(String what, Pattern ready, String mainClass, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(java(), "-Xmx512m"));
+        List<String> cmd = new ArrayList<>(List.of(java(), "-Xmx512m",
+            "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir")));
         cmd.addAll(sparkJvmOptions());
         cmd.addAll(List.of("-cp", home.resolve("jars") + "/*", mainClass));
         cmd.addAll(List.of(args));
@@ -148,7 +151,8 @@ class SparkStandaloneTest {
     }
 
     private static SparkTrainCommandTest.Run paratrain(List<String> args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(java(), "--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-jar",
+        List<String> cmd = new ArrayList<>(List.of(java(), "--enable-native-access=ALL-UNNAMED", "-Xmx1g",
+            "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"), "-jar",
             SparkTrainCommandTest.JAR.toString()));
         cmd.addAll(args);
         Path out = Files.createTempFile(home, "out", ".txt");

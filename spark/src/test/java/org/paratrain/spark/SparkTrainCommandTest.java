@@ -62,7 +62,9 @@ class SparkTrainCommandTest {
 
     static Run paratrain(String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-            "--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-jar", JAR.toString()));
+            // Its temporary files (Spark's, lz4-java's) where the build keeps the tests', not in /tmp.
+            "--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
+            "-jar", JAR.toString()));
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "out", ".txt");
         Path err = Files.createTempFile(dir, "err", ".txt");
