@@ -44,6 +44,15 @@ public interface ProcessGroup {
         return 0L;
     }
 
+    /**
+     * {@return the part of {@link #lateNanos} from this rank's most recent {@link #meet} alone}
+     * At a run's edges it is the wait for a core while a sibling rank went on past the last
+     * collective (into its final pass, say): not the run's time. Read by this rank's own thread.
+     */
+    default long lastLateNanos() {
+        return 0L;
+    }
+
     /** The work done once all of a process's ranks have met. */
     @FunctionalInterface
     interface Step {

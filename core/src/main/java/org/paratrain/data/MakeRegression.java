@@ -94,6 +94,7 @@ public record MakeRegression(int samples, int features, int informative, double 
      *
      * @param randomState the seed scikit-learn's {@code random_state} takes (0 to 2^32 - 1)
      * @return the samples and the true coefficients
+     * @throws IllegalArgumentException if the seed is outside [0, 2^32)
      * @throws NotEnoughMemoryException if the heap cannot hold them
      */
     public Result generate(long randomState) {

@@ -47,7 +47,7 @@ final class RankFinish {
             // Ranks of a shared step may end up to a ring of steps apart: the run ends with the last.
             comm.barrier();
         }
-        // Not the wait for a core that a sibling rank took first, to start its own end (RankTrainer.runEpoch).
+        // Not the wait for a core that a sibling rank took first after the last meeting (RankTrainer.runEpoch).
         double trainSeconds = comm.wtime() - loop.lastLate - loop.start;
         // Over the whole data only the block losses are needed: a table of one double a block
         // (summed with the run's sum, the same bits at any node count and with every exchange),
@@ -63,7 +63,7 @@ final class RankFinish {
         long misses = exchange.guessMisses() - loop.missesBefore;
         TrainingResult.History h = loop.history.first(epochs);
         if (epochs > 0) {
-            h.comm()[epochs - 1] -= loop.lastLate;      // the same wait, out of the last step's exchange
+            h.comm()[epochs - 1] -= loop.lateInComm;    // a run stopped early: its last step's wait
         }
         // From the epoch this run started in: a resumed run's history before it is rank 0's, from the checkpoint.
         double[] staged = exchange.stagedShares();

@@ -41,11 +41,13 @@ final class RankLoop {
     /** The clock's last reading, or NaN when something ran since (the next step reads it again). */
     double now = Double.NaN;
     /**
-     * Of the last step: the seconds this rank, woken at its exchange's end, waited for a core a
-     * sibling rank held (ranks as virtual threads of one process on one carrier), so that the
-     * step ended that much before this rank's clock read it. See {@code RankTrainer.runEpoch}.
+     * At the run's end: the seconds this rank, woken at its last meeting's end, waited for a core
+     * a sibling rank held (ranks as virtual threads of one process on one carrier), so that the
+     * run ended that much before this rank's clock read it. See {@code RankTrainer.runEpoch}.
      */
     double lastLate;
+    /** That wait of the last step, while the current epoch's exchange seconds still hold it. */
+    double lateInComm;
     /** When the last checkpoint was taken (or the loop started), by {@link System#nanoTime}. */
     private long lastSave = System.nanoTime();
     /** The weights as the listener sees them: read-only, made once. */

@@ -190,6 +190,8 @@ public final class RankTrainer {
         if (loop.stopping != null) {
             loop.stopping.finish(loop.weights);
         }
+        // The wait after the last meeting (the last step's, or a checkpoint's gather after it).
+        loop.lastLate = group == null ? 0.0 : group.lastLateNanos() * 1e-9;
         return ending.finish(loop, exchange, shared, e);
     }
 
@@ -199,12 +201,14 @@ public final class RankTrainer {
      * something ran since (a checkpoint, validation, a listener). On the paper's run a reading
      * costs about 17 ns, and four an epoch were 15% of an epoch at 1 rank.
      *
-     * <p>Where ranks share a carrier, the rank woken first at an exchange's end runs on while the
+     * <p>Where ranks share a carrier, the rank woken first at a meeting's end runs on while the
      * others wait for the core: they read the clock late. Inside the run that is the sibling's
-     * next step, training's own time; but at the run's edges it is not, so the timed steps start
-     * and the run ends when the exchange ended ({@code t2 - late}). Without it rank 0's run at
-     * 2 x 2 (the CNN, 40 steps) held a sibling's whole final-loss pass, 400 ms, and
-     * {@code bench network} reported 18% fewer samples per second than the steps took.
+     * next step, training's own time; but at the run's edges it is not, so the timed steps start,
+     * and an epoch's seconds are read, when the step's last meeting ended ({@code t2 - edge}, the
+     * wait after that meeting alone: an earlier meeting's wait delays the later ones for every
+     * rank, and is the exchange's). The run's end does the same in {@link RankFinish#finish}.
+     * Without it rank 0's run at 2 x 2 (the CNN, 40 steps) held a sibling's whole final-loss pass,
+     * 400 ms, and {@code bench network} reported 18% fewer samples per second than the steps took.
      */
     private void runEpoch(RankLoop loop, GradientExchange exchange, int e) {
         int steps = batches.steps();
@@ -212,7 +216,7 @@ public final class RankTrainer {
         TrainingResult.History h = loop.history;
         double t0 = Double.isNaN(loop.now) ? comm.wtime() : loop.now;
         double t2 = t0;
-        double late = 0.0;
+        double edge = 0.0;
         for (int s = first; s < steps; s++) {
             repeats = 1;
             if (failure != null) {
@@ -241,7 +245,7 @@ public final class RankTrainer {
             t2 = comm.wtime();
             // Ranks that share a core: a rank woken at a meeting's end may wait for the core while a sibling
             // computes its next step. Not the exchange's time: out of the exchange without waits.
-            late = group == null ? 0.0 : (group.lateNanos() - late0) * 1e-9;
+            double late = group == null ? 0.0 : (group.lateNanos() - late0) * 1e-9;
             // A shared exchange computes blocks inside its step, and counts that time itself.
             double inStep = shared == null ? 0.0 : shared.computeSeconds();
             // Batchnorm's statistics cross ranks inside the blocks: communication, not compute.
@@ -259,14 +263,22 @@ public final class RankTrainer {
                 h.comm()[e] += t3 - t2;
                 t2 = t3;
             }
+            // The wait after the step's last meeting (the exchange's, or the window's allreduce), in h.comm() now;
+            // at most the step's waits, should the step have met no one.
+            edge = group == null ? 0.0 : Math.min(group.lastLateNanos(), group.lateNanos() - late0) * 1e-9;
+            loop.lateInComm = edge;
             if (++loop.stepsRun == loop.control.untimedSteps()) {
-                untimed(loop, exchange, e, t2 - late);
+                untimed(loop, exchange, e, t2 - edge);
             }
             t0 = s + 1 < steps && loop.stepDone(e, s + 1) ? comm.wtime() : t2;
         }
         loop.now = t2;
-        loop.lastLate = late;
-        h.seconds()[e] = t2 - late - loop.start;
+        h.seconds()[e] = t2 - edge - loop.start;
+        if (e == spec.epochs() - 1) {
+            // The run's last step: its last wait is no exchange, as the listener and the checkpoint will read.
+            h.comm()[e] -= loop.lateInComm;
+            loop.lateInComm = 0.0;
+        }
         h.lr()[e] = optimizer.learningRate();
         h.loss()[e] = loop.mean ? h.loss()[e] / steps : h.loss()[e];
     }
@@ -279,6 +291,7 @@ public final class RankTrainer {
      */
     private void untimed(RankLoop loop, GradientExchange exchange, int e, double now) {
         loop.start = now;
+        loop.lateInComm = 0.0;                  // the exchange seconds that held it start again
         TrainingResult.History h = loop.history;
         for (int i = loop.firstEpoch; i <= e; i++) {
             h.compute()[i] = 0.0;

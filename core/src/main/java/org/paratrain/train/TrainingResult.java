@@ -10,7 +10,9 @@ package org.paratrain.train;
  * @param backend        communicator backend ({@code local}, {@code mpi})
  * @param algorithm      gradient exchange ({@code master-worker}: the paper's)
  * @param blockSize      samples per shard block
- * @param trainSeconds   wall time of the training loop on rank 0, data loading excluded
+ * @param trainSeconds   wall time of the training loop on rank 0, data loading excluded; where ranks
+ *                       share a carrier, less rank 0's wait for the core after the last collective
+ *                       (a sibling rank's final pass, not training)
  * @param computeSeconds time rank 0 spent computing its gradients
  * @param commSeconds    time rank 0 spent exchanging (and updating)
  * @param history        loss and timing of every epoch

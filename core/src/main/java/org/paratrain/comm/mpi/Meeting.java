@@ -38,6 +38,8 @@ final class Meeting {
     private volatile long endedAt;
     /** Each local rank's nanoseconds between a step's end and its return, where it is a virtual thread. */
     private final long[] late;
+    /** Each local rank's late of its most recent meeting alone (0 when it ran that meeting's step). */
+    private final long[] lastLate;
     /** Whether each rank's arrival this meeting came from a background thread (a bucket's exchange). */
     private final boolean[] background;
 
@@ -49,6 +51,7 @@ final class Meeting {
         this.mpiLock = mpiLock;
         this.spin = size <= Runtime.getRuntime().availableProcessors();
         this.late = new long[size];
+        this.lastLate = new long[size];
         this.background = new boolean[size];
     }
 
@@ -68,6 +71,7 @@ final class Meeting {
         if (order == size) {
             arrived.set(0);
             openedAt = 0;
+            lastLate[me] = 0L;
             try {
                 run(step, leaders);
             } finally {   // also when the step failed: the others then see its failure, instead of waiting
@@ -83,7 +87,9 @@ final class Meeting {
             await(gen);
             if (Thread.currentThread().isVirtual()) {
                 // Woken, it may wait for a carrier that a sibling rank keeps while it computes.
-                late[me] += Math.max(0L, System.nanoTime() - endedAt);
+                long l = Math.max(0L, System.nanoTime() - endedAt);
+                late[me] += l;
+                lastLate[me] = l;
             }
         }
         Throwable f = stepFailure;
@@ -99,6 +105,14 @@ final class Meeting {
      */
     long lateNanos(int me) {
         return late[me];
+    }
+
+    /**
+     * {@return the part of {@link #lateNanos} from local rank {@code me}'s most recent meeting
+     * alone, 0 if it ran that meeting's step or is not a virtual thread} Read by the rank's own thread.
+     */
+    long lastLateNanos(int me) {
+        return lastLate[me];
     }
 
     private void run(ProcessGroup.Step step, Communicator leaders) {

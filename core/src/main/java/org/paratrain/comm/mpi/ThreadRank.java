@@ -206,6 +206,11 @@ final class ThreadRank implements Communicator, ProcessGroup {
     }
 
     @Override
+    public long lastLateNanos() {
+        return process.meeting.lastLateNanos(local.rank());
+    }
+
+    @Override
     public void meet(Object buf, int offset, ProcessGroup.Step step) {
         process.meeting.meet(local.rank(), buf, offset, step, process.world);
     }
