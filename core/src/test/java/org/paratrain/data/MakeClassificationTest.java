@@ -1,6 +1,7 @@
 package org.paratrain.data;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -35,6 +36,69 @@ class MakeClassificationTest {
             return byDefault;
         }
         return a.get(field).isNull() ? null : a.get(field).asDouble();
+    }
+
+    /** As a scikit-learn call reads: the sizes, then only the keywords given, the rest left to the defaults. */
+    static MakeClassification.Builder fromKeywords(JsonNode a) {
+        MakeClassification.Builder b = MakeClassification.builder(a.path("n_samples").asInt(100),
+            a.path("n_features").asInt(20));
+        if (a.has("n_informative")) {
+            b.informative(a.get("n_informative").asInt());
+        }
+        if (a.has("n_redundant")) {
+            b.redundant(a.get("n_redundant").asInt());
+        }
+        if (a.has("n_repeated")) {
+            b.repeated(a.get("n_repeated").asInt());
+        }
+        if (a.has("n_classes")) {
+            b.classes(a.get("n_classes").asInt());
+        }
+        if (a.has("n_clusters_per_class")) {
+            b.clustersPerClass(a.get("n_clusters_per_class").asInt());
+        }
+        if (a.hasNonNull("weights")) {
+            b.weights(Fixtures.doubles(a.get("weights")));
+        }
+        if (a.has("flip_y")) {
+            b.flipY(a.get("flip_y").asDouble());
+        }
+        if (a.has("class_sep")) {
+            b.classSep(a.get("class_sep").asDouble());
+        }
+        if (a.has("hypercube")) {
+            b.hypercube(a.get("hypercube").asBoolean());
+        }
+        if (a.has("shift")) {
+            b.shift(a.get("shift").isNull() ? null : a.get("shift").asDouble());
+        }
+        if (a.has("scale")) {
+            b.scale(a.get("scale").isNull() ? null : a.get("scale").asDouble());
+        }
+        if (a.has("shuffle")) {
+            b.shuffle(a.get("shuffle").asBoolean());
+        }
+        return b;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void keywordsTakeScikitLearnsDefaults(JsonNode c) {
+        JsonNode args = c.get("args");
+        Dataset d = fromKeywords(args).generate(args.get("random_state").asLong());
+        NumpyRandomStateTest.assertBits(Fixtures.doubles(c.get("X")), d.x());
+        assertArrayEquals(Fixtures.doubles(c.get("y")), d.y());
+    }
+
+    @Test
+    void theBuilderChecksTheArgumentsTogether() {
+        // 3 features do not fit the defaults (2 informative + 2 redundant) until the redundant ones go.
+        assertThrows(IllegalArgumentException.class, () -> MakeClassification.builder(10, 3).build());
+        MakeClassification m = MakeClassification.builder(10, 3).redundant(0).build();
+        assertEquals(new MakeClassification(10, 3, 2, 0, 0, 2, 2, null, 0.01, 1.0, true, 0.0, 1.0, true).toString(),
+            m.toString());
+        assertThrows(IllegalArgumentException.class, () -> MakeClassification.builder(10, 5).flipY(1.5).generate(1));
+        assertThrows(IllegalArgumentException.class, () -> MakeClassification.builder(10, 5).generate(-1));
     }
 
     @ParameterizedTest(name = "{0}")
