@@ -39,8 +39,8 @@ class MakeClassificationTest {
     }
 
     /** As a scikit-learn call reads: the sizes, then only the keywords given, the rest left to the defaults. */
-    static MakeClassification.Builder fromKeywords(JsonNode a) {
-        MakeClassification.Builder b = MakeClassification.builder(a.path("n_samples").asInt(100),
+    static MakeClassificationBuilder fromKeywords(JsonNode a) {
+        MakeClassificationBuilder b = MakeClassification.builder(a.path("n_samples").asInt(100),
             a.path("n_features").asInt(20));
         if (a.has("n_informative")) {
             b.informative(a.get("n_informative").asInt());
