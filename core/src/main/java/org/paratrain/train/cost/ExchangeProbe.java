@@ -19,9 +19,12 @@ import org.paratrain.train.spec.ExchangeSpec;
  * two-level form training uses when a process holds several ranks, is called on the step's
  * word count (the sum's words: {@link SumCost#words}): once untimed, once timed as its
  * warm-up, then {@value #CALLS} rounds that call every candidate once each (so that none is
- * timed only while the JIT is cold); each rank keeps its best call and the slowest rank's
- * best counts. A candidate whose warm-up call took more than {@value #SLOW_FACTOR} times the
- * best one's (star on many processes) is not called again: its warm-up is its figure. The
+ * timed only while the JIT is cold). Each call is timed as a training step meets its exchange:
+ * alone, after {@value #IDLE_MILLIS} ms without traffic (a step's computation), per call the
+ * least over the ranks (the rank that arrives last waits for no one, as the step's exchange is
+ * measured), and of the calls the median (a step meets a typical call, not the best one). A
+ * candidate whose warm-up call took more than {@value #SLOW_FACTOR} times the best one's (star
+ * on many processes) is not called again: its warm-up is its figure. The
  * paper's master-worker exchange is not a collective that can be called alone: it is priced by
  * {@link MasterWorkerCost} on the Hockney parameters fitted to the ring's times at
  * {@value #SHORT_WORDS} words and at the step's (at least {@value #LONG_WORDS}), which is also
@@ -35,8 +38,10 @@ import org.paratrain.train.spec.ExchangeSpec;
  * algorithm; only the time differs.
  */
 public final class ExchangeProbe {
-    /** Timed calls a candidate; the fastest counts. */
-    static final int CALLS = 5;
+    /** Timed calls a candidate; the median counts. */
+    static final int CALLS = 7;
+    /** Milliseconds without traffic before each timed call, as a step's exchange follows its computation. */
+    static final int IDLE_MILLIS = 2;
     /** A candidate whose warm-up call took more than this many times the best one's is timed no further. */
     static final double SLOW_FACTOR = 4.0;
     /** Words of the short message the link's latency is read from. */
@@ -126,24 +131,36 @@ public final class ExchangeProbe {
                 bestWarm = Math.min(bestWarm, warm[i]);
             }
         }
-        // Timed rounds, every kept candidate once a round: none is timed only while the JIT is cold.
-        double[] best = new double[m];
-        java.util.Arrays.fill(best, Double.POSITIVE_INFINITY);
-        for (int k = 0; k < CALLS; k++) {
-            for (int i = 0; i < m; i++) {
-                if (algorithms[i] != null && warm[i] <= SLOW_FACTOR * bestWarm) {
-                    best[i] = Math.min(best[i], once(comm, algorithms[i], buf));
-                }
-            }
-        }
-        // The link's fit: the ring at a short and at a long size (the step's, or more for a small model).
+        // Timed rounds, every kept candidate once a round: none is timed only while the JIT is cold. Then the
+        // link's fit: the ring at a short and at a long size (the step's, or more for a small model).
         Allreduce ring = Allreduces.create("ring", comm);
         long longWords = Math.max(words, LONG_WORDS);
-        double[] fit = {bestOf(comm, ring, new double[SHORT_WORDS]), bestOf(comm, ring, new double[(int) longWords]),
-            (System.nanoTime() - began) * 1e-9};
-        double[] figures = java.util.Arrays.copyOf(best, m + fit.length);
-        System.arraycopy(fit, 0, figures, m, fit.length);
-        figures = slowest(comm, figures);
+        double[] shortBuf = new double[SHORT_WORDS];
+        double[] longBuf = new double[(int) longWords];
+        ring.allreduce(comm, shortBuf, 0, shortBuf.length);
+        ring.allreduce(comm, longBuf, 0, longBuf.length);
+        // Call k of candidate i at [i * CALLS + k], of the fit's two sizes after them, negated.
+        boolean[] kept = new boolean[m];
+        for (int i = 0; i < m; i++) {
+            kept[i] = algorithms[i] != null && warm[i] <= SLOW_FACTOR * bestWarm;     // the same on every rank
+        }
+        double[] calls = new double[(m + 2) * CALLS];
+        for (int k = 0; k < CALLS; k++) {
+            for (int i = 0; i < m; i++) {
+                if (kept[i]) {
+                    calls[i * CALLS + k] = -alone(comm, algorithms[i], buf);
+                }
+            }
+            calls[m * CALLS + k] = -alone(comm, ring, shortBuf);
+            calls[(m + 1) * CALLS + k] = -alone(comm, ring, longBuf);
+        }
+        // Per call the least over the ranks (the largest of the negated), then per candidate the median call.
+        double[] least = slowest(comm, calls);
+        double[] figures = new double[m + 3];
+        for (int i = 0; i < m + 2; i++) {
+            figures[i] = i >= m || kept[i] ? medianOfNegated(least, i * CALLS) : Double.NaN;
+        }
+        figures[m + 2] = slowest(comm, new double[] {(System.nanoTime() - began) * 1e-9})[0];
         Allreduce.Machine link = processes < 2 ? new Allreduce.Machine(0, 0, 0) : CostModel.fit(List.of(
             new CostModel.Measurement("ring", processes, SHORT_WORDS, figures[m]),
             new CostModel.Measurement("ring", processes, longWords, figures[m + 1])));
@@ -216,14 +233,26 @@ public final class ExchangeProbe {
         return -1;
     }
 
-    /** The fastest of {@value #CALLS} calls after one untimed. */
-    private static double bestOf(Communicator comm, Allreduce a, double[] buf) {
-        a.allreduce(comm, buf, 0, buf.length);
-        double best = Double.POSITIVE_INFINITY;
+    /** {@return the median of the {@value #CALLS} negated seconds from {@code from}} */
+    private static double medianOfNegated(double[] least, int from) {
+        double[] each = new double[CALLS];
         for (int k = 0; k < CALLS; k++) {
-            best = Math.min(best, once(comm, a, buf));
+            each[k] = -least[from + k];
         }
-        return best;
+        java.util.Arrays.sort(each);
+        return (each[(CALLS - 1) / 2] + each[CALLS / 2]) / 2;
+    }
+
+    /**
+     * One call as a step's exchange meets it: the ranks brought together by a barrier, then
+     * {@value #IDLE_MILLIS} ms without traffic; this rank's seconds in the call.
+     */
+    private static double alone(Communicator comm, Allreduce a, double[] buf) {
+        comm.barrier();
+        java.util.concurrent.locks.LockSupport.parkNanos(IDLE_MILLIS * 1_000_000L);
+        double t0 = comm.wtime();
+        a.allreduce(comm, buf, 0, buf.length);
+        return comm.wtime() - t0;
     }
 
     /** One call, the ranks started together by a barrier; this rank's seconds. */

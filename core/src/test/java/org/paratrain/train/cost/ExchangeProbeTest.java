@@ -63,4 +63,37 @@ class ExchangeProbeTest {
         // 32 MB through memory against 800 bytes: far more than any noise of a shared machine.
         assertTrue(large > 20 * small, small + " s for 101 values, " + large + " s for 4,000,001");
     }
+
+    /**
+     * The figure is the call's own time, not a wait for a late rank: rank 1 leaves every barrier
+     * 10 ms after rank 0, so rank 0's calls hold that wait and rank 1's do not, as the rank that
+     * reaches a step's exchange last waits for no one. The probe takes the least over the ranks
+     * call by call (as the step's exchange is measured); the slowest rank's best call, as it took
+     * before, was rank 0's, 10 ms and more. The same ring on two ranks without the delay is the
+     * reference.
+     */
+    @Test
+    void aLateRanksWaitIsNotPartOfTheFigure() {
+        ExchangeSpec ring = ExchangeSpec.parse("ring", ExchangeSpec.Sum.FIXED_1);
+        int params = 20_000;
+        double prompt = LocalCluster.run(2, comm -> ExchangeProbe.run(comm, List.of(ring), params, 1)).get(0)
+            .timings().get(0).seconds();
+        double late = LocalCluster.run(2, comm -> ExchangeProbe.run(comm.rank() == 1 ? new LateAfterBarrier(comm) : comm,
+            List.of(ring), params, 1)).get(0).timings().get(0).seconds();
+        assertTrue(late < 5e-3 + 3 * prompt, "with rank 1 10 ms late to every call: " + late
+            + " s a call, against " + prompt + " s with no rank late");
+    }
+
+    /** A rank that leaves every barrier 10 ms after the others. */
+    private static final class LateAfterBarrier extends org.paratrain.comm.ForwardingCommunicator {
+        LateAfterBarrier(org.paratrain.comm.Communicator inner) {
+            super(inner);
+        }
+
+        @Override
+        public void barrier() {
+            inner.barrier();
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+        }
+    }
 }
