@@ -95,13 +95,13 @@ public final class MpiCommunicator implements Communicator, AutoCloseable {
         }
     }
 
-    /** {@return the thread support {@code MPI_Init_thread} granted: at least {@value #THREAD_SERIALIZED} lets threads take turns} */
     /** {@return true where MPI granted {@code MPI_THREAD_SERIALIZED} or more} */
     @Override
     public boolean callsFromAnotherThread() {
         return threadLevel >= THREAD_SERIALIZED;
     }
 
+    /** {@return the thread support {@code MPI_Init_thread} granted: at least {@value #THREAD_SERIALIZED} lets threads take turns} */
     int threadLevel() {
         return threadLevel;
     }
