@@ -100,6 +100,10 @@ final class NetworkReport {
                         .put("beta_seconds_per_byte", r.fit().path("beta_seconds_per_byte").asDouble())
                         .set("link_call_ms", r.fit().path("link_call_ms"));
                 }
+                if (r.fit().has("probe_ms")) {
+                    // auto's figures: each candidate's typical call on the link (master-worker's priced), the pick the least.
+                    o.set("probe_ms", r.fit().path("probe_ms"));
+                }
                 if (r.fit().has("staged_chunk_share")) {
                     // The share of the last block's chunks the CNN ran stage by stage: what the model's overlap priced.
                     o.put("staged_chunk_share", r.fit().path("staged_chunk_share").asDouble());

@@ -73,13 +73,11 @@ public final class NetworkWorker {
             spec = spec.withExchange(org.paratrain.train.spec.ExchangeSpec.parse(job.path("allreduce").asText("ring"),
                 org.paratrain.train.spec.ExchangeSpec.Sum.parse(job.path("sum").asText("fixed:1"))));
             spec = spec.withRun(spec.run().withBucketSize(job.path("bucket_size").asInt(0)));
-            double probeSeconds = Double.NaN;
+            org.paratrain.train.cost.ExchangeProbe.Result pick = null;
             if (spec.exchange().isAuto()) {
                 // As train does on MPI: the ranks time every allreduce on the link, and take the fastest.
-                org.paratrain.train.cost.ExchangeProbe.Result pick = org.paratrain.cli.LinkAuto.probe(spec, 784, 10,
-                    data.samples());
+                pick = org.paratrain.cli.LinkAuto.probe(spec, 784, 10, data.samples());
                 spec = spec.withExchange(pick.chosen());
-                probeSeconds = pick.seconds();
             }
             // Warm-up, at least 40 steps in all: the JIT compiles a step's loops only after some.
             for (int w = 0; w < Math.max(1, (40 + steps - 1) / (steps + UNTIMED)); w++) {
@@ -155,8 +153,13 @@ public final class NetworkWorker {
                 if (!Double.isNaN(times.stagedShare())) {
                     out.put("staged_chunk_share", times.stagedShare());     // the last block's, mean over ranks and steps
                 }
-                if (!Double.isNaN(probeSeconds)) {
-                    out.put("probe_seconds", probeSeconds);
+                if (pick != null) {
+                    out.put("probe_seconds", pick.seconds());
+                    // What the pick was made from: each candidate's typical call (master-worker's priced).
+                    var figures = out.putObject("probe_ms");
+                    for (org.paratrain.train.cost.ExchangeProbe.Timing t : pick.timings()) {
+                        figures.put(t.exchange().label(), 1e3 * t.seconds());
+                    }
                 }
                 out.put("buckets", plan == null ? 1 : plan.early() + 1);
                 if (costed) {

@@ -93,6 +93,21 @@ class BenchNetworkTest {
             assertTrue(org.paratrain.collective.Allreduces.names().contains(ran), "auto ran an allreduce: " + row);
             if (row.get("allreduce").asText().equals("ring")) {
                 assertEquals("ring", ran);
+                assertTrue(!row.has("probe_ms"), "only auto probes: " + row);
+            } else {
+                // auto's figures: every candidate timed (master-worker priced), and what ran the least of them.
+                JsonNode probe = row.get("probe_ms");
+                assertEquals(1 + org.paratrain.collective.Allreduces.names().size(), probe.size(), row.toString());
+                double least = Double.POSITIVE_INFINITY;
+                String fastest = null;
+                for (var e : (Iterable<java.util.Map.Entry<String, JsonNode>>) probe::fields) {
+                    assertTrue(e.getValue().asDouble() > 0, row.toString());
+                    if (e.getValue().asDouble() < least) {
+                        least = e.getValue().asDouble();
+                        fastest = e.getKey();
+                    }
+                }
+                assertEquals(fastest, ran, "auto ran the least of its figures: " + row);
             }
             assertTrue(row.get("predicted_exchange_ms_per_step").asDouble() > 0, "the link's cost model: " + row);
             // The fit's own figures: the calls at 1,000 words and around the step's, each [words, ms], and the line.
