@@ -101,4 +101,31 @@ class LauncherStartTest extends LauncherFixture {
         assertEquals(List.of("call"), Files.readAllLines(calls), "Maven ran once");
         assertEquals(1, building, "one launcher said it builds");
     }
+
+    /**
+     * {@code ./paratrain java PROGRAM.java}: the README's way to run a program of one's own, by
+     * the launcher's JDK with the jar on the class path; the program's arguments reach it, and
+     * without a program the error is one line. The reference is the same library call in this JVM.
+     */
+    @Test
+    void javaRunsAProgramWithTheJarOnItsClassPath() throws Exception {
+        Path program = dir.resolve("Prog.java");
+        Files.writeString(program, """
+            public class Prog {
+                public static void main(String[] args) {
+                    System.out.println(Runtime.version().feature() + " "
+                        + org.paratrain.data.MakeRegression.of(500, 1).generate(42).coef()[0] + " " + String.join(",", args));
+                }
+            }
+            """);
+        Run r = run(home.resolve("paratrain"), Map.of(), "java", program.toString(), "a", "b c");
+        assertEquals(0, r.status(), r.toString());
+        assertEquals(Runtime.version().feature() + " " + org.paratrain.data.MakeRegression.of(500, 1).generate(42).coef()[0]
+            + " a,b c\n", r.out(), r.toString());
+        noBuild();
+        Run none = run(home.resolve("paratrain"), Map.of(), "java");
+        assertEquals(2, none.status(), none.toString());
+        assertEquals(List.of("paratrain: error: java needs a program to run, e.g. ./paratrain java examples/Example.java"),
+            none.err());
+    }
 }
