@@ -187,7 +187,13 @@ final class SparkTrain {
         job.put("timeout_seconds", (int) Math.ceil(c.backendOptions.commTimeout));
         int every = c.monitor.quiet ? 0 : c.monitor.logEvery > 0 ? c.monitor.logEvery : 0;
         job.put("log_every", every);
-        job.put("log_tenths", !c.monitor.quiet && c.monitor.logEvery == 0);
+        // Without --log-every, as the other backends: a tenth of the run a line on a terminal (Spark's driver
+        // shows no bar), and where the output is no terminal a line with the time left every 30 s.
+        java.io.Console console = System.console();
+        boolean terminal = console != null && console.isTerminal();
+        job.put("log_tenths", !c.monitor.quiet && c.monitor.logEvery == 0 && terminal);
+        job.put("log_seconds", !c.monitor.quiet && c.monitor.logEvery == 0 && !terminal
+            ? MonitorOptions.logPeriodSeconds() : -1);
         ObjectNode conf = job.putObject("spark_conf");
         if (c.backendOptions.sparkConf != null) {
             c.backendOptions.sparkConf.forEach(conf::put);

@@ -368,7 +368,7 @@ public abstract class ParatrainPredictor<L extends ParatrainPredictor<L, M>, M e
         return new SparkTraining.Settings($(featuresCol()), $(labelCol()), $(indexCol), $(model), $(layers),
             $(activation), $(optimizer), (Double) $(learningRate), (Integer) $(epochs), (Integer) $(batchSize),
             (Long) $(seed), getNumRanks(), (Boolean) $(float32), $(checkpointDir), (Integer) $(checkpointInterval),
-            (Integer) $(timeoutSeconds), (Boolean) $(standardize), "", 0, classWeightSetting(), labelSmoothingSetting(),
+            (Integer) $(timeoutSeconds), (Boolean) $(standardize), "", 0, -1, classWeightSetting(), labelSmoothingSetting(),
             $(weightCol));
     }
 

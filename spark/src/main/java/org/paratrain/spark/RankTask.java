@@ -52,9 +52,13 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
     private final int checkpointInterval;
     private final boolean standardize;
     private final int logEvery;
+    private final long logSeconds;
+    /** When rank 0 last printed a line, or began ({@link System#nanoTime}): set on the executor. */
+    private transient long lastLine;
 
     RankTask(String spec, String secret, String rendezvous, int[] starts, int features, boolean weighted, int classes,
-             int timeoutSeconds, String checkpointDir, int checkpointInterval, boolean standardize, int logEvery) {
+             int timeoutSeconds, String checkpointDir, int checkpointInterval, boolean standardize, int logEvery,
+             long logSeconds) {
         this.spec = spec;
         this.secret = secret;
         this.rendezvous = rendezvous;
@@ -67,6 +71,7 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
         this.checkpointInterval = checkpointInterval;
         this.standardize = standardize;
         this.logEvery = logEvery;
+        this.logSeconds = logSeconds;
     }
 
     /**
@@ -112,6 +117,7 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
     }
 
     private Outcome run(java.util.Iterator<Tuple2<Long, double[]>> rows) {
+        lastLine = System.nanoTime();
         BarrierTaskContext ctx = BarrierTaskContext.get();
         int rank = ctx.partitionId();
         TrainSpec s = decode(spec);
@@ -162,16 +168,31 @@ final class RankTask extends scala.runtime.AbstractFunction1<scala.collection.It
     }
 
     private TrainingControl control(TrainingState resume, TrainingControl.Checkpoints checkpoints) {
-        return new TrainingControl(resume, checkpoints, logEvery > 0 ? this::log : null,
+        return new TrainingControl(resume, checkpoints, logEvery > 0 || logSeconds >= 0 ? this::log : null,
             Duration.ofSeconds(timeoutSeconds));
     }
 
-    /** Rank 0's epoch line, on its executor's standard error (the command line passes it on from a local master). */
+    /**
+     * Rank 0's epoch line, on its executor's standard error (the command line passes it on from a
+     * local master): every {@code logEvery}-th epoch and the last, or else one every
+     * {@code logSeconds} seconds with the time left, as the command line's other backends print
+     * where their output is no terminal (a short run prints none).
+     */
     private void log(int epoch, TrainingResult.History h) {
         int epochs = h.loss().length;
-        if (epoch % logEvery == 0 || epoch == epochs) {
-            System.err.printf(java.util.Locale.ROOT, "%sepoch %d/%d  loss %.6g  %.2f s%n", PROGRESS, epoch, epochs,
-                h.loss()[epoch - 1], h.seconds()[epoch - 1]);
+        String line = String.format(java.util.Locale.ROOT, "%sepoch %d/%d  loss %.6g  %.2f s", PROGRESS, epoch, epochs,
+            h.loss()[epoch - 1], h.seconds()[epoch - 1]);
+        if (logEvery > 0) {
+            if (epoch % logEvery == 0 || epoch == epochs) {
+                System.err.println(line);
+            }
+            return;
+        }
+        long now = System.nanoTime();
+        if (epoch < epochs && now - lastLine >= logSeconds * 1_000_000_000L) {
+            lastLine = now;
+            System.err.printf(java.util.Locale.ROOT, "%s, about %.0f s left%n", line,
+                h.seconds()[epoch - 1] / epoch * (epochs - epoch));
         }
     }
 

@@ -172,6 +172,7 @@ public final class SparkTrainJob {
         spec = spec.withBatches(batch, job.path("seed").asLong(42)).withEpochs(epochs);
         int logEvery = job.path("log_every").asInt(0) > 0 ? job.path("log_every").asInt()
             : job.path("log_tenths").asBoolean() ? Math.max(1, epochs / 10) : 0;
+        long logSeconds = logEvery > 0 ? -1 : job.path("log_seconds").asLong(-1);
         ClassNames classNames = null;
         Column y = functions.col(label).cast("double");
         if (classifier) {
@@ -200,8 +201,8 @@ public final class SparkTrainJob {
         SparkTraining.Settings settings = new SparkTraining.Settings("paratrain_features", "paratrain_label", "",
             "auto", "", "relu", "adam", 1, 1, 0, 0, job.path("ranks").asInt(), false,
             job.path("checkpoint_dir").asText(""), job.path("checkpoint_every").asInt(10),
-            job.path("timeout_seconds").asInt(300), false, "", 0, "", 0.0, weight == null ? "" : "paratrain_weight")
-            .with(SpecCodec.encode(spec).toString(), job.path("standardize").asBoolean(), logEvery);
+            job.path("timeout_seconds").asInt(300), false, "", 0, -1, "", 0.0, weight == null ? "" : "paratrain_weight")
+            .with(SpecCodec.encode(spec).toString(), job.path("standardize").asBoolean(), logEvery, logSeconds);
         SparkTraining.Fitted fitted;
         try {
             fitted = SparkTraining.fit(rows, settings, classifier);

@@ -37,18 +37,19 @@ final class SparkTraining {
     record Settings(String featuresCol, String labelCol, String indexCol, String model, String layers,
                     String activation, String optimizer, double learningRate, int epochs, int batchSize, long seed,
                     int numRanks, boolean float32, String checkpointDir, int checkpointInterval, int timeoutSeconds,
-                    boolean standardize, String specJson, int logEvery, String classWeight, double labelSmoothing,
-                    String weightCol)
+                    boolean standardize, String specJson, int logEvery, long logSeconds, String classWeight,
+                    double labelSmoothing, String weightCol)
         implements Serializable {
         /**
          * {@return these settings training with a spec of the library's (as the command line
          * builds it) instead of the one the params make, with features standardised or not, and
-         * rank 0 printing every {@code logEvery}-th epoch's loss (0: none)}
+         * rank 0 printing every {@code logEvery}-th epoch's loss, or else (0) a line with the time
+         * left every {@code logSeconds} seconds (negative: none)}
          */
-        Settings with(String spec, boolean scale, int every) {
+        Settings with(String spec, boolean scale, int every, long seconds) {
             return new Settings(featuresCol, labelCol, indexCol, model, layers, activation, optimizer, learningRate,
                 epochs, batchSize, seed, numRanks, float32, checkpointDir, checkpointInterval, timeoutSeconds, scale,
-                spec, every, classWeight, labelSmoothing, weightCol);
+                spec, every, seconds, classWeight, labelSmoothing, weightCol);
         }
     }
 
@@ -158,7 +159,7 @@ final class SparkTraining {
             key)) {
             RankTask task = new RankTask(SpecCodec.encode(spec).toString(), key.secretHex(), rendezvous.address(),
                 starts, features, weighted, classes, s.timeoutSeconds(), s.checkpointDir(), s.checkpointInterval(),
-                s.standardize(), s.logEvery());
+                s.standardize(), s.logEvery(), s.logSeconds());
             RDD<RankTask.Outcome> trained = placed.rdd().barrier().mapPartitions(task, false,
                 scala.reflect.ClassTag$.MODULE$.apply(RankTask.Outcome.class));
             // A barrier result stage is not retried; a barrier shuffle-map stage is: hence the shuffle after it.

@@ -61,10 +61,16 @@ class SparkTrainCommandTest {
     record Run(int status, String out, String err) { }
 
     static Run paratrain(String... args) throws Exception {
+        return paratrain(List.of(), args);
+    }
+
+    /** Runs the command line with {@code jvm} options (system properties) before its jar. */
+    static Run paratrain(List<String> jvm, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
             // Its temporary files (Spark's, lz4-java's) where the build keeps the tests', not in /tmp.
-            "--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
-            "-jar", JAR.toString()));
+            "--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir")));
+        cmd.addAll(jvm);
+        cmd.addAll(List.of("-jar", JAR.toString()));
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "out", ".txt");
         Path err = Files.createTempFile(dir, "err", ".txt");
@@ -96,8 +102,11 @@ class SparkTrainCommandTest {
         Run l = paratrain("train", "--data", csv.toString(), "--model", "logistic", "--epochs", "30", "--nodes", "1",
             "--quiet", "--out", local.toString());
         assertEquals(0, l.status(), l.err());
-        Run s = paratrain("train", "--backend", "spark", "--master", "local[3]", "--nodes", "3", "--data",
-            csv.toString(), "--model", "logistic", "--epochs", "30", "--out", spark.toString());
+        // No terminal here: a line with the time left every paratrain.progress.seconds (30 by default; 0 here,
+        // so every epoch but the last), as the local backend prints.
+        Run s = paratrain(List.of("-Dparatrain.progress.seconds=0"), "train", "--backend", "spark", "--master",
+            "local[3]", "--nodes", "3", "--data", csv.toString(), "--model", "logistic", "--epochs", "30", "--out",
+            spark.toString());
         assertEquals(0, s.status(), s.err());
         assertSameModel(model(local), model(spark));
         assertTrue(model(spark).get("standardizer").isObject(), "classifiers on tables are standardised by default");
@@ -109,7 +118,11 @@ class SparkTrainCommandTest {
             r.path("train_accuracy"));
         assertEquals(Files.readAllLines(local.resolve("history.csv")).size(),
             Files.readAllLines(spark.resolve("history.csv")).size());
-        assertTrue(s.err().contains("paratrain: epoch 30/30"), "progress lines: " + s.err());
+        for (int e = 1; e < 30; e++) {
+            assertTrue(java.util.regex.Pattern.compile("paratrain: epoch " + e + "/30  loss \\S+  \\S+ s, about \\d+ s left")
+                .matcher(s.err()).find(), "epoch " + e + "'s line: " + s.err());
+        }
+        assertTrue(!s.err().contains("epoch 30/30"), "the last epoch's is the result: " + s.err());
         assertTrue(s.out().contains("master local[3], 3 tasks"), s.out());
     }
 
@@ -164,9 +177,11 @@ class SparkTrainCommandTest {
             "--epochs", "30", "--nodes", "1", "--quiet", "--out", local.toString());
         assertEquals(0, l.status(), l.err());
         Run s = paratrain("train", "--backend", "spark", "--master", "local[3]", "--nodes", "3", "--data",
-            weighted.toString(), "--sample-weight", "w", "--model", "logistic", "--epochs", "30", "--quiet", "--out",
+            weighted.toString(), "--sample-weight", "w", "--model", "logistic", "--epochs", "30", "--out",
             spark.toString());
         assertEquals(0, s.status(), s.err());
+        // Not --quiet, no terminal, a run of seconds: no progress line (one every 30 s).
+        assertTrue(!s.err().contains("paratrain: epoch"), "a short run is silent: " + s.err());
         assertSameModel(model(local), model(spark));
         assertEquals("[\"a\",\"b\",\"c\"]", model(spark).get("feature_names").toString(), "the weight is no feature");
         Run p = paratrain("train", "--data", csv.toString(), "--model", "logistic", "--epochs", "30", "--nodes", "1",
