@@ -123,6 +123,23 @@ class LauncherStartTest extends LauncherFixture {
         assertEquals(Runtime.version().feature() + " " + org.paratrain.data.MakeRegression.of(500, 1).generate(42).coef()[0]
             + " a,b c\n", r.out(), r.toString());
         noBuild();
+        // A class path of the program's own keeps the jar: Prog uses a class from it and paratrain's.
+        Path lib = Files.createDirectories(dir.resolve("lib"));
+        Path helper = dir.resolve("Helper.java");
+        Files.writeString(helper, "public class Helper { public static String tag() { return \"helped\"; } }\n");
+        assertEquals(0, javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", lib.toString(),
+            helper.toString()));
+        Path uses = dir.resolve("Uses.java");
+        Files.writeString(uses, """
+            public class Uses {
+                public static void main(String[] args) {
+                    System.out.println(Helper.tag() + " " + org.paratrain.data.MakeRegression.of(500, 1).generate(42).coef()[0]);
+                }
+            }
+            """);
+        Run own = run(home.resolve("paratrain"), Map.of(), "java", "-cp", lib.toString(), uses.toString());
+        assertEquals(0, own.status(), own.toString());
+        assertEquals("helped " + org.paratrain.data.MakeRegression.of(500, 1).generate(42).coef()[0] + "\n", own.out());
         Run none = run(home.resolve("paratrain"), Map.of(), "java");
         assertEquals(2, none.status(), none.toString());
         assertEquals(List.of("paratrain: error: java needs a program to run, e.g. ./paratrain java examples/Example.java"),

@@ -20,7 +20,9 @@ import org.paratrain.train.spec.ExchangeSpec;
  * word count (the sum's words: {@link SumCost#words}): once untimed, once timed as its
  * warm-up, then {@value #CALLS} rounds that call every candidate once each (so that none is
  * timed only while the JIT is cold). Each call is timed as a training step meets its exchange:
- * alone, after {@value #IDLE_MILLIS} ms without traffic (a step's computation), per call the
+ * alone, after {@value #IDLE_MILLIS} ms without traffic (a step's computation), until every rank
+ * holds the sum (a barrier after the call, whose own time, measured alike, is taken off: a
+ * rooted allreduce's root returns before its result has reached the others), per call the
  * least over the ranks (the rank that arrives last waits for no one, as the step's exchange is
  * measured), and of the calls the median (a step meets a typical call, not the best one). A
  * candidate whose warm-up call took more than {@value #SLOW_FACTOR} times the best one's (star
@@ -136,15 +138,15 @@ public final class ExchangeProbe {
         Allreduce ring = Allreduces.create("ring", comm);
         long longWords = Math.max(words, LONG_WORDS);
         double[] shortBuf = new double[SHORT_WORDS];
-        double[] longBuf = new double[(int) longWords];
+        double[] longBuf = longWords == words ? buf : new double[(int) longWords];     // zeros: one buffer will do
         ring.allreduce(comm, shortBuf, 0, shortBuf.length);
         ring.allreduce(comm, longBuf, 0, longBuf.length);
-        // Call k of candidate i at [i * CALLS + k], of the fit's two sizes after them, negated.
+        // Call k of candidate i at [i * CALLS + k], of the fit's two sizes after them, then the barrier alone; negated.
         boolean[] kept = new boolean[m];
         for (int i = 0; i < m; i++) {
             kept[i] = algorithms[i] != null && warm[i] <= SLOW_FACTOR * bestWarm;     // the same on every rank
         }
-        double[] calls = new double[(m + 2) * CALLS];
+        double[] calls = new double[(m + 3) * CALLS];
         for (int k = 0; k < CALLS; k++) {
             for (int i = 0; i < m; i++) {
                 if (kept[i]) {
@@ -153,12 +155,15 @@ public final class ExchangeProbe {
             }
             calls[m * CALLS + k] = -alone(comm, ring, shortBuf);
             calls[(m + 1) * CALLS + k] = -alone(comm, ring, longBuf);
+            calls[(m + 2) * CALLS + k] = -alone(comm, null, null);
         }
-        // Per call the least over the ranks (the largest of the negated), then per candidate the median call.
+        // Per call the least over the ranks (the largest of the negated), then per candidate the median call, less
+        // the closing barrier's median (at least a microsecond is left: a figure is a time).
         double[] least = slowest(comm, calls);
+        double barrier = medianOfNegated(least, (m + 2) * CALLS);
         double[] figures = new double[m + 3];
         for (int i = 0; i < m + 2; i++) {
-            figures[i] = i >= m || kept[i] ? medianOfNegated(least, i * CALLS) : Double.NaN;
+            figures[i] = i >= m || kept[i] ? Math.max(1e-6, medianOfNegated(least, i * CALLS) - barrier) : Double.NaN;
         }
         figures[m + 2] = slowest(comm, new double[] {(System.nanoTime() - began) * 1e-9})[0];
         Allreduce.Machine link = processes < 2 ? new Allreduce.Machine(0, 0, 0) : CostModel.fit(List.of(
@@ -245,13 +250,17 @@ public final class ExchangeProbe {
 
     /**
      * One call as a step's exchange meets it: the ranks brought together by a barrier, then
-     * {@value #IDLE_MILLIS} ms without traffic; this rank's seconds in the call.
+     * {@value #IDLE_MILLIS} ms without traffic; this rank's seconds from the call's start until
+     * a barrier after it ends, when every rank holds the sum ({@code a} null: the barrier alone).
      */
     private static double alone(Communicator comm, Allreduce a, double[] buf) {
         comm.barrier();
         java.util.concurrent.locks.LockSupport.parkNanos(IDLE_MILLIS * 1_000_000L);
         double t0 = comm.wtime();
-        a.allreduce(comm, buf, 0, buf.length);
+        if (a != null) {
+            a.allreduce(comm, buf, 0, buf.length);
+        }
+        comm.barrier();
         return comm.wtime() - t0;
     }
 

@@ -65,7 +65,7 @@ class ExchangeProbeTest {
     }
 
     /**
-     * The figure is the call's own time, not a wait for a late rank: rank 1 leaves every barrier
+     * The figure is the call's own time, not a wait for a late rank: rank 1 reaches every call
      * 10 ms after rank 0, so rank 0's calls hold that wait and rank 1's do not, as the rank that
      * reaches a step's exchange last waits for no one. The probe takes the least over the ranks
      * call by call (as the step's exchange is measured); the slowest rank's best call, as it took
@@ -78,22 +78,88 @@ class ExchangeProbeTest {
         int params = 20_000;
         double prompt = LocalCluster.run(2, comm -> ExchangeProbe.run(comm, List.of(ring), params, 1)).get(0)
             .timings().get(0).seconds();
-        double late = LocalCluster.run(2, comm -> ExchangeProbe.run(comm.rank() == 1 ? new LateAfterBarrier(comm) : comm,
+        double late = LocalCluster.run(2, comm -> ExchangeProbe.run(comm.rank() == 1 ? new LateToCalls(comm) : comm,
             List.of(ring), params, 1)).get(0).timings().get(0).seconds();
         assertTrue(late < 5e-3 + 3 * prompt, "with rank 1 10 ms late to every call: " + late
             + " s a call, against " + prompt + " s with no rank late");
     }
 
-    /** A rank that leaves every barrier 10 ms after the others. */
-    private static final class LateAfterBarrier extends org.paratrain.comm.ForwardingCommunicator {
-        LateAfterBarrier(org.paratrain.comm.Communicator inner) {
+    /**
+     * A call lasts until every rank holds the sum: star's root returns as soon as it has sent
+     * the sum, and its leaf, which here takes 10 ms more over every message it receives, holds
+     * it only then. Timed from the call's start to its end on each rank, the least over the ranks
+     * was the root's, well under a millisecond; a step pays the leaf's.
+     */
+    @Test
+    void aCallLastsUntilEveryRankHoldsTheSum() {
+        ExchangeSpec star = ExchangeSpec.parse("star", ExchangeSpec.Sum.FIXED_1);
+        double seconds = LocalCluster.run(2, comm -> ExchangeProbe.run(comm.rank() == 1 ? new SlowToReceive(comm) : comm,
+            List.of(star), 20_000, 1)).get(0).timings().get(0).seconds();
+        assertTrue(seconds >= 8e-3, "the leaf holds the sum 10 ms after the root is done: " + seconds + " s a call");
+    }
+
+    /**
+     * A rank that leaves a barrier 10 ms late when it sent nothing since the last one and that
+     * one was on time: late to each call after the barrier that starts it, on time to the barrier
+     * that closes it (and to a barrier timed alone, which starts and ends with one).
+     */
+    private static final class LateToCalls extends org.paratrain.comm.ForwardingCommunicator {
+        private boolean sent = true;
+        private boolean delayed;
+
+        LateToCalls(org.paratrain.comm.Communicator inner) {
             super(inner);
+        }
+
+        @Override
+        protected void sending() {
+            sent = true;
         }
 
         @Override
         public void barrier() {
             inner.barrier();
+            delayed = !sent && !delayed;
+            sent = false;
+            if (delayed) {
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+            }
+        }
+    }
+
+    /** A rank whose every receive ends 10 ms after its message arrived. */
+    private static final class SlowToReceive extends org.paratrain.comm.ForwardingCommunicator {
+        SlowToReceive(org.paratrain.comm.Communicator inner) {
+            super(inner);
+        }
+
+        private static int late(int n) {
             java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+            return n;
+        }
+
+        @Override
+        public int recv(double[] buf, int offset, int length, int source, int tag) {
+            return late(inner.recv(buf, offset, length, source, tag));
+        }
+
+        @Override
+        public int recv(long[] buf, int offset, int length, int source, int tag) {
+            return late(inner.recv(buf, offset, length, source, tag));
+        }
+
+        @Override
+        public int sendRecv(double[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                            double[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+            return late(super.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
+                source, recvTag));
+        }
+
+        @Override
+        public int sendRecv(long[] sendBuf, int sendOffset, int sendLength, int dest, int sendTag,
+                            long[] recvBuf, int recvOffset, int recvLength, int source, int recvTag) {
+            return late(super.sendRecv(sendBuf, sendOffset, sendLength, dest, sendTag, recvBuf, recvOffset, recvLength,
+                source, recvTag));
         }
     }
 }
