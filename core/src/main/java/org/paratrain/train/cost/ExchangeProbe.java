@@ -25,8 +25,12 @@ import org.paratrain.train.spec.ExchangeSpec;
  * rooted allreduce's root returns before its result has reached the others), per call the
  * least over the ranks (the rank that arrives last waits for no one, as the step's exchange is
  * measured), and of the calls the median (a step meets a typical call, not the best one). A
- * candidate whose warm-up call took more than {@value #SLOW_FACTOR} times the best one's (star
- * on many processes) is not called again: its warm-up is its figure. The
+ * candidate whose warm-up (the better of two calls) took more than {@value #SLOW_FACTOR} times
+ * the best one's and more than {@value #SLOW_MILLIS} ms (star on many processes, a large
+ * vector) is not called again, so that the probe stays short: its warm-up is its figure. One
+ * warm-up call alone decided it before: on the unshaped emulated link a call now and then takes
+ * 4-16 ms instead of 1, and such a spike dropped the ring, the fastest there, with a figure of
+ * 13-24 ms. The
  * paper's master-worker exchange is not a collective that can be called alone: it is priced by
  * {@link MasterWorkerCost} on the Hockney parameters fitted to the ring's times at
  * {@value #SHORT_WORDS} words and at the step's (at least {@value #LONG_WORDS}), which is also
@@ -46,6 +50,8 @@ public final class ExchangeProbe {
     static final int IDLE_MILLIS = 2;
     /** A candidate whose warm-up call took more than this many times the best one's is timed no further. */
     static final double SLOW_FACTOR = 4.0;
+    /** A candidate slower than that is dropped only beyond this many milliseconds: its seven calls would cost a seventh of a second. */
+    static final int SLOW_MILLIS = 20;
     /** Words of the short message the link's latency is read from. */
     static final int SHORT_WORDS = 1_000;
     /** Words of the long message its bandwidth is read from, at least (the step's when longer). */
@@ -117,13 +123,13 @@ public final class ExchangeProbe {
             algorithms[i] = e.scheme() == ExchangeSpec.Scheme.ALLREDUCE ? Allreduces.create(e.algorithm(), comm) : null;
         }
         double[] buf = new double[(int) words];
-        // Warm-up: each allreduce twice, the second call timed and agreed by all ranks (the slowest's); one far
-        // slower than the best (star on many processes) is timed no further: its warm-up call is its figure.
+        // Warm-up: each allreduce three times, the better of the last two timed and agreed by all ranks (the
+        // slowest's); one far slower than the best (star on many processes) is timed no further: that is its figure.
         double[] warm = new double[m];
         for (int i = 0; i < m; i++) {
             if (algorithms[i] != null) {
                 algorithms[i].allreduce(comm, buf, 0, buf.length);
-                warm[i] = once(comm, algorithms[i], buf);
+                warm[i] = Math.min(once(comm, algorithms[i], buf), once(comm, algorithms[i], buf));
             }
         }
         warm = slowest(comm, warm);
@@ -144,7 +150,8 @@ public final class ExchangeProbe {
         // Call k of candidate i at [i * CALLS + k], of the fit's two sizes after them, then the barrier alone; negated.
         boolean[] kept = new boolean[m];
         for (int i = 0; i < m; i++) {
-            kept[i] = algorithms[i] != null && warm[i] <= SLOW_FACTOR * bestWarm;     // the same on every rank
+            // The same on every rank: the warm-up figures are agreed.
+            kept[i] = algorithms[i] != null && (warm[i] <= SLOW_FACTOR * bestWarm || warm[i] <= SLOW_MILLIS * 1e-3);
         }
         double[] calls = new double[(m + 3) * CALLS];
         for (int k = 0; k < CALLS; k++) {
