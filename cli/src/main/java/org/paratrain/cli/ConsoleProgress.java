@@ -22,8 +22,13 @@ public final class ConsoleProgress implements Report.Progress, AutoCloseable {
      * @param quiet whether to show nothing
      */
     public ConsoleProgress(boolean quiet) {
+        this.enabled = !quiet && onTerminal();
+    }
+
+    /** {@return whether this process's output is a terminal: progress shows as a bar there, as lines in a log} */
+    static boolean onTerminal() {
         Console console = System.console();
-        this.enabled = !quiet && console != null && console.isTerminal();
+        return console != null && console.isTerminal();
     }
 
     @Override

@@ -1,6 +1,5 @@
 package org.paratrain.cli;
 
-import java.io.Console;
 import java.io.PrintWriter;
 import java.util.Locale;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
@@ -147,8 +146,7 @@ final class MonitorOptions {
             this.steps = Math.max(1, steps);
             this.out = out;
             this.next = next;
-            Console console = System.console();
-            boolean terminal = console != null && console.isTerminal();
+            boolean terminal = ConsoleProgress.onTerminal();
             this.bar = quiet || !terminal ? null : new ProgressBarBuilder().setTaskName("train").setInitialMax(epochs)
                 .setStyle(ProgressBarStyle.ASCII).setConsumer(new ConsoleProgressBarConsumer(System.err))
                 .setUpdateIntervalMillis(200).build();

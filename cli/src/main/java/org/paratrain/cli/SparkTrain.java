@@ -189,11 +189,10 @@ final class SparkTrain {
         job.put("log_every", every);
         // Without --log-every, as the other backends: a tenth of the run a line on a terminal (Spark's driver
         // shows no bar), and where the output is no terminal a line with the time left every 30 s.
-        java.io.Console console = System.console();
-        boolean terminal = console != null && console.isTerminal();
-        job.put("log_tenths", !c.monitor.quiet && c.monitor.logEvery == 0 && terminal);
-        job.put("log_seconds", !c.monitor.quiet && c.monitor.logEvery == 0 && !terminal
-            ? MonitorOptions.logPeriodSeconds() : -1);
+        boolean lines = !c.monitor.quiet && c.monitor.logEvery == 0;
+        boolean terminal = ConsoleProgress.onTerminal();
+        job.put("log_tenths", lines && terminal);
+        job.put("log_seconds", lines && !terminal ? MonitorOptions.logPeriodSeconds() : -1);
         ObjectNode conf = job.putObject("spark_conf");
         if (c.backendOptions.sparkConf != null) {
             c.backendOptions.sparkConf.forEach(conf::put);

@@ -235,16 +235,6 @@ public final class ExchangeProbe {
         return out;
     }
 
-    private static int indexOf(List<ExchangeSpec> candidates, String algorithm) {
-        for (int i = 0; i < candidates.size(); i++) {
-            if (candidates.get(i).scheme() == ExchangeSpec.Scheme.ALLREDUCE
-                && candidates.get(i).algorithm().equals(algorithm)) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
     /** {@return the median of the {@value #CALLS} negated seconds from {@code from}} */
     private static double medianOfNegated(double[] least, int from) {
         double[] each = new double[CALLS];
