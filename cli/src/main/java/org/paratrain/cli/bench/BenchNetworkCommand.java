@@ -75,7 +75,9 @@ final class BenchNetworkCommand implements Runnable {
     @Option(names = "--batch-size", defaultValue = "256", description = "Global batch (default ${DEFAULT-VALUE}).")
     int batch;
 
-    @Option(names = "--steps", defaultValue = "20", description = "Timed steps a run (default ${DEFAULT-VALUE}).")
+    // 100, not 20: on the unshaped link a step's exchange is about a millisecond and one step in ten or twenty
+    // takes 2-4, so the mean of 20 moved by a fifth from run to run, as much as the cost model may be off.
+    @Option(names = "--steps", defaultValue = "100", description = "Timed steps a run (default ${DEFAULT-VALUE}).")
     int steps;
 
     @Option(names = "--rounds", defaultValue = "3", description = "Timed runs of each side, DDP's spread between "
@@ -125,13 +127,15 @@ final class BenchNetworkCommand implements Runnable {
             : "  PyTorch " + torch + " DDP over gloo (its own bucketing), one process a rank, one thread each");
         out.println("  exchange share: the part of paratrain's run spent exchanging gradients, what an exchange "
             + "overlapped with backward could hide at most; cost model: the step's exchange predicted from the bare "
-            + "allreduce timed on the same ranks and link, call by call (with buckets, the part the last block's backward does not "
-            + "hide, priced bucket by bucket), and the timed steps' failed guesses, each priced as a redo of the sum; "
+            + "allreduce timed on the same ranks and link, call by call, and the sum's conversions timed out of the caches "
+            + "(with buckets, the part the last block's backward does not "
+            + "hide, priced bucket by bucket), and the timed steps' failed guesses, each priced as a redo of the sum: the "
+            + "mean step from the mean calls and rounds, the typical step from the median ones; "
             + "timed: each run's steps after " + NetworkWorker.UNTIMED + " untimed ones, as DDP's after its 3 warm-up "
             + "steps (the first step agrees the sum's grid); exchange: step by step the least over the ranks (the rank "
             + "that reaches it last waits for no one), the optimizer's update apart (update_ms_per_step in the CSV), "
-            + "the mean and the median over the steps; error: the cost model against the mean (against the median "
-            + "in the JSON); wait: rank 0's exchange beyond both, waiting for a slower rank");
+            + "the mean and the median over the steps; error: the model's mean step against the mean, its typical "
+            + "step against the median; wait: rank 0's exchange beyond both, waiting for a slower rank");
         out.println();
         out.println(NetworkReport.HEADER);
         out.flush();

@@ -17,7 +17,7 @@ final class NetworkReport {
     private NetworkReport() { }
 
     static final String HEADER = "| link | model | hosts x ranks | sum | allreduce | overlap | paratrain (samples/s) | "
-        + "exchange share | exchange mean / median (ms/step) | wait (ms/step) | failed guesses (a step) | cost model (ms/step) | error | "
+        + "exchange share | exchange mean / median (ms/step) | wait (ms/step) | failed guesses (a step) | cost model mean / median (ms/step) | error mean / median | "
         + "PyTorch DDP (samples/s) | paratrain / DDP | target |\n"
         + "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
 
@@ -26,8 +26,10 @@ final class NetworkReport {
         return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.0f | %.0f%% | %.2f / %.2f | %s | %s | %s | %s "
             + "| %s | %s | %.1f |", r.link(), r.model(), r.layout(), r.sum(), allreduce(r), r.overlap(), r.paratrain(),
             100 * r.exchange(), r.stepMs(), r.medianMs(), dash(r.waitMs(), "%.2f"),
-            r.sum().startsWith("fixed") ? String.format(Locale.ROOT, "%.2f", misses(r)) : "-", dash(r.modelMs(), "%.2f"),
-            Double.isNaN(r.modelMs()) ? "-" : String.format(Locale.ROOT, "%+.0f%%", 100 * r.error()),
+            r.sum().startsWith("fixed") ? String.format(Locale.ROOT, "%.2f", misses(r)) : "-",
+            Double.isNaN(r.modelMs()) ? "-" : String.format(Locale.ROOT, "%.2f / %.2f", r.modelMs(), r.medianModelMs()),
+            Double.isNaN(r.modelMs()) ? "-" : String.format(Locale.ROOT, "%+.0f%% / %+.0f%%", 100 * r.error(),
+                100 * r.medianError()),
             dash(r.torch(), "%.0f"), dash(r.ratio(), "%.2f"), r.target());
     }
 
@@ -58,7 +60,7 @@ final class NetworkReport {
                       String precision) {
         StringBuilder csv = new StringBuilder("link,model,layout,sum,allreduce,ran,bucket_size,paratrain_samples_per_s,"
             + "exchange_share,exchange_ms_per_step,exchange_median_ms_per_step,update_ms_per_step,wait_ms_per_step,"
-            + "guess_misses_per_step,predicted_exchange_ms_per_step,"
+            + "guess_misses_per_step,predicted_exchange_ms_per_step,predicted_exchange_median_ms_per_step,"
             + "model_error,model_error_median,pytorch_samples_per_s,ratio,target,params_hash\n");
         StringBuilder md = new StringBuilder(HEADER).append('\n');
         ObjectNode json = RunWriter.json().createObjectNode();
@@ -67,10 +69,10 @@ final class NetworkReport {
         var array = json.putArray("rows");
         for (NetworkRow r : rows) {
             double update = r.fit() == null ? Double.NaN : r.fit().path("update_ms_per_step").asDouble(Double.NaN);
-            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%s,%s,%.1f,%.4f,%.3f,%.3f,%s,%s,%.3f,%s,%s,%s,%s,%s,%.1f,"
+            csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%s,%s,%.1f,%.4f,%.3f,%.3f,%s,%s,%.3f,%s,%s,%s,%s,%s,%s,%.1f,"
                 + "%s%n", r.link(), r.model(), r.layout(), r.sum(), r.allreduce(), r.chosen(), r.bucket(), r.paratrain(),
                 r.exchange(), r.stepMs(), r.medianMs(), num(update, "%.3f"), num(r.waitMs(), "%.3f"), misses(r),
-                num(r.modelMs(), "%.3f"), num(r.error(), "%.3f"), num(r.medianError(), "%.3f"),
+                num(r.modelMs(), "%.3f"), num(r.medianModelMs(), "%.3f"), num(r.error(), "%.3f"), num(r.medianError(), "%.3f"),
                 num(r.torch(), "%.1f"), num(r.ratio(), "%.3f"), r.target(), r.params()));
             md.append(line(r)).append('\n');
             var o = array.addObject().put("link", r.link()).put("model", r.model()).put("layout", r.layout())
@@ -115,10 +117,13 @@ final class NetworkReport {
             if (!Double.isNaN(r.modelMs())) {
                 // The error against the mean step, and against the median (without the OS's rare long stalls).
                 o.put("predicted_exchange_ms_per_step", r.modelMs()).put("model_error", r.error())
+                    .put("predicted_exchange_median_ms_per_step", r.medianModelMs())
                     .put("model_error_median", r.medianError())
                     // Priced with the overlap (the buckets' timeline behind the last block's backward) or without.
                     .put("model_overlap", r.fit().path("predicted_overlap").asBoolean(false))
                     .put("predicted_conversion_ms_per_step", r.fit().path("predicted_conversion_ms_per_step")
+                        .asDouble(Double.NaN))
+                    .put("predicted_conversion_median_ms_per_step", r.fit().path("predicted_conversion_median_ms_per_step")
                         .asDouble(Double.NaN))
                     // The failed guesses' redos, at the rate the run had: in the prediction, as in the measure.
                     .put("predicted_retry_ms_per_step", r.fit().path("predicted_retry_ms_per_step").asDouble(Double.NaN));
@@ -153,13 +158,14 @@ final class NetworkReport {
                 java.util.Map<String, List<Double>> series = new java.util.LinkedHashMap<>();
                 series.put("measured, median step", priced.stream().map(NetworkRow::medianMs).toList());
                 series.put("measured, mean step", priced.stream().map(NetworkRow::stepMs).toList());
-                series.put("cost model", priced.stream().map(NetworkRow::modelMs).toList());
+                series.put("cost model, median step", priced.stream().map(NetworkRow::medianModelMs).toList());
+                series.put("cost model, mean step", priced.stream().map(NetworkRow::modelMs).toList());
                 org.knowm.xchart.CategoryChart model = org.paratrain.cli.experiment.Plots.bars(
                     priced.stream().map(r -> labels.get(rows.indexOf(r))).toList(), series,
                     "paratrain's exchange a step, measured and modelled, " + precision,
                     "model, link, hosts x ranks, sum, overlap", "ms a step");
                 model.getStyler().setDecimalPattern("0.0");
-                model.getStyler().setLabelsVisible(false);     // three bars a row: their figures are in the table
+                model.getStyler().setLabelsVisible(false);     // four bars a row: their figures are in the table
                 // The rows' long names take the chart's height below it: the legend goes beside.
                 model.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
                 model.getStyler().setXAxisLabelRotation(90);

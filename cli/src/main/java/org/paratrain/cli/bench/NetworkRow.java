@@ -22,7 +22,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param stepMs    the measured exchange a step, in milliseconds, the mean over the timed steps: step by step
  *                  the least over the ranks (the rank that reaches the exchange last waits for no one)
  * @param waitMs    rank 0's exchange a step beyond that: its wait for slower ranks
- * @param modelMs   the cost model's prediction of it, fitted to this link's bare allreduce (NaN: none)
+ * @param modelMs   the cost model's prediction of it, the mean step's, fitted to this link's bare allreduce (NaN: none)
  * @param fit       the worker's result, whose link fit goes to machine-LINK-LAYOUT.json for {@code plan}
  */
 record NetworkRow(String link, String model, String layout, String sum, String allreduce, String chosen, String bucket,
@@ -41,21 +41,32 @@ record NetworkRow(String link, String model, String layout, String sum, String a
         return Double.isNaN(m) ? stepMs : m;
     }
 
-    /** {@return the cost model's relative error, predicted / measured - 1, against the mean step} */
+    /** {@return the cost model's relative error, predicted / measured - 1, its mean step against the mean step} */
     double error() {
         return modelMs / stepMs - 1;
     }
 
     /**
-     * {@return the cost model's relative error against the median step} The model prices a step
-     * from the link's typical call; the mean also holds the few steps in which the OS took a
-     * host's one core for milliseconds (the JIT, the collector, the kernel's network work), which
-     * on a sub-millisecond exchange can double it: unshaped, the MLP's steps took 0.35-0.9 ms as
-     * a rule and 4-8 ms in 5 of 42. Where buckets hide the exchange in some steps and not in
-     * others, the median is one of the two and the mean is the figure.
+     * {@return the cost model's typical step, in milliseconds (the worker's {@code
+     * predicted_exchange_median_ms_per_step}: fitted to the link's median calls, the conversions'
+     * median rounds), or the mean's prediction where a worker did not tell it}
+     */
+    double medianModelMs() {
+        double m = fit == null ? Double.NaN : fit.path("predicted_exchange_median_ms_per_step").asDouble(Double.NaN);
+        return Double.isNaN(m) ? modelMs : m;
+    }
+
+    /**
+     * {@return the cost model's relative error against the median step, its typical step's} The
+     * mean also holds the steps in which the OS took a host's one core for milliseconds (the JIT,
+     * the collector, the kernel's network work), which on a sub-millisecond exchange can double
+     * it: unshaped, the MLP's steps took 0.35-0.9 ms as a rule and 4-8 ms in 5 of 42; the model's
+     * mean is fitted to the calls' and the conversions' means, which hold such stalls as often as
+     * the calibration met them. Where buckets hide the exchange in some steps and not in others,
+     * the median is one of the two and the mean is the figure.
      */
     double medianError() {
-        return modelMs / medianMs() - 1;
+        return medianModelMs() / medianMs() - 1;
     }
 
     /** {@return the target for paratrain / DDP in float32} */

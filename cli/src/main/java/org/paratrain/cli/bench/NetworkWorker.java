@@ -30,8 +30,11 @@ import org.paratrain.train.spec.TrainSpec;
 public final class NetworkWorker {
     /** The run's first steps, trained and not timed: as many as DDP's warm-up steps ({@code ddp_bench.py}). */
     static final int UNTIMED = 3;
-    /** The link's calls timed a size, each alone ({@code AllreduceTiming.timeCalls}): the median of 15. */
-    static final int CALLS = 15;
+    /**
+     * The link's calls timed a size, each alone ({@code AllreduceTiming.timeCalls}): their median
+     * and their mean. 41, not 15: a mean of 15 moved by a third with one slow call.
+     */
+    static final int CALLS = 41;
 
     private NetworkWorker() { }
 
@@ -117,8 +120,8 @@ public final class NetworkWorker {
             // (a typical step, the rank that came last), see AllreduceTiming.timeCalls. Each after 5 ms idle, as
             // a step's exchange follows its computation (3-40 ms here): the emulated link's token bucket refills
             // in 1 ms, and a step finds it full; back to back, calls find it drained.
-            List<double[]> seconds = costed ? Backend.onMpiRanks(c -> org.paratrain.cli.experiment.AllreduceTiming.timeCalls(
-                c, algorithm, sizes, CALLS, 5e-3)) : null;
+            List<org.paratrain.cli.experiment.AllreduceTiming.Calls> seconds = costed ? Backend.onMpiRanks(c ->
+                org.paratrain.cli.experiment.AllreduceTiming.timeCalls(c, algorithm, sizes, CALLS, 5e-3)) : null;
             // A run with buckets sums its early ones on a thread beside the computing one, which on these
             // hosts holds their one core: timed so too, for the buckets' part of the timeline.
             org.paratrain.train.cost.Buckets plan = comm.callsFromAnotherThread() ? plan(spec, network, k) : null;
@@ -163,43 +166,40 @@ public final class NetworkWorker {
                 }
                 out.put("buckets", plan == null ? 1 : plan.early() + 1);
                 if (costed) {
-                    org.paratrain.collective.Allreduce.Machine m = fit(algorithm, sizes, seconds.get(0));
+                    // Two models of one form: the typical step's, fitted to the median calls and priced at the
+                    // conversions' median rounds, and the average step's, fitted to the mean calls and priced at
+                    // the mean rounds (the calls and rounds the OS or the link slowed, as some steps are).
+                    org.paratrain.cli.experiment.AllreduceTiming.Calls calls = seconds.get(0);
+                    org.paratrain.collective.Allreduce.Machine m = fit(algorithm, sizes, calls.median());
+                    org.paratrain.collective.Allreduce.Machine mMean = fit(algorithm, sizes, calls.mean());
                     org.paratrain.collective.Allreduce.Machine busy = m;
                     if (beside != null) {
                         busy = fit(algorithm, sizes, beside.get(0));
                         out.put("beside_work_alpha_seconds", busy.alpha()).put("beside_work_beta_seconds_per_byte",
                             busy.beta());
                     }
-                    org.paratrain.train.cost.SumCost sum = org.paratrain.train.cost.SumCost.of(spec.exchange().sum(),
-                        org.paratrain.experiment.ConversionTiming.rates());
-                    org.paratrain.collective.Allreduce formula = org.paratrain.collective.Allreduces.create(
-                        algorithm.equals("native") ? "ring" : algorithm);
-                    double overlapped = plan == null ? Double.NaN
-                        : overlapPrediction(spec, network, plan, formula, sum, k, batch, steps, times, m, busy);
-                    // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2.
-                    org.paratrain.train.cost.AllreduceCost whole = new org.paratrain.train.cost.AllreduceCost(formula, sum);
-                    int stepBlocks = batch / spec.run().blockSize();
-                    // The measured exchange is the timed steps' average, any failed guess's redo in it (the
-                    // untimed steps hold most: a fresh run fails 1 or 2 as the grid settles): priced at the rate
-                    // the run had.
-                    double retries = (double) best.guessMisses() / steps
-                        * whole.failedGuessSeconds(2, best.params().length, stepBlocks, m);
-                    double steady = !Double.isNaN(overlapped) ? overlapped
-                        : whole.stepSeconds(2, best.params().length, stepBlocks, m);
-                    double predicted = steady + retries;
-                    out.put("predicted_exchange_ms_per_step", 1e3 * predicted).put("predicted_overlap", !Double.isNaN(overlapped))
-                        .put("predicted_retry_ms_per_step", 1e3 * retries)
+                    // The conversions as a step meets them: its rows and arrays out of the caches.
+                    org.paratrain.experiment.ConversionTiming.StepRates rates =
+                        org.paratrain.experiment.ConversionTiming.stepRates();
+                    Prediction typical = predict(spec, network, plan, k, batch, steps, best,
+                        org.paratrain.train.cost.SumCost.of(spec.exchange().sum(), rates.median()), m, busy);
+                    Prediction average = predict(spec, network, plan, k, batch, steps, best,
+                        org.paratrain.train.cost.SumCost.of(spec.exchange().sum(), rates.mean()), mMean, busy);
+                    out.put("predicted_exchange_ms_per_step", 1e3 * average.total())
+                        .put("predicted_exchange_median_ms_per_step", 1e3 * typical.total())
+                        .put("predicted_overlap", plan != null)
+                        .put("predicted_retry_ms_per_step", 1e3 * average.retries())
                         // What the model charged the sum's arithmetic: with buckets the deposits are on the
                         // backward's timeline, and only the read-back follows the blocks.
-                        .put("predicted_conversion_ms_per_step", 1e3 * ((Double.isNaN(overlapped)
-                            ? sum.prepareSeconds(batch / spec.run().blockSize() / 2, best.params().length + 1L, m) : 0.0)
-                            + sum.finishSeconds(1, best.params().length + 1L, best.params().length + 1L, m)))
+                        .put("predicted_conversion_ms_per_step", 1e3 * average.conversion())
+                        .put("predicted_conversion_median_ms_per_step", 1e3 * typical.conversion())
                         .put("alpha_seconds", m.alpha())
                         .put("beta_seconds_per_byte", m.beta()).put("gamma_seconds_per_byte", m.gamma())
+                        .put("mean_alpha_seconds", mMean.alpha()).put("mean_beta_seconds_per_byte", mMean.beta())
                         .put("seconds_per_sample_parameter", best.computeSeconds() / ((double) batch * steps
                             * best.params().length / (2 * k)));
-                    // What the fit was made from: the link's call at each size (the median call, as timed).
-                    out.set("link_call_ms", calls(sizes, seconds.get(0)));
+                    // What the fits were made from: the link's call at each size, the median and the mean.
+                    out.set("link_call_ms", calls(sizes, calls));
                 }
                 AtomicFiles.writeBytes(Path.of(job.path("result").asText()), o -> RunWriter.json().writeValue(o, out));
             }
@@ -242,6 +242,44 @@ public final class NetworkWorker {
     }
 
     /**
+     * The cost model's step: its exchange (the sum's words, deposit and read-back, or with buckets
+     * the exposed part), the failed guesses' redos a step at the run's rate, and the conversions'
+     * share of the exchange.
+     */
+    private record Prediction(double steady, double retries, double conversion) {
+        double total() {
+            return steady + retries;
+        }
+    }
+
+    /**
+     * {@return the step {@code best}'s run is predicted to take on machine {@code m}, conversions
+     * at {@code sum}'s rates} With {@code plan}'s buckets, the early ones on {@code busy}.
+     */
+    private static Prediction predict(TrainSpec spec, org.paratrain.model.Model network,
+                                      org.paratrain.train.cost.Buckets plan, int k, int batch, int steps,
+                                      TrainingResult best, org.paratrain.train.cost.SumCost sum,
+                                      org.paratrain.collective.Allreduce.Machine m,
+                                      org.paratrain.collective.Allreduce.Machine busy) {
+        String algorithm = spec.exchange().label();
+        org.paratrain.collective.Allreduce formula = org.paratrain.collective.Allreduces.create(
+            algorithm.equals("native") ? "ring" : algorithm);
+        double overlapped = plan == null ? Double.NaN
+            : overlapPrediction(spec, network, plan, formula, sum, k, batch, steps, best.rankTimes(), m, busy);
+        // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2.
+        org.paratrain.train.cost.AllreduceCost whole = new org.paratrain.train.cost.AllreduceCost(formula, sum);
+        int stepBlocks = batch / spec.run().blockSize();
+        int params = best.params().length;
+        // The measured exchange is the timed steps' average, any failed guess's redo in it (the untimed steps
+        // hold most: a fresh run fails 1 or 2 as the grid settles): priced at the rate the run had.
+        double retries = (double) best.guessMisses() / steps * whole.failedGuessSeconds(2, params, stepBlocks, m);
+        double steady = !Double.isNaN(overlapped) ? overlapped : whole.stepSeconds(2, params, stepBlocks, m);
+        double conversion = (Double.isNaN(overlapped) ? sum.prepareSeconds(stepBlocks / 2, params + 1L, m) : 0.0)
+            + sum.finishSeconds(1, params + 1L, params + 1L, m);
+        return new Prediction(steady, retries, conversion);
+    }
+
+    /**
      * {@return the exposed exchange the overlap's cost predicts for a run that sent {@code plan}'s
      * buckets during backward ({@link org.paratrain.train.cost.OverlapCost})} The block's seconds
      * are the slowest rank's computation a step (the one whose exchange is measured: it waits for
@@ -266,11 +304,12 @@ public final class NetworkWorker {
             model.backwardShares(), block, Double.isNaN(staged) ? 1.0 : staged, own, model.backwardRanges(), m, busy);
     }
 
-    /** {@return {@code [[size, ms], ...]}: the link's timed calls a fit was made from} */
-    private static com.fasterxml.jackson.databind.node.ArrayNode calls(long[] sizes, double[] seconds) {
+    /** {@return {@code [[size, median ms, mean ms], ...]}: the link's timed calls the fits were made from} */
+    private static com.fasterxml.jackson.databind.node.ArrayNode calls(long[] sizes,
+                                                                      org.paratrain.cli.experiment.AllreduceTiming.Calls seconds) {
         var a = RunWriter.json().createArrayNode();
         for (int i = 0; i < sizes.length; i++) {
-            a.addArray().add(sizes[i]).add(1e3 * seconds[i]);
+            a.addArray().add(sizes[i]).add(1e3 * seconds.median()[i]).add(1e3 * seconds.mean()[i]);
         }
         return a;
     }

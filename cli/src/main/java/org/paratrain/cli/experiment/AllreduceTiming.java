@@ -101,12 +101,13 @@ public final class AllreduceTiming {
      * @param sizes       vector lengths, in doubles
      * @param calls       timed calls a size
      * @param idleSeconds the pause before each call, 0 for none
-     * @return seconds a call, a size, the same on every rank
+     * @return seconds a call, a size, the same on every rank: the median call and the mean
      */
-    public static double[] timeCalls(Communicator comm, String name, long[] sizes, int calls, double idleSeconds) {
+    public static Calls timeCalls(Communicator comm, String name, long[] sizes, int calls, double idleSeconds) {
         Allreduce a = Allreduces.create(name, comm);     // in two levels where a process holds several ranks
         Allreduce least = Allreduces.create("recursive-doubling", comm);
         double[] out = new double[sizes.length];
+        double[] mean = new double[sizes.length];
         long[] bits = new long[calls];
         double[] each = new double[calls];
         for (int i = 0; i < sizes.length; i++) {
@@ -125,11 +126,20 @@ public final class AllreduceTiming {
             for (int c = 0; c < calls; c++) {
                 each[c] = Double.longBitsToDouble(-bits[c]);
             }
+            mean[i] = java.util.Arrays.stream(each).average().orElseThrow();
             java.util.Arrays.sort(each);
             out[i] = (each[(calls - 1) / 2] + each[calls / 2]) / 2;
         }
-        return out;
+        return new Calls(out, mean);
     }
+
+    /**
+     * Single calls' times, size by size, each call's the least over the ranks.
+     *
+     * @param median the median call: what a step meets as a rule
+     * @param mean   the mean call: what steps average, the calls the OS or the link slowed included
+     */
+    public record Calls(double[] median, double[] mean) { }
 
     /**
      * As {@link #time(Communicator, String, long[], int, boolean, double)} with the median, the

@@ -79,7 +79,10 @@ class BenchNetworkTest {
             double predicted = row.get("predicted_exchange_ms_per_step").asDouble();
             assertEquals(predicted / row.get("exchange_ms_per_step").asDouble() - 1, row.get("model_error").asDouble(),
                 1e-9, row.toString());
-            assertEquals(predicted / median - 1, row.get("model_error_median").asDouble(), 1e-9, row.toString());
+            // Two predictions: the mean step's (fitted to the mean calls) and the typical step's (the median calls).
+            double typical = row.get("predicted_exchange_median_ms_per_step").asDouble();
+            assertTrue(typical > 0, row.toString());
+            assertEquals(typical / median - 1, row.get("model_error_median").asDouble(), 1e-9, row.toString());
             // The wait is rank 0's exchange beyond the least over the ranks: never below zero.
             assertTrue(row.get("wait_ms_per_step").asDouble() >= 0, row.toString());
             // Each run's 3 untimed steps (the grid agreed, the guesses settling) are trained but not timed.
@@ -115,7 +118,9 @@ class BenchNetworkTest {
             assertEquals(4, calls.size(), row.toString());
             assertEquals(1000, calls.get(0).get(0).asLong(), row.toString());
             for (int i = 0; i < calls.size(); i++) {
-                assertTrue(calls.get(i).get(1).asDouble() > 0, row.toString());
+                // [words, median ms, mean ms]
+                assertEquals(3, calls.get(i).size(), row.toString());
+                assertTrue(calls.get(i).get(1).asDouble() > 0 && calls.get(i).get(2).asDouble() > 0, row.toString());
                 assertTrue(i == 0 || calls.get(i).get(0).asLong() > calls.get(i - 1).get(0).asLong(), row.toString());
             }
             assertTrue(row.get("beta_seconds_per_byte").asDouble() > 0, row.toString());
@@ -124,6 +129,7 @@ class BenchNetworkTest {
             // Buckets of 1 parameter: the output layer, then the first layer with the loss; else the whole gradient.
             assertEquals(row.get("bucket_size").asText().equals("1") ? 2 : 1, row.get("buckets").asInt(), row.toString());
             assertTrue(row.get("predicted_conversion_ms_per_step").asDouble() > 0, "half words convert: " + row);
+            assertTrue(row.get("predicted_conversion_median_ms_per_step").asDouble() > 0, "half words convert: " + row);
             // Buckets are priced on the link as a call beside the computation meets it, timed so on the hosts.
             assertEquals(row.get("bucket_size").asText().equals("1"), row.path("beside_work_beta_seconds_per_byte")
                 .asDouble(0) > 0, row.toString());

@@ -55,7 +55,7 @@ class AllreduceTimingTest {
      */
     @Test
     void callsTimedAloneAgreeOnEveryRankAndHoldTheSlowestMessage() {
-        List<double[]> seconds = LocalCluster.run(2, Duration.ofSeconds(60), comm -> {
+        List<AllreduceTiming.Calls> seconds = LocalCluster.run(2, Duration.ofSeconds(60), comm -> {
             Communicator c = comm.rank() == 0 ? comm : new org.paratrain.comm.ForwardingCommunicator(comm) {
                 @Override
                 protected void sending() {
@@ -64,10 +64,43 @@ class AllreduceTimingTest {
             };
             return AllreduceTiming.timeCalls(c, "ring", SIZES, 5, 1e-3);
         });
-        org.junit.jupiter.api.Assertions.assertArrayEquals(seconds.get(0), seconds.get(1), 0.0, "the same on every rank");
-        for (double s : seconds.get(0)) {
-            assertTrue(s >= 2e-3 && s < 1, "seconds a call: " + s);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(seconds.get(0).median(), seconds.get(1).median(), 0.0,
+            "the same on every rank");
+        org.junit.jupiter.api.Assertions.assertArrayEquals(seconds.get(0).mean(), seconds.get(1).mean(), 0.0,
+            "the same on every rank");
+        for (int i = 0; i < SIZES.length; i++) {
+            double median = seconds.get(0).median()[i];
+            double mean = seconds.get(0).mean()[i];
+            assertTrue(median >= 2e-3 && median < 1, "seconds a call: " + median);
+            assertTrue(mean >= 2e-3 && mean < 1, "seconds a call on average: " + mean);
         }
+    }
+
+    /**
+     * A call now and then slowed (rank 1's every eighth message leaves 20 ms late: a quarter of the
+     * calls of a ring of two, two messages a call) counts in the mean, not in the median: the
+     * typical call stays the link's, and the mean holds the slow ones at their share.
+     */
+    @Test
+    void aSlowCallNowAndThenMovesTheMeanNotTheMedian() {
+        List<AllreduceTiming.Calls> seconds = LocalCluster.run(2, Duration.ofSeconds(60), comm -> {
+            Communicator c = comm.rank() == 0 ? comm : new org.paratrain.comm.ForwardingCommunicator(comm) {
+                private int sent;
+
+                @Override
+                protected void sending() {
+                    if (sent++ % 8 == 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+                    }
+                }
+            };
+            return AllreduceTiming.timeCalls(c, "ring", new long[] {1_000}, 16, 0.0);
+        });
+        double median = seconds.get(0).median()[0];
+        double mean = seconds.get(0).mean()[0];
+        assertTrue(median < 10e-3, "the median call is a fast one: " + median);
+        // A quarter of 16 calls at 20 ms or more: 5 ms and more on average.
+        assertTrue(mean > median + 4e-3 && mean < 20e-3, "the mean holds the slow calls at their share: " + mean);
     }
 
     /** A rank's communicator that records, for each message sent, whether a background thread sent it. */

@@ -107,7 +107,9 @@ class PlanTest {
     @Test
     void conversionIsMeasuredOnThisMachine() {
         ConversionRates r = ConversionTiming.rates();
-        for (ConversionRates.Conversion c : List.of(r.oneWord(), r.twoWords(), r.halfWord())) {
+        ConversionTiming.StepRates step = ConversionTiming.stepRates();
+        for (ConversionRates.Conversion c : List.of(r.oneWord(), r.twoWords(), r.halfWord(), step.median().oneWord(),
+            step.median().halfWord(), step.mean().oneWord(), step.mean().twoWords(), step.mean().halfWord())) {
             assertTrue(c.depositSeconds() > 0 && c.depositSeconds() < 1e-6, c.toString());
             assertTrue(c.readoutSeconds() > 0 && c.readoutSeconds() < 1e-6, c.toString());
             assertTrue(c.observeSeconds() > 0 && c.observeSeconds() < 1e-6, c.toString());
