@@ -266,8 +266,9 @@ public final class NetworkWorker {
             algorithm.equals("native") ? "ring" : algorithm);
         double overlapped = plan == null ? Double.NaN
             : overlapPrediction(spec, network, plan, formula, sum, k, batch, steps, best.rankTimes(), m, busy);
-        // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2.
-        org.paratrain.train.cost.AllreduceCost whole = new org.paratrain.train.cost.AllreduceCost(formula, sum);
+        // The deposits of a process's k ranks run on its one core: B/2 rows a process, as for p = 2. A process of
+        // one rank sums a long vector of one word by halves (a round more); a process of several, in two levels.
+        org.paratrain.train.cost.AllreduceCost whole = new org.paratrain.train.cost.AllreduceCost(formula, sum, k == 1);
         int stepBlocks = batch / spec.run().blockSize();
         int params = best.params().length;
         // The measured exchange is the timed steps' average, any failed guess's redo in it (the untimed steps

@@ -177,8 +177,41 @@ class ExchangeCostTest {
         double two = ExchangeCost.of(ExchangeSpec.parse(algorithm, Sum.FIXED_2), ConversionRates.NONE)
             .stepSeconds(6, 10_000_000, 6, wire);
         assertTrue(f < one && one < two);
-        assertEquals(1.0, one / f, 1e-6);
-        assertEquals(2.0, two / one, 1e-6);
+        // By halves (ring, rabenseifner, native) the 3 check words go in a round of their own: 1e-6 more here.
+        assertEquals(1.0, one / f, 1e-5);
+        assertEquals(2.0, two / one, 1e-5);
+    }
+
+    /**
+     * From 65,536 values, one or two words a value by ring, Rabenseifner or MPI's own between ranks
+     * that are processes of their own go by halves, as the trainer sums them: the check words
+     * and the count in a round of recursive doubling of their own, priced on top of the step; by
+     * hand at p 4: log2 4 = 2 exchanges of 3 words, each alpha + 24 bytes beta + 24 bytes gamma.
+     */
+    @Test
+    void byHalvesPaysTheCheckWordsRound() {
+        int params = AllreduceCost.BY_HALVES;       // the loss makes it one more: by halves
+        double round = 2 * A + 48 * B + 48 * G;
+        for (String algorithm : new String[] {"ring", "rabenseifner", "native"}) {
+            for (Sum s : new Sum[] {Sum.FIXED_1, Sum.FIXED_2}) {
+                AllreduceCost flat = (AllreduceCost) ExchangeCost.of(ExchangeSpec.parse(algorithm, s), RATES);
+                AllreduceCost twoLevels = new AllreduceCost(flat.algorithm(), flat.sum(), false);
+                assertEquals(twoLevels.stepSeconds(4, params, 8, M) + round, flat.stepSeconds(4, params, 8, M), 1e-15,
+                    algorithm + " " + s.label());
+                // One value fewer than the least: the plain way, no round more.
+                assertEquals(twoLevels.stepSeconds(4, params - 2, 8, M), flat.stepSeconds(4, params - 2, 8, M), 0.0);
+            }
+        }
+        // Half words share a word between two values of a range, and tree or recursive doubling has no halves.
+        for (String spec : new String[] {"ring/" + Sum.FIXED_HALF.label(), "tree/" + Sum.FIXED_1.label(),
+            "recursive-doubling/" + Sum.FIXED_1.label()}) {
+            String[] parts = spec.split("/");
+            AllreduceCost c = (AllreduceCost) ExchangeCost.of(ExchangeSpec.parse(parts[0], Sum.parse(parts[1])), RATES);
+            assertEquals(new AllreduceCost(c.algorithm(), c.sum(), false).stepSeconds(4, params, 8, M),
+                c.stepSeconds(4, params, 8, M), 0.0, spec);
+        }
+        assertTrue(AllreduceCost.goesByHalves(Sum.FIXED_1, AllreduceCost.BY_HALVES, "ring"));
+        assertTrue(!AllreduceCost.goesByHalves(Sum.FIXED_1, AllreduceCost.BY_HALVES - 1, "ring"));
     }
 
     /** One rank sends nothing: what is left is the sum's own arithmetic, whatever the algorithm. */
