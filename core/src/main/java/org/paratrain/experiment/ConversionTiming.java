@@ -26,7 +26,7 @@ public final class ConversionTiming {
     private static final int CONVERSION_ROUNDS = 11;
     /** Rounds timed as a step meets them: more than back to back, for a mean that holds the OS's rare slow rounds. */
     private static final int STEP_ROUNDS = 41;
-    /** The pass before each round of {@link #stepRates}: twice this machine's last-level cache (32 MB). */
+    /** The pass before each round of {@link #stepConversion}: twice this machine's last-level cache (32 MB). */
     private static final int SWEEP_BYTES = 64 << 20;
 
     /**
@@ -36,39 +36,47 @@ public final class ConversionTiming {
      * compilation (0.1 to 0.3 s)}
      */
     public static ConversionRates rates() {
-        return stepRates(false).median();
+        return new ConversionRates(conversion(FixedFormat.ONE_WORD, false)[0],
+            conversion(FixedFormat.TWO_WORDS, false)[0], conversion(FixedFormat.HALF_WORD, false)[0]);
     }
 
     /**
-     * The conversions as a training step meets them, typical and on average: each timed round
-     * after a pass over {@value #SWEEP_BYTES} bytes of memory of its own. Between two exchanges a
-     * step's forward and backward passes, the link's buffers and, on a virtual machine, other
-     * tenants go through the caches, and the rows deposited and the array read back into come
-     * from farther out than in rounds back to back: in a 2-host step over the unshaped emulated
-     * link the MLP's half-word deposit took 0.126 ms and its read-back and scaling 0.18 (medians
-     * of 100 steps), against 0.08-0.10 and 0.055 back to back and 0.12-0.14 and 0.10 after the
-     * pass. The mean keeps the rounds in which the OS took the core, as a step's does.
+     * One sum's conversions as a training step meets them, typical and on average: the deposit and
+     * the read-back of each timed round after a pass over {@value #SWEEP_BYTES} bytes of memory of
+     * its own (the observing pass, which a steady step skips, is timed before it). Between two
+     * exchanges a step's forward and backward passes, the link's buffers and, on a virtual
+     * machine, other tenants go through the caches, and the rows deposited and the array read back
+     * into come from farther out than in rounds back to back: in a 2-host step over the unshaped
+     * emulated link the MLP's half-word deposit took 0.126 ms and its read-back and scaling 0.18
+     * (medians of 100 steps), against 0.08-0.10 and 0.055 back to back and 0.12-0.14 and 0.10 after
+     * the pass. The mean keeps the rounds in which the OS took the core, as a step's does. One
+     * format only: timed between a run's rounds, the others' loops would reshape the JIT's profile
+     * of the deposit the run compiled for its own.
      *
-     * @return the median and the mean of {@value #STEP_ROUNDS} rounds a format, seconds a value
+     * @param sum the run's sum; the float sum and the block table convert nothing (free)
+     * @return the median and the mean of {@value #STEP_ROUNDS} rounds, seconds a value
      */
-    public static StepRates stepRates() {
-        return stepRates(true);
-    }
-
-    private static StepRates stepRates(boolean swept) {
-        Conversion[] one = conversion(FixedFormat.ONE_WORD, swept);
-        Conversion[] two = conversion(FixedFormat.TWO_WORDS, swept);
-        Conversion[] half = conversion(FixedFormat.HALF_WORD, swept);
-        return new StepRates(new ConversionRates(one[0], two[0], half[0]), new ConversionRates(one[1], two[1], half[1]));
+    public static StepConversion stepConversion(org.paratrain.train.spec.ExchangeSpec.Sum sum) {
+        FixedFormat format = switch (sum) {
+            case FIXED_1 -> FixedFormat.ONE_WORD;
+            case FIXED_2 -> FixedFormat.TWO_WORDS;
+            case FIXED_HALF -> FixedFormat.HALF_WORD;
+            case FLOAT, BLOCKS -> null;
+        };
+        if (format == null) {
+            return new StepConversion(Conversion.FREE, Conversion.FREE);
+        }
+        Conversion[] c = conversion(format, true);
+        return new StepConversion(c[0], c[1]);
     }
 
     /**
-     * Conversion rates measured over several rounds.
+     * One format's conversion rates measured over several rounds.
      *
      * @param median each rate's median round: what a step meets as a rule
      * @param mean   each rate's mean over the rounds: what steps average, the rounds the OS slowed included
      */
-    public record StepRates(ConversionRates median, ConversionRates mean) { }
+    public record StepConversion(Conversion median, Conversion mean) { }
 
     /**
      * Times one format's conversions of a vector (magnitudes over 20 binades, loss and gradient
@@ -115,7 +123,7 @@ public final class ConversionTiming {
                 observe[r - CONVERSION_WARMUP] = o1 - o0;
             }
         }
-        if (touched == 1) {         // never (the pass adds 1 to each line's first value): keeps it alive
+        if (touched < 0) {          // never (the passes only add 1s): keeps them alive
             deposit[0]++;
         }
         double n = values.length;

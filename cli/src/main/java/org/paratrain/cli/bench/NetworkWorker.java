@@ -115,7 +115,8 @@ public final class NetworkWorker {
                 // over seconds (the unshaped link's call at the MLP's step size took 0.53 ms in one calibration
                 // and 1.06 in the next, a minute later, while the two rows trained alike), and the row is its
                 // fastest round, so a calibration of its own.
-                LinkCalibration c = costed ? LinkCalibration.time(comm, algorithm, sizes, plan != null) : null;
+                LinkCalibration c = costed ? LinkCalibration.time(comm, algorithm, sizes, plan != null,
+                    spec.exchange().sum()) : null;
                 if (t != null && (best == null || t.trainSeconds() < best.trainSeconds())) {
                     best = t;
                     atBest = c;
@@ -172,13 +173,15 @@ public final class NetworkWorker {
                         out.put("beside_work_alpha_seconds", busy.alpha()).put("beside_work_beta_seconds_per_byte",
                             busy.beta());
                     }
-                    org.paratrain.experiment.ConversionTiming.StepRates rates = atBest.rates();
+                    // The link's pace beside a computing thread (the early buckets') is the loops' median in both.
+                    org.paratrain.experiment.ConversionTiming.StepConversion conversion = atBest.conversion();
                     Prediction typical = predict(spec, network, plan, k, batch, steps, best,
-                        org.paratrain.train.cost.SumCost.of(spec.exchange().sum(), rates.median()), m, busy);
+                        new org.paratrain.train.cost.SumCost(spec.exchange().sum(), conversion.median()), m, busy);
                     Prediction average = predict(spec, network, plan, k, batch, steps, best,
-                        org.paratrain.train.cost.SumCost.of(spec.exchange().sum(), rates.mean()), mMean, busy);
+                        new org.paratrain.train.cost.SumCost(spec.exchange().sum(), conversion.mean()), mMean, busy);
+                    // The mean step holds the run's failed guesses at their rate; a typical step fails none.
                     out.put("predicted_exchange_ms_per_step", 1e3 * average.total())
-                        .put("predicted_exchange_median_ms_per_step", 1e3 * typical.total())
+                        .put("predicted_exchange_median_ms_per_step", 1e3 * typical.steady())
                         .put("predicted_overlap", plan != null)
                         .put("predicted_retry_ms_per_step", 1e3 * average.retries())
                         // What the model charged the sum's arithmetic: with buckets the deposits are on the
@@ -236,10 +239,11 @@ public final class NetworkWorker {
     /**
      * What the cost model is fitted to, timed on the ranks right after a timed round: the link's
      * calls, with buckets the calls beside a computing thread, and the sum's conversions as a step
-     * meets them (its rows and arrays out of the caches; rank 0's process only, null elsewhere).
+     * meets them (its rows and arrays out of the caches, the run's sum only; rank 0's process only,
+     * null elsewhere).
      */
     private record LinkCalibration(org.paratrain.cli.experiment.AllreduceTiming.Calls calls, double[] beside,
-                                   org.paratrain.experiment.ConversionTiming.StepRates rates) {
+                                   org.paratrain.experiment.ConversionTiming.StepConversion conversion) {
         /**
          * Times it on every rank of {@code comm}'s job (each process calls it): the run's own algorithm
          * alone, whose bandwidth and reduction terms keep one ratio at every size, so the fit folds the
@@ -251,13 +255,14 @@ public final class NetworkWorker {
          * (3-40 ms here), the emulated link's token bucket refills in 1 ms and a step finds it full;
          * back to back, calls find it drained.
          */
-        static LinkCalibration time(Communicator comm, String algorithm, long[] sizes, boolean buckets) {
+        static LinkCalibration time(Communicator comm, String algorithm, long[] sizes, boolean buckets,
+                                    org.paratrain.train.spec.ExchangeSpec.Sum sum) {
             List<org.paratrain.cli.experiment.AllreduceTiming.Calls> calls = Backend.onMpiRanks(c ->
                 org.paratrain.cli.experiment.AllreduceTiming.timeCalls(c, algorithm, sizes, CALLS, 5e-3));
             List<double[]> beside = buckets ? Backend.onMpiRanks(c ->
                 org.paratrain.cli.experiment.AllreduceTiming.timeBesideWork(c, algorithm, sizes, 6, 5e-3)) : null;
             return new LinkCalibration(calls.get(0), beside == null ? null : beside.get(0),
-                comm.rank() == 0 ? org.paratrain.experiment.ConversionTiming.stepRates() : null);
+                comm.rank() == 0 ? org.paratrain.experiment.ConversionTiming.stepConversion(sum) : null);
         }
     }
 

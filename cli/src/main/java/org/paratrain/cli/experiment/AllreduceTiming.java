@@ -90,7 +90,7 @@ public final class AllreduceTiming {
      * Times single calls as a training step's exchange is measured: every call alone, after
      * {@code idleSeconds} without traffic (a step's computation); per call the least time over the
      * ranks (the rank that left the barrier last waits for no one, as the step's last rank does
-     * not), and of those the median (a typical step, not the best). Loops of calls back to back
+     * not), and of those the median (a typical step, not the best) and the mean (the steps on average). Loops of calls back to back
      * time less than this where a call is short: the next call's first messages leave while the
      * last one's end is still on its way, which a step's one exchange never has (on the unshaped
      * emulated link, 0.43-0.75 ms a call in loops against 0.57-0.86 alone at the MLP's 101,769

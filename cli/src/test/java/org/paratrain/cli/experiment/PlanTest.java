@@ -107,9 +107,16 @@ class PlanTest {
     @Test
     void conversionIsMeasuredOnThisMachine() {
         ConversionRates r = ConversionTiming.rates();
-        ConversionTiming.StepRates step = ConversionTiming.stepRates();
-        for (ConversionRates.Conversion c : List.of(r.oneWord(), r.twoWords(), r.halfWord(), step.median().oneWord(),
-            step.median().halfWord(), step.mean().oneWord(), step.mean().twoWords(), step.mean().halfWord())) {
+        List<ConversionRates.Conversion> all = new java.util.ArrayList<>(List.of(r.oneWord(), r.twoWords(), r.halfWord()));
+        for (org.paratrain.train.spec.ExchangeSpec.Sum s : List.of(org.paratrain.train.spec.ExchangeSpec.Sum.FIXED_1,
+            org.paratrain.train.spec.ExchangeSpec.Sum.FIXED_2, org.paratrain.train.spec.ExchangeSpec.Sum.FIXED_HALF)) {
+            ConversionTiming.StepConversion step = ConversionTiming.stepConversion(s);
+            all.add(step.median());
+            all.add(step.mean());
+        }
+        assertEquals(ConversionRates.Conversion.FREE,
+            ConversionTiming.stepConversion(org.paratrain.train.spec.ExchangeSpec.Sum.FLOAT).median());
+        for (ConversionRates.Conversion c : all) {
             assertTrue(c.depositSeconds() > 0 && c.depositSeconds() < 1e-6, c.toString());
             assertTrue(c.readoutSeconds() > 0 && c.readoutSeconds() < 1e-6, c.toString());
             assertTrue(c.observeSeconds() > 0 && c.observeSeconds() < 1e-6, c.toString());

@@ -10,7 +10,7 @@ import org.paratrain.collective.Allreduce;
  * <pre>
  *   blocks:  A(p, B n) + 8 B n gamma
  *   float:   8 r n gamma + A(p, n)
- *   fixed:k  r n deposit + A(p, k n + 3) + n readout    (+ RD(p, 3) by halves, below)
+ *   fixed:k  r n deposit + A(p, k n + 3) + n readout    (+ a round of 3 words by halves, below)
  * </pre>
  * The fixed sums' grid is the last step's, checked inside the same allreduce: in training it
  * holds at nearly every step, so the steady step is priced without the agreement; a step where
@@ -20,12 +20,14 @@ import org.paratrain.collective.Allreduce;
  *
  * <p>From {@link #BY_HALVES} values on, one or two words a value go by halves where the
  * algorithm comes in halves and each rank is a process of its own ({@link #goesByHalves}): the
- * check words and the count first, in an allreduce of their own by recursive doubling, then the
- * value words reduce-scattered, each rank converting its own chunk, and the doubles allgathered.
- * The same bytes as one allreduce of the words, and one small round more, which is priced:
- * {@code + RD(p, 3)}. Across the unshaped emulated link that round took 0.12 ms (median of 100
- * CNN steps) of an exchange of 1.7; the conversion of only the own chunk is not taken off, as
- * the scaling that follows still passes over every value.
+ * value words reduce-scattered, each rank converting its own chunk, the doubles allgathered, and
+ * the check words and the count in a small allreduce of their own. The same bytes as one
+ * allreduce of the words, and one small round more, which is priced: the ring's one-ring way
+ * sends them after its reduce-scatter by recursive doubling ({@code + RD(p, 3)}), Rabenseifner
+ * and MPI's own first, by the algorithm itself ({@code + A(p, 3)}). Across the unshaped emulated
+ * link that round took 0.12 ms (median of 100 CNN steps, the ring) of an exchange of 1.7; the
+ * conversion of only the own chunk is not taken off, as the scaling that follows still passes
+ * over every value.
  *
  * @param algorithm the allreduce, whose {@link Allreduce#cost} is read
  * @param sum       the sum
@@ -74,12 +76,12 @@ public record AllreduceCost(Allreduce algorithm, SumCost sum, boolean flat) impl
         Shapes.check(p, params, blocks);
         long n = params + 1L;
         double halves = flat && p > 1 && goesByHalves(sum.sum(), n, algorithm.name())
-            ? CHECK_ROUND.cost(p, SumCost.CHECK_WORDS + 1, m) : 0.0;
+            ? (algorithm.name().equals("ring") ? CHECK_ROUND : algorithm).cost(p, SumCost.CHECK_WORDS + 1, m) : 0.0;
         return sum.prepareSeconds(Shapes.busiest(blocks, p), n, m) + algorithm.cost(p, sum.words(n, blocks), m)
             + halves + sum.finishSeconds(blocks, n, n, m);
     }
 
-    /** The by-halves way's round of the check words and the count, as the trainer makes it. */
+    /** The one-ring way's round of the check words and the count, as the trainer makes it (SumExchange). */
     private static final Allreduce CHECK_ROUND = new org.paratrain.collective.RecursiveDoublingAllreduce();
 
     /**
